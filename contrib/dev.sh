@@ -1,0 +1,103 @@
+#!/bin/bash
+# contrib/dev.sh - set up a fresh Debian/Ubuntu machine, build, and run.
+#
+#   contrib/dev.sh demo    install build deps, build, run the demo in a lab
+#   contrib/dev.sh test    install build deps, build, run the whole suite:
+#                          make check (as root: root and rootless modes),
+#                          unit tests under ASan+UBSan, make distcheck
+#   contrib/dev.sh deps    only install the Debian packages
+#   contrib/dev.sh build   only configure and build (in ./build)
+#
+# Needs root (or sudo) for apt-get and for the network lab.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+# Every package jailrun's build, tests, lab and demo use.
+PACKAGES=(
+	build-essential autoconf automake libtool pkg-config
+	libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev libseccomp-dev
+	libssl-dev libcmocka-dev
+	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
+)
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+deps() {
+	local missing=()
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "dev.sh: all build and test packages are installed"
+		return
+	fi
+	echo "dev.sh: installing ${missing[*]}"
+	as_root apt-get update -q
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+	[ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi
+	mkdir -p build
+	(cd build && { [ -f Makefile ] || ../configure -q; } && make -j"$(nproc)")
+}
+
+# Print the totals of an automake test-suite.log; add them to the sums.
+TOTAL_PASS=0 TOTAL_FAIL=0 TOTAL_SKIP=0
+count() {
+	local log=$1 p f s e x
+	p=$(sed -n 's/^# PASS: *//p' "$log"); f=$(sed -n 's/^# FAIL: *//p' "$log")
+	s=$(sed -n 's/^# SKIP: *//p' "$log"); e=$(sed -n 's/^# ERROR: *//p' "$log")
+	x=$(sed -n 's/^# XPASS: *//p' "$log")
+	TOTAL_PASS=$((TOTAL_PASS + ${p:-0})); TOTAL_FAIL=$((TOTAL_FAIL + ${f:-0} + ${e:-0} + ${x:-0}))
+	TOTAL_SKIP=$((TOTAL_SKIP + ${s:-0}))
+}
+
+run_tests() {
+	local rc=0
+	build
+	echo "dev.sh: make check"
+	(cd build && make -j"$(nproc)" check) || rc=1
+	[ -f build/test-suite.log ] && count build/test-suite.log
+	[ $rc -eq 0 ] || { cat build/test-suite.log; }
+
+	echo "dev.sh: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	mkdir -p build-asan
+	(cd build-asan && { [ -f Makefile ] || ../configure -q --enable-sanitizers; } &&
+		make -j"$(nproc)" check-unit) || rc=1
+	[ -f build-asan/test-suite.log ] && count build-asan/test-suite.log
+
+	if [ $rc -eq 0 ]; then
+		echo "dev.sh: make distcheck"
+		(cd build && make -j"$(nproc)" distcheck >distcheck.log 2>&1) || {
+			tail -50 build/distcheck.log; rc=1; TOTAL_FAIL=$((TOTAL_FAIL + 1)); }
+		[ $rc -eq 0 ] && grep -E '^=+$|archives ready' build/distcheck.log | tail -2 || true
+	fi
+	echo "tests: $TOTAL_PASS passed, $TOTAL_FAIL failed, $TOTAL_SKIP skipped"
+	return $rc
+}
+
+# The demo's lab and the root half of the suite need root: re-run as root.
+case "${1:-}" in
+demo | test)
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "dev.sh: the lab and the root-mode tests need root; re-running with sudo"
+		exec sudo --preserve-env=JAILRUN_TEST_MUST_WORK "$0" "$@"
+	fi
+	;;
+esac
+
+case "${1:-}" in
+deps) deps ;;
+build) deps; build ;;
+demo) deps; build; JAILRUN="$top/build/jailrun" as_root "$top/tests/lab/demo.sh" ;;
+test) deps; run_tests ;;
+*)
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ctl.h - the control channel between the runner and the sandbox's PID 1.
+ *
+ * A SOCK_SEQPACKET socketpair: one message per send, boundaries kept, EOF
+ * when the peer dies. File descriptors ride along as SCM_RIGHTS and are
+ * received with MSG_CMSG_CLOEXEC so they can never leak into the command.
+ *
+ * The conversation (runner <-> init):
+ *   runner: MAPS_DONE           uid/gid maps written, init may set up
+ *   init:   SETUP_OK + fds      mounts, lo up; fds[0] = NETLINK_NETFILTER
+ *           or SETUP_FAIL       socket of the worker netns
+ *   runner: GO or ABORT         rules installed and verified (or not)
+ *   init:   EXEC_OK             command started (execve succeeded)
+ *           or EXEC_FAIL        code = errno, status = 0 exec / 1 pre-exec
+ *   init:   EXIT                status = waitpid() status of the command
+ */
+#ifndef JR_CTL_H
+#define JR_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JR_CTL_MAX_FDS 4
+
+enum jr_ctl_type {
+	JR_CTL_MAPS_DONE = 1,
+	JR_CTL_SETUP_OK,
+	JR_CTL_SETUP_FAIL,
+	JR_CTL_GO,
+	JR_CTL_ABORT,
+	JR_CTL_EXEC_OK,
+	JR_CTL_EXEC_FAIL,
+	JR_CTL_EXIT,
+};
+
+struct jr_ctl_msg {
+	uint32_t type;	 /* enum jr_ctl_type */
+	int32_t code;	 /* errno for *_FAIL */
+	int32_t status;	 /* wait status for EXIT; stage for EXEC_FAIL */
+	int32_t pid;	 /* EXEC_OK: the command's pid in the host pid ns */
+	char msg[512];	 /* NUL-terminated human-readable detail */
+};
+
+#define JR_CTL_EXEC_STAGE_EXEC 0    /* execve() itself failed */
+#define JR_CTL_EXEC_STAGE_PREEXEC 1 /* dropping privileges etc. failed */
+
+/*
+ * jr_ctl_send - send @m with optional @fds (SCM_RIGHTS).
+ * Return: 0 or -errno. Retries on EINTR.
+ */
+int jr_ctl_send(int sock, const struct jr_ctl_msg *m, const int *fds,
+		size_t nfds);
+
+/*
+ * jr_ctl_recv - receive one message; received fds are O_CLOEXEC.
+ * @fds/@nfds: room for up to *nfds fds on input, the count on output; any
+ * fds beyond the room are closed. May be NULL when none are expected (then
+ * any received fds are closed).
+ * Return: 0, -EPIPE on EOF (peer gone), -EBADMSG on a malformed message, or
+ * another -errno.
+ */
+int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds);
+
+/* Convenience: a message of @type with a formatted detail. */
+void jr_ctl_msg_init(struct jr_ctl_msg *m, enum jr_ctl_type type, int code,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif

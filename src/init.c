@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * init.c - PID 1 of the sandbox.
+ *
+ * Theory of operation: the runner clone()s this process into new user,
+ * network, PID, mount, IPC and UTS namespaces. It is the only process that
+ * holds capabilities over them, so it does the setup that needs them
+ * (hostname, mounts, lo) and hands the runner a NETLINK_NETFILTER socket of
+ * the worker netns, through which the runner installs and verifies the
+ * rules. Only after the runner says GO does it fork the command.
+ *
+ * As PID 1 of a PID namespace it reaps every orphan; the kernel only
+ * delivers signals to it that it has asked for (pid_namespaces(7)), so it
+ * keeps the forwarded ones blocked and takes them with sigwaitinfo(),
+ * passing each to the command. When the command ends, init reports the
+ * status and exits; the kernel then SIGKILLs everything left in the PID
+ * namespace, so nothing the command spawned survives it.
+ *
+ * PR_SET_PDEATHSIG ties init to the runner: if the runner dies, so does the
+ * sandbox. Errors before the command runs are sent to the runner as one
+ * line; only the runner decides what to print and which status to exit with.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+#include "err.h"
+#include "init.h"
+#include "link.h"
+#include "mounts.h"
+#include "privs.h"
+
+#define JR_HOSTNAME "jailrun"
+
+const int jr_forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
+				     SIGUSR1, SIGUSR2, SIGWINCH };
+const int jr_forwarded_signals_count =
+	(int)(sizeof(jr_forwarded_signals) / sizeof(jr_forwarded_signals[0]));
+
+/* What the pre-exec child tells init through the exec-status pipe. */
+struct exec_report {
+	int stage; /* JR_CTL_EXEC_STAGE_* */
+	int code;  /* errno */
+	char msg[400];
+};
+
+static void send_or_die(int ctl, const struct jr_ctl_msg *m, const int *fds,
+			size_t nfds)
+{
+	/* If the runner is gone there is nobody to serve: just leave. */
+	if (jr_ctl_send(ctl, m, fds, nfds) < 0)
+		_exit(1);
+}
+
+static void setup_fail(int ctl, const struct jr_err *e)
+{
+	struct jr_ctl_msg m;
+
+	jr_ctl_msg_init(&m, JR_CTL_SETUP_FAIL, e->code, "%s", e->msg);
+	send_or_die(ctl, &m, NULL, 0);
+	_exit(1);
+}
+
+static int setup_namespaces(int *nf_sock, struct jr_err *err)
+{
+	int r;
+
+	if (sethostname(JR_HOSTNAME, strlen(JR_HOSTNAME)) < 0)
+		return jr_err_set(err, errno, "cannot set the sandbox hostname: %s",
+				  strerror(errno));
+	r = jr_mounts_setup(err);
+	if (r < 0)
+		return r;
+	r = jr_link_lo_up(err);
+	if (r < 0)
+		return r;
+	*nf_sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (*nf_sock < 0)
+		return jr_err_set(err, errno,
+				  "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
+				  strerror(errno));
+	return 0;
+}
+
+/*
+ * exec_search - execv() @argv[0], searching $PATH the way the shells do
+ * (POSIX XCU 2.9.1.1): a directory we cannot search, or one without the
+ * file, is skipped. execvp(3) instead reports EACCES when any directory on
+ * PATH was unsearchable, which would turn "not found" (127) into "not
+ * executable" (126) for an unprivileged command with root's PATH. A file
+ * without a #! line is run by /bin/sh, as execvp(3) and the shells do.
+ * Returns only on failure, with errno set.
+ */
+static void exec_search(char *const argv[])
+{
+	const char *path = getenv("PATH");
+	const char *name = argv[0];
+	size_t nlen = strlen(name);
+	int found_errno = ENOENT;
+
+	if (strchr(name, '/')) {
+		execv(name, argv);
+		if (errno == ENOEXEC)
+			goto shell;
+		return;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		size_t dlen = (size_t)(end - path);
+		char full[4096];
+		struct stat st;
+
+		if (dlen + 1 + nlen + 1 <= sizeof(full)) {
+			/* An empty entry means the current directory. */
+			if (dlen) {
+				memcpy(full, path, dlen);
+				full[dlen] = '/';
+				memcpy(full + dlen + 1, name, nlen + 1);
+			} else {
+				memcpy(full, name, nlen + 1);
+			}
+			if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+				execv(full, argv);
+				if (errno == ENOEXEC) {
+					name = full;
+					goto shell;
+				}
+				/* Found but not runnable: remember, keep looking
+				 * like the shells do. */
+				found_errno = errno;
+			}
+		}
+		path = *end ? end + 1 : end;
+	}
+	errno = found_errno;
+	return;
+
+shell: {
+	size_t argc = 0;
+
+	while (argv[argc])
+		argc++;
+	char *sh_argv[argc + 2];
+
+	sh_argv[0] = (char *)"/bin/sh";
+	sh_argv[1] = (char *)name;
+	for (size_t i = 1; i <= argc; i++)
+		sh_argv[i + 1] = argv[i];
+	execv("/bin/sh", sh_argv);
+	errno = ENOEXEC;
+}
+}
+
+/* The pre-exec child: becomes the command or reports why not. */
+__attribute__((noreturn)) static void
+exec_command(const struct jr_init_args *a, int report_fd)
+{
+	struct exec_report rep;
+	struct jr_err err = { 0 };
+	sigset_t none;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.stage = JR_CTL_EXEC_STAGE_PREEXEC;
+
+	/* A new session: no controlling terminal to inject keystrokes into
+	 * (TIOCSTI needs the target to be our controlling tty, tty_ioctl(4)). */
+	if (setsid() < 0) {
+		jr_err_set(&err, errno, "setsid failed: %s", strerror(errno));
+		goto fail;
+	}
+	if (a->pty_slave >= 0) {
+		if (ioctl(a->pty_slave, TIOCSCTTY, 0) < 0) {
+			jr_err_set(&err, errno,
+				   "cannot make the pseudo-terminal the controlling terminal: %s",
+				   strerror(errno));
+			goto fail;
+		}
+		for (int fd = 0; fd < 3; fd++) {
+			if (a->pty_std[fd] && dup2(a->pty_slave, fd) < 0) {
+				jr_err_set(&err, errno, "dup2 of the pseudo-terminal: %s",
+					   strerror(errno));
+				goto fail;
+			}
+		}
+	}
+	if (jr_privs_drop(a->ids, &err) < 0)
+		goto fail;
+
+	/* Everything but 0, 1, 2 closes at exec, even fds we did not open
+	 * ourselves (inherited from whoever started jailrun). */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		jr_err_set(&err, errno, "close_range failed: %s", strerror(errno));
+		goto fail;
+	}
+	sigemptyset(&none);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	exec_search(a->command);
+
+	rep.stage = JR_CTL_EXEC_STAGE_EXEC;
+	jr_err_set(&err, errno, "%s: %s", a->command[0], strerror(errno));
+fail:
+	rep.code = err.code;
+	snprintf(rep.msg, sizeof(rep.msg), "%.399s", err.msg);
+	if (write(report_fd, &rep, sizeof(rep)) < 0) {
+		/* nothing left to tell it to */
+	}
+	_exit(JR_CTL_EXEC_STAGE_EXEC == rep.stage ? 127 : 125);
+}
+
+/* Forward signals, reap orphans; returns the command's wait status. */
+static int supervise(pid_t cmd, const sigset_t *set)
+{
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(set, &si);
+
+		if (sig < 0)
+			continue; /* EINTR */
+		if (sig != SIGCHLD) {
+			kill(cmd, sig);
+			continue;
+		}
+		for (;;) {
+			int status;
+			pid_t p = waitpid(-1, &status, WNOHANG);
+
+			if (p <= 0)
+				break;
+			if (p == cmd)
+				return status;
+		}
+	}
+}
+
+void jr_init_main(const struct jr_init_args *a)
+{
+	struct jr_err err = { 0 };
+	struct jr_ctl_msg m;
+	struct exec_report rep;
+	_cleanup_close_ int nf_sock = -1;
+	int report[2];
+	sigset_t set;
+	ssize_t n;
+	pid_t cmd;
+	int r;
+
+	/* Die with the runner. The runner may already be gone: the ctl
+	 * receive below then sees EOF and we leave. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+
+	sigemptyset(&set);
+	for (int i = 0; i < jr_forwarded_signals_count; i++)
+		sigaddset(&set, jr_forwarded_signals[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
+	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
+		_exit(1);
+
+	if (setup_namespaces(&nf_sock, &err) < 0)
+		setup_fail(a->ctl, &err);
+	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
+	send_or_die(a->ctl, &m, &nf_sock, 1);
+	close(steal_fd(&nf_sock));
+
+	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
+	if (r < 0 || m.type != JR_CTL_GO)
+		_exit(1);
+
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
+		setup_fail(a->ctl, &err);
+	}
+	cmd = fork();
+	if (cmd < 0) {
+		jr_err_set(&err, errno, "cannot fork the command: %s",
+			   strerror(errno));
+		setup_fail(a->ctl, &err);
+	}
+	if (cmd == 0) {
+		close(report[0]);
+		exec_command(a, report[1]);
+	}
+	close(report[1]);
+	if (a->pty_slave >= 0)
+		close(a->pty_slave); /* so the runner sees EIO when the command is done */
+
+	do {
+		n = read(report[0], &rep, sizeof(rep));
+	} while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof(rep)) {
+		int status;
+
+		rep.msg[sizeof(rep.msg) - 1] = '\0';
+		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, rep.code, "%s", rep.msg);
+		m.status = rep.stage;
+		while (waitpid(cmd, &status, 0) < 0 && errno == EINTR)
+			;
+		send_or_die(a->ctl, &m, NULL, 0);
+		_exit(0);
+	}
+	if (n != 0) {
+		/* A torn report: we cannot tell what ran. Fail closed. */
+		kill(cmd, SIGKILL);
+		jr_err_set(&err, EIO, "lost the exec report of the command");
+		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
+		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
+		send_or_die(a->ctl, &m, NULL, 0);
+		_exit(0);
+	}
+	jr_ctl_msg_init(&m, JR_CTL_EXEC_OK, 0, NULL);
+	send_or_die(a->ctl, &m, NULL, 0);
+
+	jr_ctl_msg_init(&m, JR_CTL_EXIT, 0, NULL);
+	m.status = supervise(cmd, &set);
+	send_or_die(a->ctl, &m, NULL, 0);
+	_exit(0);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * init.h - the sandbox's PID 1: sets up the namespaces from inside, starts
+ * the command, reaps orphans, forwards signals, reports how it ended.
+ */
+#ifndef JR_INIT_H
+#define JR_INIT_H
+
+#include <stdbool.h>
+
+#include "ids.h"
+
+struct jr_init_args {
+	int ctl;		/* control socket, init's end (see ctl.h) */
+	const struct jr_ids *ids;
+	char *const *command;	/* argv, NULL-terminated */
+	int pty_slave;		/* -1: no pty */
+	bool pty_std[3];	/* which of fds 0,1,2 become the pty */
+};
+
+/* Signals the runner forwards to init and init forwards to the command. */
+extern const int jr_forwarded_signals[];
+extern const int jr_forwarded_signals_count;
+
+/* Runs in the new namespaces as their PID 1; never returns. */
+__attribute__((noreturn)) void jr_init_main(const struct jr_init_args *a);
+
+#endif

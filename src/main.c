@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * main.c - jailrun's entry point: parse, decide who runs the command, run
+ * the sandbox, report, and exit with the contract's status.
+ *
+ * Only this file (and the pre-exec child) decides to exit; everything below
+ * returns errors as values (docs/architecture.md, "Errors").
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cleanup.h"
+#include "exitcode.h"
+#include "ids.h"
+#include "log.h"
+#include "options.h"
+#include "sandbox.h"
+#include "summary.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_summary(int fd, const char *path, const struct jr_summary *s)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if (fd < 0)
+		return 0;
+	r = jr_summary_to_json(s, &text);
+	if (r < 0) {
+		jr_error("cannot render the JSON summary: %s", strerror(-r));
+		return r;
+	}
+	r = write_all(fd, text, strlen(text));
+	if (r == 0 && fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+		r = -errno;
+	if (r < 0)
+		jr_error("cannot write the JSON summary to %s: %s", path,
+			 strerror(-r));
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct jr_options opts;
+	struct jr_err err = { 0 };
+	struct jr_ids ids;
+	struct jr_run_result res;
+	struct jr_summary sum;
+	struct jr_caller caller;
+	_cleanup_close_ int json_fd = -1;
+	uint64_t start = now_ms();
+	int r;
+
+	/* The pty relay writes to our stdout; if that goes away we want
+	 * EPIPE, not death (the sandbox would die with us, unreported). */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (jr_options_parse(argc, argv, &opts, &err) < 0) {
+		jr_error("%s", err.msg);
+		return JR_EXIT_FAILURE;
+	}
+	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
+
+	switch (opts.action) {
+	case JR_ACTION_HELP:
+		fputs(jr_usage_text, stdout);
+		return 0;
+	case JR_ACTION_VERSION:
+		printf("jailrun %s\n", PACKAGE_VERSION);
+		return 0;
+	case JR_ACTION_CHECK:
+		return jr_check_run();
+	case JR_ACTION_RUN:
+		break;
+	}
+
+	caller = (struct jr_caller){
+		.uid = getuid(),
+		.euid = geteuid(),
+		.gid = getgid(),
+		.egid = getegid(),
+		.sudo_uid = getenv("SUDO_UID"),
+		.sudo_gid = getenv("SUDO_GID"),
+	};
+	if (jr_ids_resolve(opts.user, &caller, &ids, &err) < 0) {
+		jr_error("%s", err.msg);
+		return JR_EXIT_FAILURE;
+	}
+	if (ids.privileged && ids.uid == 0)
+		jr_warn("--user root: the command runs as host uid 0 (without capabilities)");
+	jr_verbose("command runs as %s (uid %u, gid %u), %s", ids.name,
+		   (unsigned)ids.uid, (unsigned)ids.gid,
+		   ids.privileged ? "started by root" : "rootless");
+
+	/* Open the summary file now: a path we cannot write is a bad option,
+	 * and must fail before anything runs. */
+	if (opts.json_path) {
+		json_fd = open(opts.json_path,
+			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
+			       0644);
+		if (json_fd < 0) {
+			jr_error("--json %s: cannot open for writing: %s",
+				 opts.json_path, strerror(errno));
+			return JR_EXIT_FAILURE;
+		}
+	}
+
+	r = jr_sandbox_run(&opts, &ids, &res);
+	if (r < 0)
+		jr_error("%s", res.err.msg);
+	else if (res.ended == JR_END_EXEC_FAILED || res.ended == JR_END_SETUP_FAILED)
+		jr_error("%s", res.err.msg);
+	else if (res.err.code)
+		jr_warn("%s", res.err.msg);
+
+	sum = (struct jr_summary){
+		.command = opts.command,
+		.command_argc = opts.command_argc,
+		.ended = res.ended,
+		.exit_status = res.exit_status,
+		.signal = res.signal,
+		.wall_ms = now_ms() - start,
+		.net_mode = jr_net_mode_name(opts.net),
+		.rules_verified = res.rules_verified,
+		.nft_chains = res.nft_chains,
+		.nft_rules = res.nft_rules,
+		.uid = ids.uid,
+		.gid = ids.gid,
+		.rootless = !ids.privileged,
+		.error = res.err.code ? res.err.msg : NULL,
+	};
+	/* A summary we could not write is reported, but does not change the
+	 * status: 125 means "the command did not run", and it may have. */
+	write_summary(json_fd, opts.json_path, &sum);
+	return res.exit_status;
+}

@@ -1,0 +1,1612 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * nft.c - installing a jr_ruleset in the worker network namespace and
+ * reading it back, through a NETLINK_NETFILTER socket of that namespace.
+ *
+ * Theory of operation
+ *
+ * The socket is created inside the worker namespace and handed to the
+ * runner, which binds it and from then on is the only holder. The table is
+ * created with NFT_TABLE_F_OWNER, so the kernel ties it to this socket: only
+ * requests sent through it may change the table, and the table goes away
+ * when the socket is released. jr_nft_socket_from_fd() therefore marks the
+ * socket close-on-exec: a process that inherited it could rewrite the rules.
+ *
+ * Installing is one nfnetlink batch: BATCH_BEGIN, the table, its chains,
+ * their rules, BATCH_END. nf_tables applies a batch as one transaction, so
+ * the namespace has either the whole ruleset or none of it. Every message
+ * between BEGIN and END carries NLM_F_ACK and its own sequence number, so
+ * the kernel answers each one (an ACK, or the error it caused, with the
+ * extended ACK when NETLINK_EXT_ACK is on), and an error maps back to the
+ * object that caused it by sequence number. BEGIN and END carry no
+ * NLM_F_ACK: Linux before 6.10 never answers them. A failure of the batch
+ * as a whole (no CAP_NET_ADMIN, no nf_tables, a failed commit) comes back
+ * as an error for BEGIN's sequence number, and should the kernel ever drop
+ * a batch without a word, the messages it did not answer are the error.
+ *
+ * The kernel processes a batch synchronously inside sendmsg():
+ * netlink_unicast_kernel() runs nfnetlink_rcv() in the sender's context,
+ * and all answers are queued on the socket before sendmsg() returns (nft's
+ * mnl_batch_talk() relies on the same). So the answers are read without
+ * blocking until the queue is empty, and any message left unanswered then
+ * is an error rather than a reason to wait.
+ *
+ * Verifying reads back everything nf_tables holds in the namespace (the
+ * tables of every family, every chain and every rule, not just ours) and
+ * requires it to be exactly the intended ruleset: one table with the same
+ * flags, owned by this socket, holding nothing but our chains; the chains
+ * with the same type, hook, priority and policy; and in each chain the
+ * same rules in the same order, compared by their libnftnl text form once
+ * the attributes the kernel assigns (handle, position) are removed. The
+ * three dumps are bracketed by reading the ruleset generation id; if it
+ * moved, or the kernel flagged a dump as interrupted, they are read again.
+ *
+ * Only datagrams whose sender is the kernel (nl_pid 0) are read: the socket
+ * lives in the sandbox's namespace, where a process with CAP_NET_ADMIN
+ * there could unicast forged "ACKs" to its port id.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/batch.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/common.h>
+#include <libnftnl/gen.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/table.h>
+
+#include "cleanup.h"
+#include "err.h"
+#include "nft.h"
+#include "ruleset-internal.h"
+#include "ruleset.h"
+
+JR_DEFINE_CLEANUP(struct nftnl_batch, nftnl_batch_free)
+JR_DEFINE_CLEANUP(struct nftnl_gen, nftnl_gen_free)
+JR_DEFINE_CLEANUP(struct nftnl_table_list_iter, nftnl_table_list_iter_destroy)
+JR_DEFINE_CLEANUP(struct nftnl_chain_list_iter, nftnl_chain_list_iter_destroy)
+JR_DEFINE_CLEANUP(struct nftnl_rule_list_iter, nftnl_rule_list_iter_destroy)
+
+/*
+ * Upper bound of one message jailrun builds. libnftnl writes messages
+ * without bounds checks, so each must fit in the overrun area of a batch
+ * page; a rule is a few hundred bytes, far below this.
+ */
+#define JR_NFT_MSG_MAX 16384
+/* A batch page; a ruleset of jailrun's size fits in one. */
+#define JR_NFT_BATCH_PAGE 65536
+/*
+ * Receive buffer: a dump datagram is at most 32 KiB (netlink_dump() caps
+ * its skb there), and an error ACK echoes the failed message (at most
+ * JR_NFT_MSG_MAX) plus the extended ACK.
+ */
+#define JR_NFT_RECV_SIZE 65536
+/* How often the dumps are retried while the ruleset keeps changing. */
+#define JR_NFT_DUMP_TRIES 3
+/* Room for one rule in libnftnl's text form. */
+#define JR_NFT_RULE_TEXT 4096
+
+/**
+ * nft_seq_alloc() - reserve @n consecutive sequence numbers.
+ * @n: how many
+ *
+ * The numbers only have to tell the answers to this request from those to
+ * an earlier request abandoned half-read on the same socket; starting from
+ * the clock, as nft does, is plenty. Not thread-safe: the runner does all
+ * of its nftables work from one thread.
+ *
+ * Return: the first of the @n numbers.
+ */
+static uint32_t nft_seq_alloc(uint32_t n)
+{
+	static uint32_t next;
+	uint32_t first;
+
+	if (!next)
+		next = (uint32_t)time(NULL);
+	first = next;
+	next += n;
+	return first;
+}
+
+/**
+ * nft_recv() - receive one datagram sent by the kernel.
+ * @nl: socket
+ * @buf: buffer of JR_NFT_RECV_SIZE bytes
+ * @flags: 0 or MSG_DONTWAIT
+ *
+ * Datagrams from any other sender are dropped (see the top of this file).
+ *
+ * Return: the length of the datagram, or -errno (-EAGAIN when @flags has
+ * MSG_DONTWAIT and nothing is queued, -ENOBUFS when the kernel had to drop
+ * messages because the receive queue was full).
+ */
+static ssize_t nft_recv(const struct mnl_socket *nl, void *buf, int flags)
+{
+	for (;;) {
+		struct sockaddr_nl from;
+		struct iovec iov = { .iov_base = buf, .iov_len = JR_NFT_RECV_SIZE };
+		struct msghdr msg = {
+			.msg_name = &from,
+			.msg_namelen = sizeof(from),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+		};
+		ssize_t n;
+
+		n = recvmsg(mnl_socket_get_fd(nl), &msg, flags);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (msg.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		if (msg.msg_namelen != sizeof(from) ||
+		    from.nl_family != AF_NETLINK || from.nl_pid != 0)
+			continue;
+		return n;
+	}
+}
+
+int jr_nft_socket_from_fd(int fd, struct mnl_socket **out, struct jr_err *err)
+{
+	_cleanup_close_ int owned = fd;
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	int domain, proto, one = 1, e;
+	socklen_t len;
+
+	if (fd < 0)
+		return jr_err_set(err, EBADF,
+				  "no nftables netlink socket was passed");
+
+	len = sizeof(domain);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "the nftables socket (fd %d) is not usable: %s",
+				  fd, strerror(e));
+	}
+	len = sizeof(proto);
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot query the protocol of the nftables socket: %s",
+				  strerror(e));
+	}
+	if (domain != AF_NETLINK || proto != NETLINK_NETFILTER)
+		return jr_err_set(err, EPROTOTYPE,
+				  "the socket passed for nftables is not a NETLINK_NETFILTER socket (domain %d, protocol %d)",
+				  domain, proto);
+
+	/*
+	 * Whoever holds this socket may rewrite the table it will own, so it
+	 * must not leak into anything the runner executes.
+	 */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot make the nftables socket close-on-exec: %s",
+				  strerror(e));
+	}
+
+	nl = mnl_socket_fdopen(fd);
+	if (!nl) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot adopt the nftables socket: %s",
+				  strerror(e));
+	}
+	steal_fd(&owned);
+
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot bind the nftables socket: %s%s", strerror(e),
+				  e == EINVAL ? " (it must be handed over unbound)" : "");
+	}
+	if (mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot enable extended ACKs on the nftables socket: %s (Linux 4.12 or later is needed)",
+				  strerror(e));
+	}
+
+	*out = steal_pointer(&nl);
+	return 0;
+}
+
+/*
+ * Installing
+ */
+
+/* What a message of the install batch creates. */
+enum nft_obj {
+	NFT_OBJ_BATCH,
+	NFT_OBJ_TABLE,
+	NFT_OBJ_CHAIN,
+	NFT_OBJ_RULE,
+};
+
+/**
+ * struct nft_batch_msg - one message of the install batch.
+ * @nlh: the message, inside the batch's pages
+ * @answered: the kernel sent an ACK or an error for it
+ */
+struct nft_batch_msg {
+	const struct nlmsghdr *nlh;
+	bool answered;
+};
+
+/**
+ * struct nft_install - state of one install.
+ * @rs: what is installed
+ * @seq: sequence number of BATCH_BEGIN; message i has @seq + i
+ * @msgs: the messages, BEGIN first and END last
+ * @n_msgs: number of @msgs
+ * @err_index: index of the first message the kernel rejected, or @n_msgs
+ * @err_code: its positive errno
+ * @ext_msg: the kernel's extended ACK text for @err_index, or ""
+ * @ext_off: offset of the attribute the kernel blamed, 0 if none
+ */
+struct nft_install {
+	const struct jr_ruleset *rs;
+	uint32_t seq;
+	struct nft_batch_msg *msgs;
+	size_t n_msgs;
+	size_t err_index;
+	int err_code;
+	char ext_msg[256];
+	uint32_t ext_off;
+};
+
+/**
+ * install_obj() - what message @i of the batch creates.
+ * @in: install state
+ * @i: message index
+ * @index: set to the index in rs->chains or rs->rules
+ *
+ * Return: the kind of object.
+ */
+static enum nft_obj install_obj(const struct nft_install *in, size_t i,
+				size_t *index)
+{
+	const struct jr_ruleset *rs = in->rs;
+
+	*index = 0;
+	if (i == 0 || i == in->n_msgs - 1)
+		return NFT_OBJ_BATCH;
+	if (i == 1)
+		return NFT_OBJ_TABLE;
+	if (i - 2 < rs->n_chains) {
+		*index = i - 2;
+		return NFT_OBJ_CHAIN;
+	}
+	*index = i - 2 - rs->n_chains;
+	return NFT_OBJ_RULE;
+}
+
+/**
+ * nft_family_name() - the nft keyword of an NFPROTO_* family.
+ * @family: NFPROTO_* value
+ *
+ * Return: a static string.
+ */
+static const char *nft_family_name(uint32_t family)
+{
+	switch (family) {
+	case NFPROTO_INET:
+		return "inet";
+	case NFPROTO_IPV4:
+		return "ip";
+	case NFPROTO_IPV6:
+		return "ip6";
+	case NFPROTO_ARP:
+		return "arp";
+	case NFPROTO_BRIDGE:
+		return "bridge";
+	case NFPROTO_NETDEV:
+		return "netdev";
+	default:
+		return "unknown-family";
+	}
+}
+
+/**
+ * rule_position() - the 1-based position of rule @k within its chain.
+ * @rs: ruleset
+ * @k: index in rs->rules
+ *
+ * Return: the position, as nft users count rules.
+ */
+static size_t rule_position(const struct jr_ruleset *rs, size_t k)
+{
+	const char *chain = nftnl_rule_get_str(rs->rules[k], NFTNL_RULE_CHAIN);
+	size_t j, pos = 1;
+
+	for (j = 0; j < k; j++) {
+		if (!strcmp(nftnl_rule_get_str(rs->rules[j], NFTNL_RULE_CHAIN),
+			    chain))
+			pos++;
+	}
+	return pos;
+}
+
+/**
+ * install_describe() - name what message @i creates, for a person.
+ * @in: install state
+ * @i: message index
+ * @buf: output
+ * @len: size of @buf
+ */
+static void install_describe(const struct nft_install *in, size_t i,
+			     char *buf, size_t len)
+{
+	const struct jr_ruleset *rs = in->rs;
+	size_t k;
+
+	switch (install_obj(in, i, &k)) {
+	case NFT_OBJ_BATCH:
+		snprintf(buf, len, "the batch as a whole");
+		break;
+	case NFT_OBJ_TABLE:
+		snprintf(buf, len, "the table %s %s",
+			 nft_family_name(nftnl_table_get_u32(rs->table,
+							     NFTNL_TABLE_FAMILY)),
+			 nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME));
+		break;
+	case NFT_OBJ_CHAIN:
+		snprintf(buf, len, "the '%s' chain",
+			 nftnl_chain_get_str(rs->chains[k], NFTNL_CHAIN_NAME));
+		break;
+	case NFT_OBJ_RULE:
+		snprintf(buf, len, "rule %zu of the '%s' chain",
+			 rule_position(rs, k),
+			 nftnl_rule_get_str(rs->rules[k], NFTNL_RULE_CHAIN));
+		break;
+	}
+}
+
+/**
+ * attr_name() - the name of top-level attribute @type of an @obj message.
+ * @obj: kind of message
+ * @type: attribute type
+ *
+ * Only the attributes jailrun sends are named.
+ *
+ * Return: a static string, or NULL.
+ */
+static const char *attr_name(enum nft_obj obj, uint16_t type)
+{
+	switch (obj) {
+	case NFT_OBJ_TABLE:
+		switch (type) {
+		case NFTA_TABLE_NAME:
+			return "name";
+		case NFTA_TABLE_FLAGS:
+			return "flags";
+		}
+		break;
+	case NFT_OBJ_CHAIN:
+		switch (type) {
+		case NFTA_CHAIN_TABLE:
+			return "table";
+		case NFTA_CHAIN_NAME:
+			return "name";
+		case NFTA_CHAIN_HOOK:
+			return "hook";
+		case NFTA_CHAIN_POLICY:
+			return "policy";
+		case NFTA_CHAIN_TYPE:
+			return "type";
+		}
+		break;
+	case NFT_OBJ_RULE:
+		switch (type) {
+		case NFTA_RULE_TABLE:
+			return "table";
+		case NFTA_RULE_CHAIN:
+			return "chain";
+		case NFTA_RULE_EXPRESSIONS:
+			return "expressions";
+		}
+		break;
+	case NFT_OBJ_BATCH:
+		break;
+	}
+	return NULL;
+}
+
+/**
+ * expr_blamed() - which expression of a rule message @off points into.
+ * @exprs: the NFTA_RULE_EXPRESSIONS nest
+ * @base: the message @off is relative to
+ * @off: offset the kernel blamed
+ * @buf: output, e.g. "expression 2 (cmp)"
+ * @len: size of @buf
+ */
+static void expr_blamed(const struct nlattr *exprs, const void *base,
+			uint32_t off, char *buf, size_t len)
+{
+	const struct nlattr *e, *a;
+	unsigned int n = 0;
+
+	mnl_attr_for_each_nested(e, exprs) {
+		size_t start = (size_t)((const char *)e - (const char *)base);
+
+		n++;
+		if (off < start || off >= start + mnl_attr_get_payload_len(e) +
+						  MNL_ATTR_HDRLEN)
+			continue;
+		snprintf(buf, len, "expression %u", n);
+		mnl_attr_for_each_nested(a, e) {
+			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME &&
+			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(buf, len, "expression %u (%s)", n,
+					 mnl_attr_get_str(a));
+		}
+		return;
+	}
+}
+
+/**
+ * install_blamed() - describe the attribute the kernel's extended ACK
+ * pointed at (NLMSGERR_ATTR_OFFS), found in our copy of the message.
+ * @in: install state with an error recorded
+ * @buf: output, "" when there is nothing to say
+ * @len: size of @buf
+ *
+ * nf_tables mostly reports *which* attribute it rejected rather than a
+ * text, so this is often the most precise part of the error.
+ */
+static void install_blamed(const struct nft_install *in, char *buf,
+			   size_t len)
+{
+	const struct nlmsghdr *nlh = in->msgs[in->err_index].nlh;
+	const struct nlattr *a;
+	enum nft_obj obj;
+	size_t k;
+
+	buf[0] = '\0';
+	obj = install_obj(in, in->err_index, &k);
+	if (!in->ext_off || in->ext_off >= nlh->nlmsg_len)
+		return;
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+		size_t start = (size_t)((const char *)a - (const char *)nlh);
+		const char *name;
+		char expr[64] = "";
+
+		if (in->ext_off < start ||
+		    in->ext_off >= start + mnl_attr_get_payload_len(a) +
+					   MNL_ATTR_HDRLEN)
+			continue;
+		if (obj == NFT_OBJ_RULE &&
+		    mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
+			expr_blamed(a, nlh, in->ext_off, expr, sizeof(expr));
+		if (expr[0]) {
+			snprintf(buf, len, " (in %s)", expr);
+			return;
+		}
+		name = attr_name(obj, mnl_attr_get_type(a));
+		if (name)
+			snprintf(buf, len, " (in its %s)", name);
+		else
+			snprintf(buf, len, " (in its attribute %u)",
+				 mnl_attr_get_type(a));
+		return;
+	}
+}
+
+/**
+ * install_hint() - what a person can do about error @code on @obj.
+ * @obj: kind of message the kernel rejected
+ * @code: positive errno
+ *
+ * Return: a static string starting with ": ", or "".
+ */
+static const char *install_hint(enum nft_obj obj, int code)
+{
+	switch (code) {
+	case EPERM:
+		if (obj == NFT_OBJ_TABLE)
+			return ": a table of that name already exists and belongs to another netlink socket, so the network namespace is not the fresh one jailrun created";
+		return ": jailrun needs CAP_NET_ADMIN in the user namespace that owns the sandbox's network namespace";
+	case EEXIST:
+		return ": it already exists, so the network namespace is not the fresh one jailrun created";
+	case EAFNOSUPPORT:
+		return ": the kernel lacks the inet family of nf_tables (CONFIG_NF_TABLES_INET)";
+	case EOPNOTSUPP:
+	case ENOENT:
+		switch (obj) {
+		case NFT_OBJ_BATCH:
+			return ": the kernel lacks nf_tables (CONFIG_NF_TABLES) or cannot load the nf_tables module";
+		case NFT_OBJ_TABLE:
+			return ": the kernel lacks nf_tables support for owned tables (Linux 5.12 or later)";
+		case NFT_OBJ_CHAIN:
+			return ": the kernel lacks nf_tables (CONFIG_NF_TABLES, CONFIG_NF_TABLES_INET) or the filter chain type for this hook";
+		case NFT_OBJ_RULE:
+			return ": the kernel lacks nf_tables (CONFIG_NF_TABLES) or an expression this rule uses";
+		}
+		break;
+	case ENOMEM:
+	case ENOBUFS:
+		return ": the kernel is short of memory; try again";
+	case EINVAL:
+	case ERANGE:
+	case E2BIG:
+		return ": the kernel does not understand what jailrun sent; please report this with the output of uname -r";
+	}
+	return "";
+}
+
+/**
+ * install_ack() - account for one NLMSG_ERROR answer.
+ * @in: install state
+ * @nlh: the answer
+ *
+ * Return: 0, or -EPROTO if it is malformed.
+ */
+static int install_ack(struct nft_install *in, const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *e;
+	const struct nlattr *a;
+	size_t i, hlen;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+		return -EPROTO;
+	e = mnl_nlmsg_get_payload(nlh);
+	i = nlh->nlmsg_seq - in->seq;
+	if (i >= in->n_msgs)
+		return 0; /* the answer to an earlier, abandoned request */
+	in->msgs[i].answered = true;
+	if (e->error == 0)
+		return 0;
+
+	/*
+	 * The kernel goes on after an error, and later messages often fail
+	 * only because an earlier one did (no table, no chain): report the
+	 * earliest one.
+	 */
+	if (i >= in->err_index)
+		return 0;
+	in->err_index = i;
+	in->err_code = e->error < 0 ? -e->error : e->error;
+	in->ext_msg[0] = '\0';
+	in->ext_off = 0;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return 0;
+	/* The extended ACK follows the echoed request unless it was capped. */
+	hlen = sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+			return -EPROTO;
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	}
+	if (hlen > mnl_nlmsg_get_payload_len(nlh))
+		return -EPROTO;
+	mnl_attr_for_each(a, nlh, hlen) {
+		switch (mnl_attr_get_type(a)) {
+		case NLMSGERR_ATTR_MSG:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(in->ext_msg, sizeof(in->ext_msg),
+					 "%s", mnl_attr_get_str(a));
+			break;
+		case NLMSGERR_ATTR_OFFS:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+				in->ext_off = mnl_attr_get_u32(a);
+			break;
+		}
+	}
+	return 0;
+}
+
+/**
+ * batch_tail() - where the next message of @b goes, zeroed.
+ * @b: batch
+ *
+ * libmnl 1.0.4 leaves the padding after an attribute uninitialised, and
+ * heap garbage has no business in what is sent to the kernel. Between
+ * messages a page always has its whole overrun area (JR_NFT_MSG_MAX) free:
+ * nftnl_batch_update() starts a new page once the current one is full.
+ *
+ * Return: the buffer for the next message.
+ */
+static void *batch_tail(struct nftnl_batch *b)
+{
+	return memset(nftnl_batch_buffer(b), 0, JR_NFT_MSG_MAX);
+}
+
+/**
+ * install_build() - write the batch for @in->rs into @b.
+ * @in: install state; its @msgs are filled
+ * @b: empty batch
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int install_build(struct nft_install *in, struct nftnl_batch *b)
+{
+	const struct jr_ruleset *rs = in->rs;
+	struct nlmsghdr *nlh;
+	size_t i = 0, k;
+
+	in->msgs[i].nlh = nftnl_batch_begin(batch_tail(b), in->seq);
+	if (nftnl_batch_update(b) < 0)
+		return -ENOMEM;
+	i++;
+
+	/* EXCL: in a fresh namespace, nothing of ours may exist yet. */
+	nlh = nftnl_nlmsg_build_hdr(batch_tail(b), NFT_MSG_NEWTABLE,
+				    nftnl_table_get_u32(rs->table,
+							NFTNL_TABLE_FAMILY),
+				    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
+				    in->seq + i);
+	nftnl_table_nlmsg_build_payload(nlh, rs->table);
+	in->msgs[i++].nlh = nlh;
+	if (nftnl_batch_update(b) < 0)
+		return -ENOMEM;
+
+	for (k = 0; k < rs->n_chains; k++) {
+		nlh = nftnl_nlmsg_build_hdr(
+			batch_tail(b), NFT_MSG_NEWCHAIN,
+			nftnl_chain_get_u32(rs->chains[k], NFTNL_CHAIN_FAMILY),
+			NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, in->seq + i);
+		nftnl_chain_nlmsg_build_payload(nlh, rs->chains[k]);
+		in->msgs[i++].nlh = nlh;
+		if (nftnl_batch_update(b) < 0)
+			return -ENOMEM;
+	}
+
+	/* APPEND: without it NEWRULE inserts at the head of the chain. */
+	for (k = 0; k < rs->n_rules; k++) {
+		nlh = nftnl_nlmsg_build_hdr(
+			batch_tail(b), NFT_MSG_NEWRULE,
+			nftnl_rule_get_u32(rs->rules[k], NFTNL_RULE_FAMILY),
+			NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, in->seq + i);
+		nftnl_rule_nlmsg_build_payload(nlh, rs->rules[k]);
+		in->msgs[i++].nlh = nlh;
+		if (nftnl_batch_update(b) < 0)
+			return -ENOMEM;
+	}
+
+	in->msgs[i].nlh = nftnl_batch_end(batch_tail(b), in->seq + i);
+	if (nftnl_batch_update(b) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * install_send() - send the whole batch @b in one sendmsg().
+ * @nl: socket
+ * @b: batch
+ *
+ * nfnetlink only treats messages as one batch when they arrive in one
+ * datagram, so every page goes out in a single sendmsg().
+ *
+ * Return: 0 or -errno.
+ */
+static int install_send(const struct mnl_socket *nl, struct nftnl_batch *b)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int n_iov = nftnl_batch_iovec_len(b);
+	_cleanup_free_ struct iovec *iov = NULL;
+	struct msghdr msg = {
+		.msg_name = &kernel,
+		.msg_namelen = sizeof(kernel),
+	};
+	size_t total = 0;
+	ssize_t sent;
+	int i;
+
+	iov = calloc((size_t)n_iov, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	nftnl_batch_iovec(b, iov, (uint32_t)n_iov);
+	for (i = 0; i < n_iov; i++)
+		total += iov[i].iov_len;
+	msg.msg_iov = iov;
+	msg.msg_iovlen = (size_t)n_iov;
+
+	sent = sendmsg(mnl_socket_get_fd(nl), &msg, 0);
+	if (sent < 0)
+		return -errno;
+	/* A netlink datagram is sent whole or not at all. */
+	if ((size_t)sent != total)
+		return -EIO;
+	return 0;
+}
+
+/**
+ * install_read_acks() - read every answer the kernel queued for the batch.
+ * @nl: socket
+ * @in: install state
+ *
+ * Return: 0, or -errno if reading failed; -ENOBUFS if the receive queue
+ * overflowed and some answers were lost (the rest are still read).
+ */
+static int install_read_acks(const struct mnl_socket *nl,
+			     struct nft_install *in)
+{
+	_cleanup_free_ void *buf = NULL;
+	uint32_t portid = mnl_socket_get_portid(nl);
+	bool lost = false;
+
+	buf = malloc(JR_NFT_RECV_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		ssize_t n;
+		int len, ret;
+
+		/* Everything is queued already: see the top of this file. */
+		n = nft_recv(nl, buf, MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return lost ? -ENOBUFS : 0;
+		if (n == -ENOBUFS) {
+			lost = true;
+			continue;
+		}
+		if (n < 0)
+			return (int)n;
+		len = (int)n;
+		for (nlh = buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_type != NLMSG_ERROR ||
+			    !mnl_nlmsg_portid_ok(nlh, portid))
+				continue;
+			ret = install_ack(in, nlh);
+			if (ret < 0)
+				return ret;
+		}
+	}
+}
+
+int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
+		   struct jr_err *err)
+{
+	_cleanup_(nftnl_batch_freep) struct nftnl_batch *b = NULL;
+	_cleanup_free_ struct nft_batch_msg *msgs = NULL;
+	struct nft_install in = { .rs = rs };
+	char what[128], blamed[128];
+	size_t i, k;
+	int ret;
+
+	/* BEGIN, table, chains, rules, END. */
+	in.n_msgs = 3 + rs->n_chains + rs->n_rules;
+	in.err_index = in.n_msgs;
+	msgs = calloc(in.n_msgs, sizeof(*msgs));
+	b = nftnl_batch_alloc(JR_NFT_BATCH_PAGE, JR_NFT_MSG_MAX);
+	if (!msgs || !b)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory building the nftables batch");
+	in.msgs = msgs;
+	in.seq = nft_seq_alloc((uint32_t)in.n_msgs);
+
+	if (install_build(&in, b) < 0)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory building the nftables batch");
+
+	ret = install_send(nl, b);
+	if (ret < 0)
+		return jr_err_set(err, -ret,
+				  "cannot send the nftables ruleset to the kernel: %s",
+				  strerror(-ret));
+
+	ret = install_read_acks(nl, &in);
+	if (ret < 0 && ret != -ENOBUFS)
+		return jr_err_set(err, -ret,
+				  "cannot read the kernel's answers to the nftables batch: %s",
+				  strerror(-ret));
+
+	if (in.err_index < in.n_msgs) {
+		install_describe(&in, in.err_index, what, sizeof(what));
+		install_blamed(&in, blamed, sizeof(blamed));
+		return jr_err_set(err, in.err_code,
+				  "nftables rejected %s%s, so nothing was installed: %s%s%s%s%s",
+				  what, blamed, strerror(in.err_code),
+				  in.ext_msg[0] ? " (kernel: " : "", in.ext_msg,
+				  in.ext_msg[0] ? ")" : "",
+				  install_hint(install_obj(&in, in.err_index, &k),
+					       in.err_code));
+	}
+	if (ret == -ENOBUFS)
+		return jr_err_set(err, ENOBUFS,
+				  "the kernel dropped some answers to the nftables batch (receive queue full); whether the ruleset is installed is unknown");
+
+	/* BEGIN and END carry no NLM_F_ACK; everything between must be answered. */
+	for (i = 1; i + 1 < in.n_msgs; i++) {
+		if (in.msgs[i].answered)
+			continue;
+		install_describe(&in, i, what, sizeof(what));
+		return jr_err_set(err, EPROTO,
+				  "the kernel did not acknowledge %s of the nftables batch; whether the ruleset is installed is unknown",
+				  what);
+	}
+	return 0;
+}
+
+/*
+ * Reading back
+ */
+
+typedef int (*nft_reply_cb)(const struct nlmsghdr *nlh, void *data);
+
+/**
+ * query_status() - what an NLMSG_ERROR or NLMSG_DONE message reports.
+ * @nlh: the message
+ *
+ * Return: 0 (an ACK, or a dump that ended well) or -errno.
+ */
+static int query_status(const struct nlmsghdr *nlh)
+{
+	const void *payload = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = payload;
+
+		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+			return -EPROTO;
+		return e->error <= 0 ? e->error : -e->error;
+	}
+	/* NLMSG_DONE carries the final status of the dump as an int. */
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int)) {
+		int status;
+
+		memcpy(&status, payload, sizeof(status));
+		if (status < 0)
+			return status;
+	}
+	return 0;
+}
+
+/**
+ * nft_query() - send @req and hand each reply to @cb until the kernel is done.
+ * @nl: socket
+ * @req: a GET request; its sequence number identifies the replies
+ * @reply_type: the NFT_MSG_* type every reply must have
+ * @cb: called for each reply; returns 0 or -errno
+ * @data: passed to @cb
+ * @interrupted: set to true if the kernel marks a reply NLM_F_DUMP_INTR
+ *	(the ruleset changed while it was being dumped)
+ *
+ * Reads to the end even after @cb failed, so that no stale replies are left
+ * on the socket for the next request.
+ *
+ * Return: 0 once the kernel has finished (NLMSG_DONE after a dump, the ACK
+ * after a plain request), or the first -errno.
+ */
+static int nft_query(const struct mnl_socket *nl, const struct nlmsghdr *req,
+		     uint8_t reply_type, nft_reply_cb cb, void *data,
+		     bool *interrupted)
+{
+	_cleanup_free_ void *buf = NULL;
+	uint32_t portid = mnl_socket_get_portid(nl);
+	int ret = 0;
+
+	buf = malloc(JR_NFT_RECV_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		ssize_t n;
+		int len;
+
+		n = nft_recv(nl, buf, 0);
+		if (n < 0)
+			return (int)n;
+		len = (int)n;
+		for (nlh = buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			int status;
+
+			if (nlh->nlmsg_seq != req->nlmsg_seq ||
+			    !mnl_nlmsg_portid_ok(nlh, portid))
+				continue; /* stale: for an abandoned request */
+			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+				*interrupted = true;
+			switch (nlh->nlmsg_type) {
+			case NLMSG_NOOP:
+				continue;
+			case NLMSG_ERROR:
+			case NLMSG_DONE:
+				status = query_status(nlh);
+				return ret < 0 ? ret : status;
+			case NLMSG_OVERRUN:
+				return -ENOBUFS;
+			}
+			if (ret < 0)
+				continue;
+			if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
+			    NFNL_MSG_TYPE(nlh->nlmsg_type) != reply_type)
+				ret = -EPROTO;
+			else
+				ret = cb(nlh, data);
+		}
+	}
+}
+
+/**
+ * nft_parse_errno() - turn a failed nftnl_*_nlmsg_parse() into -errno.
+ *
+ * libnftnl reports ENOMEM from strdup() and anything else for a message it
+ * cannot make sense of.
+ *
+ * Return: -ENOMEM or -EPROTO.
+ */
+static int nft_parse_errno(void)
+{
+	return errno == ENOMEM ? -ENOMEM : -EPROTO;
+}
+
+/**
+ * struct nft_gen - the answer to NFT_MSG_GETGEN.
+ * @id: the ruleset generation; every committed transaction changes it
+ * @seen: the kernel sent it
+ */
+struct nft_gen {
+	uint32_t id;
+	bool seen;
+};
+
+/**
+ * gen_cb() - parse the NFT_MSG_NEWGEN reply into the struct nft_gen @data.
+ * @nlh: reply
+ * @data: struct nft_gen
+ *
+ * Return: 0 or -errno.
+ */
+static int gen_cb(const struct nlmsghdr *nlh, void *data)
+{
+	_cleanup_(nftnl_gen_freep) struct nftnl_gen *g = NULL;
+	struct nft_gen *gen = data;
+
+	g = nftnl_gen_alloc();
+	if (!g)
+		return -ENOMEM;
+	if (nftnl_gen_nlmsg_parse(nlh, g) < 0)
+		return nft_parse_errno();
+	if (!nftnl_gen_is_set(g, NFTNL_GEN_ID))
+		return -EPROTO;
+	gen->id = nftnl_gen_get_u32(g, NFTNL_GEN_ID);
+	gen->seen = true;
+	return 0;
+}
+
+/**
+ * table_cb() - parse one NFT_MSG_NEWTABLE reply onto the table list @data.
+ * @nlh: reply
+ * @data: struct nftnl_table_list
+ *
+ * Return: 0 or -errno.
+ */
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
+
+	t = nftnl_table_alloc();
+	if (!t)
+		return -ENOMEM;
+	if (nftnl_table_nlmsg_parse(nlh, t) < 0)
+		return nft_parse_errno();
+	nftnl_table_list_add_tail(steal_pointer(&t), data);
+	return 0;
+}
+
+/**
+ * chain_cb() - parse one NFT_MSG_NEWCHAIN reply onto the chain list @data.
+ * @nlh: reply
+ * @data: struct nftnl_chain_list
+ *
+ * Return: 0 or -errno.
+ */
+static int chain_cb(const struct nlmsghdr *nlh, void *data)
+{
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *c = NULL;
+
+	c = nftnl_chain_alloc();
+	if (!c)
+		return -ENOMEM;
+	if (nftnl_chain_nlmsg_parse(nlh, c) < 0)
+		return nft_parse_errno();
+	nftnl_chain_list_add_tail(steal_pointer(&c), data);
+	return 0;
+}
+
+/**
+ * rule_cb() - parse one NFT_MSG_NEWRULE reply onto the rule list @data.
+ * @nlh: reply
+ * @data: struct nftnl_rule_list
+ *
+ * Return: 0 or -errno.
+ */
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+	r = nftnl_rule_alloc();
+	if (!r)
+		return -ENOMEM;
+	if (nftnl_rule_nlmsg_parse(nlh, r) < 0)
+		return nft_parse_errno();
+	nftnl_rule_list_add_tail(steal_pointer(&r), data);
+	return 0;
+}
+
+/**
+ * nft_get() - send a GET request of type @get and collect the replies.
+ * @nl: socket
+ * @get: NFT_MSG_GET*
+ * @flags: NLM_F_DUMP for a dump, NLM_F_ACK for a single object
+ * @reply_type: NFT_MSG_NEW* of the replies
+ * @cb: parses one reply into @data
+ * @data: passed to @cb
+ * @interrupted: see nft_query()
+ *
+ * Dumps ask for NFPROTO_UNSPEC: every family, not only inet.
+ *
+ * Return: 0 or -errno.
+ */
+static int nft_get(const struct mnl_socket *nl, uint16_t get, uint16_t flags,
+		   uint8_t reply_type, nft_reply_cb cb, void *data,
+		   bool *interrupted)
+{
+	alignas(struct nlmsghdr) char req[NLMSG_HDRLEN +
+					  NLMSG_ALIGN(sizeof(struct nfgenmsg))];
+	const struct nlmsghdr *nlh;
+
+	nlh = nftnl_nlmsg_build_hdr(req, get, NFPROTO_UNSPEC, flags,
+				    nft_seq_alloc(1));
+	return nft_query(nl, nlh, reply_type, cb, data, interrupted);
+}
+
+/**
+ * struct nft_readback - everything nf_tables holds in the namespace.
+ * @tables: tables of all families
+ * @chains: chains of all tables
+ * @rules: rules of all chains, in the order the kernel evaluates them
+ */
+struct nft_readback {
+	struct nftnl_table_list *tables;
+	struct nftnl_chain_list *chains;
+	struct nftnl_rule_list *rules;
+};
+
+/**
+ * readback_clear() - free what @rb holds and empty it.
+ * @rb: read-back state
+ */
+static void readback_clear(struct nft_readback *rb)
+{
+	if (rb->tables)
+		nftnl_table_list_free(rb->tables);
+	if (rb->chains)
+		nftnl_chain_list_free(rb->chains);
+	if (rb->rules)
+		nftnl_rule_list_free(rb->rules);
+	*rb = (struct nft_readback){ 0 };
+}
+
+/**
+ * readback_once() - dump tables, chains and rules into @rb.
+ * @nl: socket
+ * @rb: emptied and filled
+ * @consistent: set to whether the three dumps saw one and the same ruleset
+ *
+ * The generation id is read before and after: nf_tables bumps it on every
+ * commit, so if it is the same, the three dumps saw one ruleset.
+ *
+ * Return: 0 or -errno.
+ */
+static int readback_once(const struct mnl_socket *nl, struct nft_readback *rb,
+			 bool *consistent)
+{
+	struct nft_gen before = { 0 }, after = { 0 };
+	bool interrupted = false;
+	int ret;
+
+	readback_clear(rb);
+	rb->tables = nftnl_table_list_alloc();
+	rb->chains = nftnl_chain_list_alloc();
+	rb->rules = nftnl_rule_list_alloc();
+	if (!rb->tables || !rb->chains || !rb->rules)
+		return -ENOMEM;
+
+	ret = nft_get(nl, NFT_MSG_GETGEN, NLM_F_ACK, NFT_MSG_NEWGEN, gen_cb,
+		      &before, &interrupted);
+	if (ret < 0)
+		return ret;
+	ret = nft_get(nl, NFT_MSG_GETTABLE, NLM_F_DUMP, NFT_MSG_NEWTABLE,
+		      table_cb, rb->tables, &interrupted);
+	if (ret < 0)
+		return ret;
+	ret = nft_get(nl, NFT_MSG_GETCHAIN, NLM_F_DUMP, NFT_MSG_NEWCHAIN,
+		      chain_cb, rb->chains, &interrupted);
+	if (ret < 0)
+		return ret;
+	ret = nft_get(nl, NFT_MSG_GETRULE, NLM_F_DUMP, NFT_MSG_NEWRULE, rule_cb,
+		      rb->rules, &interrupted);
+	if (ret < 0)
+		return ret;
+	ret = nft_get(nl, NFT_MSG_GETGEN, NLM_F_ACK, NFT_MSG_NEWGEN, gen_cb,
+		      &after, &interrupted);
+	if (ret < 0)
+		return ret;
+	if (!before.seen || !after.seen)
+		return -EPROTO;
+	*consistent = !interrupted && before.id == after.id;
+	return 0;
+}
+
+/**
+ * verify_table() - @tables must be exactly the table of @rs, owned by @portid.
+ * @rs: intended ruleset
+ * @tables: read back
+ * @portid: port id of the installing socket
+ * @ours_out: set to our table in @tables
+ * @err: the difference
+ *
+ * Return: 0, -EPROTO on a difference, -ENOMEM.
+ */
+static int verify_table(const struct jr_ruleset *rs,
+			const struct nftnl_table_list *tables, uint32_t portid,
+			const struct nftnl_table **ours_out, struct jr_err *err)
+{
+	_cleanup_(nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it = NULL;
+	uint32_t family = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY);
+	const char *name = nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME);
+	uint32_t flags = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS);
+	const struct nftnl_table *ours = NULL;
+	struct nftnl_table *t;
+	unsigned int a;
+
+	it = nftnl_table_list_iter_create(tables);
+	if (!it)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory comparing the nftables ruleset");
+	while ((t = nftnl_table_list_iter_next(it))) {
+		uint32_t f = nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY);
+		const char *n = nftnl_table_get_str(t, NFTNL_TABLE_NAME);
+
+		if (f == family && n && !strcmp(n, name)) {
+			ours = t;
+			continue;
+		}
+		return jr_err_set(err, EPROTO,
+				  "there is a table %s %s besides table %s %s",
+				  nft_family_name(f), n ? n : "(unnamed)",
+				  nft_family_name(family), name);
+	}
+	if (!ours)
+		return jr_err_set(err, EPROTO, "table %s %s is missing",
+				  nft_family_name(family), name);
+
+	for (a = 0; a <= NFTNL_TABLE_MAX; a++) {
+		/* What the kernel assigns, and what is compared below. */
+		if (a == NFTNL_TABLE_HANDLE || a == NFTNL_TABLE_USE ||
+		    a == NFTNL_TABLE_OWNER || a == NFTNL_TABLE_FLAGS)
+			continue;
+		if (nftnl_table_is_set(rs->table, (uint16_t)a) !=
+		    nftnl_table_is_set(ours, (uint16_t)a))
+			return jr_err_set(err, EPROTO,
+					  "table %s %s has libnftnl attribute %u %s",
+					  nft_family_name(family), name, a,
+					  nftnl_table_is_set(ours, (uint16_t)a) ?
+						  "set" : "unset");
+	}
+	if (nftnl_table_get_u32(ours, NFTNL_TABLE_FLAGS) != flags)
+		return jr_err_set(err, EPROTO,
+				  "table %s %s has flags %#x instead of %#x",
+				  nft_family_name(family), name,
+				  nftnl_table_get_u32(ours, NFTNL_TABLE_FLAGS),
+				  flags);
+	if (flags & NFT_TABLE_F_OWNER) {
+		if (!nftnl_table_is_set(ours, NFTNL_TABLE_OWNER) ||
+		    nftnl_table_get_u32(ours, NFTNL_TABLE_OWNER) != portid)
+			return jr_err_set(err, EPROTO,
+					  "table %s %s is owned by netlink port %u, not by jailrun's socket (port %u)",
+					  nft_family_name(family), name,
+					  nftnl_table_get_u32(ours, NFTNL_TABLE_OWNER),
+					  portid);
+	}
+	*ours_out = ours;
+	return 0;
+}
+
+/**
+ * verify_table_use() - the table of @rs holds nothing but its chains.
+ * @rs: intended ruleset
+ * @ours: our table, read back
+ * @err: the difference
+ *
+ * The kernel's use count of a table counts its chains, sets, maps,
+ * flowtables and stateful objects; once the chains are known to be ours,
+ * any surplus is one of the others, which jailrun never creates.
+ *
+ * Return: 0 or -EPROTO.
+ */
+static int verify_table_use(const struct jr_ruleset *rs,
+			    const struct nftnl_table *ours, struct jr_err *err)
+{
+	uint32_t use = nftnl_table_get_u32(ours, NFTNL_TABLE_USE);
+
+	if (use != rs->n_chains)
+		return jr_err_set(err, EPROTO,
+				  "table %s %s has a use count of %u instead of %zu: it holds sets, maps, flowtables or stateful objects besides its chains",
+				  nft_family_name(nftnl_table_get_u32(ours, NFTNL_TABLE_FAMILY)),
+				  nftnl_table_get_str(ours, NFTNL_TABLE_NAME), use,
+				  rs->n_chains);
+	return 0;
+}
+
+/**
+ * nft_hook_name() - the nft keyword of an NF_INET_* hook.
+ * @hook: hook number
+ *
+ * Return: a static string.
+ */
+static const char *nft_hook_name(uint32_t hook)
+{
+	switch (hook) {
+	case NF_INET_PRE_ROUTING:
+		return "prerouting";
+	case NF_INET_LOCAL_IN:
+		return "input";
+	case NF_INET_FORWARD:
+		return "forward";
+	case NF_INET_LOCAL_OUT:
+		return "output";
+	case NF_INET_POST_ROUTING:
+		return "postrouting";
+	case NF_INET_INGRESS:
+		return "ingress";
+	default:
+		return "unknown-hook";
+	}
+}
+
+/**
+ * nft_verdict_name() - the nft keyword of a chain policy.
+ * @policy: NF_ACCEPT or NF_DROP
+ *
+ * Return: a static string.
+ */
+static const char *nft_verdict_name(uint32_t policy)
+{
+	switch (policy) {
+	case NF_ACCEPT:
+		return "accept";
+	case NF_DROP:
+		return "drop";
+	default:
+		return "unknown-verdict";
+	}
+}
+
+/**
+ * chain_difference() - how read-back chain @got differs from intended @want.
+ * @want: intended chain
+ * @got: read back, same family, table and name
+ * @buf: the first difference, e.g. "policy accept instead of drop"
+ * @len: size of @buf
+ *
+ * Besides type, hook, priority, policy and flags, any attribute set on one
+ * and not on the other (a device, a comment, counters) is a difference; only
+ * what the kernel assigns by itself (handle, use count) is left out.
+ *
+ * Return: true if they differ.
+ */
+static bool chain_difference(const struct nftnl_chain *want,
+			     const struct nftnl_chain *got, char *buf,
+			     size_t len)
+{
+	const char *wt = nftnl_chain_get_str(want, NFTNL_CHAIN_TYPE);
+	const char *gt = nftnl_chain_get_str(got, NFTNL_CHAIN_TYPE);
+	uint32_t wh = nftnl_chain_get_u32(want, NFTNL_CHAIN_HOOKNUM);
+	uint32_t gh = nftnl_chain_get_u32(got, NFTNL_CHAIN_HOOKNUM);
+	int32_t wp = nftnl_chain_get_s32(want, NFTNL_CHAIN_PRIO);
+	int32_t gp = nftnl_chain_get_s32(got, NFTNL_CHAIN_PRIO);
+	uint32_t wv = nftnl_chain_get_u32(want, NFTNL_CHAIN_POLICY);
+	uint32_t gv = nftnl_chain_get_u32(got, NFTNL_CHAIN_POLICY);
+	/* The kernel reports NFT_CHAIN_BASE on base chains by itself. */
+	uint32_t wf = nftnl_chain_get_u32(want, NFTNL_CHAIN_FLAGS);
+	uint32_t gf = nftnl_chain_get_u32(got, NFTNL_CHAIN_FLAGS) &
+		      ~(uint32_t)NFT_CHAIN_BASE;
+	unsigned int a;
+
+	if (!wt || !gt || strcmp(wt, gt) != 0) {
+		snprintf(buf, len, "type %s instead of %s", gt ? gt : "(none)",
+			 wt ? wt : "(none)");
+		return true;
+	}
+	if (wh != gh) {
+		snprintf(buf, len, "hook %s instead of %s", nft_hook_name(gh),
+			 nft_hook_name(wh));
+		return true;
+	}
+	if (wp != gp) {
+		snprintf(buf, len, "priority %d instead of %d", gp, wp);
+		return true;
+	}
+	if (wv != gv) {
+		snprintf(buf, len, "policy %s instead of %s",
+			 nft_verdict_name(gv), nft_verdict_name(wv));
+		return true;
+	}
+	if (wf != gf) {
+		snprintf(buf, len, "flags %#x instead of %#x", gf, wf);
+		return true;
+	}
+	for (a = 0; a <= NFTNL_CHAIN_MAX; a++) {
+		switch (a) {
+		case NFTNL_CHAIN_HANDLE:
+		case NFTNL_CHAIN_USE:
+		case NFTNL_CHAIN_FLAGS:
+			continue;
+		}
+		if (nftnl_chain_is_set(want, (uint16_t)a) !=
+		    nftnl_chain_is_set(got, (uint16_t)a)) {
+			snprintf(buf, len, "libnftnl attribute %u %s", a,
+				 nftnl_chain_is_set(got, (uint16_t)a) ? "set" : "unset");
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * same_chain() - whether @a and @b name the same chain.
+ * @a: chain
+ * @b: chain
+ *
+ * Return: true if family, table and name match.
+ */
+static bool same_chain(const struct nftnl_chain *a, const struct nftnl_chain *b)
+{
+	const char *at = nftnl_chain_get_str(a, NFTNL_CHAIN_TABLE);
+	const char *bt = nftnl_chain_get_str(b, NFTNL_CHAIN_TABLE);
+	const char *an = nftnl_chain_get_str(a, NFTNL_CHAIN_NAME);
+	const char *bn = nftnl_chain_get_str(b, NFTNL_CHAIN_NAME);
+
+	return nftnl_chain_get_u32(a, NFTNL_CHAIN_FAMILY) ==
+		       nftnl_chain_get_u32(b, NFTNL_CHAIN_FAMILY) &&
+	       at && bt && !strcmp(at, bt) && an && bn && !strcmp(an, bn);
+}
+
+/**
+ * verify_chains() - @chains must be exactly the chains of @rs.
+ * @rs: intended ruleset
+ * @chains: read back (of every table: verify_table() saw only ours)
+ * @err: the difference
+ *
+ * Return: 0, -EPROTO on a difference, -ENOMEM.
+ */
+static int verify_chains(const struct jr_ruleset *rs,
+			 const struct nftnl_chain_list *chains,
+			 struct jr_err *err)
+{
+	_cleanup_(nftnl_chain_list_iter_destroyp) struct nftnl_chain_list_iter *it = NULL;
+	_cleanup_free_ bool *seen = NULL;
+	struct nftnl_chain *c;
+	size_t i;
+
+	seen = calloc(rs->n_chains + 1, sizeof(*seen));
+	it = nftnl_chain_list_iter_create(chains);
+	if (!seen || !it)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory comparing the nftables ruleset");
+	while ((c = nftnl_chain_list_iter_next(it))) {
+		const char *name = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
+		char diff[128];
+
+		for (i = 0; i < rs->n_chains; i++) {
+			if (same_chain(rs->chains[i], c))
+				break;
+		}
+		if (i == rs->n_chains)
+			return jr_err_set(err, EPROTO,
+					  "there is a chain '%s' that jailrun did not create",
+					  name ? name : "(unnamed)");
+		if (chain_difference(rs->chains[i], c, diff, sizeof(diff)))
+			return jr_err_set(err, EPROTO, "the '%s' chain has %s",
+					  name, diff);
+		seen[i] = true;
+	}
+	for (i = 0; i < rs->n_chains; i++) {
+		if (!seen[i])
+			return jr_err_set(err, EPROTO,
+					  "the '%s' chain is missing",
+					  nftnl_chain_get_str(rs->chains[i],
+							      NFTNL_CHAIN_NAME));
+	}
+	return 0;
+}
+
+/**
+ * rule_text() - the canonical one-line text of rule @r.
+ * @r: rule
+ * @buf: JR_NFT_RULE_TEXT bytes
+ *
+ * libnftnl's text form lists family, table, chain and every expression
+ * with all of its operands. Line breaks and runs of blanks become one
+ * space so that the text fits in an error message.
+ *
+ * That holds for the expressions jailrun uses today (meta, cmp,
+ * immediate). Before adding another kind, check that libnftnl prints all
+ * of its attributes; a stateful one (counter, limit, quota) also prints
+ * values the kernel keeps changing, which must be cleared first.
+ *
+ * Return: 0, or -EOVERFLOW if the rule does not fit (never for jailrun's).
+ */
+static int rule_text(const struct nftnl_rule *r, char *buf)
+{
+	int n = nftnl_rule_snprintf(buf, JR_NFT_RULE_TEXT, r,
+				    NFTNL_OUTPUT_DEFAULT, 0);
+	char *in, *out;
+
+	if (n < 0 || n >= JR_NFT_RULE_TEXT)
+		return -EOVERFLOW;
+	for (in = out = buf; *in; in++) {
+		char ch = *in;
+
+		if (ch == '\n')
+			ch = ' ';
+		if (ch == ' ' && (out == buf || out[-1] == ' '))
+			continue;
+		*out++ = ch;
+	}
+	if (out > buf && out[-1] == ' ')
+		out--;
+	*out = '\0';
+	return 0;
+}
+
+/**
+ * rule_in_chain() - index of the next rule of chain @chain in @rules.
+ * @rules: array of rules
+ * @n: number of @rules
+ * @from: first index to look at
+ * @chain: the chain, for its family, table and name
+ *
+ * Return: the index, or @n if there is none.
+ */
+static size_t rule_in_chain(struct nftnl_rule *const *rules, size_t n,
+			    size_t from, const struct nftnl_chain *chain)
+{
+	uint32_t family = nftnl_chain_get_u32(chain, NFTNL_CHAIN_FAMILY);
+	const char *table = nftnl_chain_get_str(chain, NFTNL_CHAIN_TABLE);
+	const char *name = nftnl_chain_get_str(chain, NFTNL_CHAIN_NAME);
+
+	for (; from < n; from++) {
+		const char *t = nftnl_rule_get_str(rules[from], NFTNL_RULE_TABLE);
+		const char *c = nftnl_rule_get_str(rules[from], NFTNL_RULE_CHAIN);
+
+		if (nftnl_rule_get_u32(rules[from], NFTNL_RULE_FAMILY) == family &&
+		    t && c && !strcmp(t, table) && !strcmp(c, name))
+			break;
+	}
+	return from;
+}
+
+/**
+ * verify_rules() - each chain of @rs must hold exactly its rules, in order.
+ * @rs: intended ruleset
+ * @rules: read back, in the kernel's order; the kernel-assigned handle
+ *	and position are removed from them
+ * @err: the difference
+ *
+ * Return: 0, -EPROTO on a difference, -ENOMEM, -EOVERFLOW.
+ */
+static int verify_rules(const struct jr_ruleset *rs,
+			struct nftnl_rule_list *rules, struct jr_err *err)
+{
+	_cleanup_(nftnl_rule_list_iter_destroyp) struct nftnl_rule_list_iter *it = NULL;
+	_cleanup_free_ struct nftnl_rule **got = NULL;
+	_cleanup_free_ char *want_text = NULL;
+	_cleanup_free_ char *got_text = NULL;
+	size_t n_got = 0, matched = 0, c;
+	struct nftnl_rule *r;
+
+	it = nftnl_rule_list_iter_create(rules);
+	want_text = malloc(JR_NFT_RULE_TEXT);
+	got_text = malloc(JR_NFT_RULE_TEXT);
+	if (!it || !want_text || !got_text)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory comparing the nftables ruleset");
+	while ((r = nftnl_rule_list_iter_next(it))) {
+		struct nftnl_rule **more;
+
+		more = reallocarray(got, n_got + 1, sizeof(*got));
+		if (!more)
+			return jr_err_set(err, ENOMEM,
+				  "out of memory comparing the nftables ruleset");
+		got = more;
+		nftnl_rule_unset(r, NFTNL_RULE_HANDLE);
+		nftnl_rule_unset(r, NFTNL_RULE_POSITION);
+		got[n_got++] = r;
+	}
+
+	for (c = 0; c < rs->n_chains; c++) {
+		const struct nftnl_chain *chain = rs->chains[c];
+		const char *name = nftnl_chain_get_str(chain, NFTNL_CHAIN_NAME);
+		size_t w = 0, g = 0, pos;
+
+		for (pos = 1;; pos++, w++, g++) {
+			w = rule_in_chain(rs->rules, rs->n_rules, w, chain);
+			g = rule_in_chain(got, n_got, g, chain);
+			if (w == rs->n_rules && g == n_got)
+				break;
+			if ((w < rs->n_rules && rule_text(rs->rules[w], want_text) < 0) ||
+			    (g < n_got && rule_text(got[g], got_text) < 0))
+				return jr_err_set(err, EOVERFLOW,
+						  "rule %zu of the '%s' chain is too long to compare",
+						  pos, name);
+			if (g == n_got)
+				return jr_err_set(err, EPROTO,
+						  "rule %zu of the '%s' chain is missing: %s",
+						  pos, name, want_text);
+			if (w == rs->n_rules)
+				return jr_err_set(err, EPROTO,
+						  "the '%s' chain has an extra rule %zu: %s",
+						  name, pos, got_text);
+			if (strcmp(want_text, got_text) != 0)
+				return jr_err_set(err, EPROTO,
+						  "rule %zu of the '%s' chain is \"%s\" instead of \"%s\"",
+						  pos, name, got_text, want_text);
+			matched++;
+		}
+	}
+	/* verify_chains() leaves no other chain for a rule to be in. */
+	if (matched != n_got)
+		return jr_err_set(err, EPROTO,
+				  "there are %zu rules in chains jailrun did not create",
+				  n_got - matched);
+	return 0;
+}
+
+int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
+		  struct jr_err *err)
+{
+	_cleanup_(readback_clear) struct nft_readback rb = { 0 };
+	const struct nftnl_table *ours = NULL;
+	bool consistent = false;
+	int tries, ret;
+
+	for (tries = 0; !consistent; tries++) {
+		if (tries == JR_NFT_DUMP_TRIES)
+			return jr_err_set(err, EAGAIN,
+					  "the nftables ruleset of the sandbox's network namespace kept changing while jailrun read it back");
+		ret = readback_once(nl, &rb, &consistent);
+		if (ret < 0)
+			return jr_err_set(err, -ret,
+					  "cannot read the nftables ruleset back from the kernel: %s",
+					  strerror(-ret));
+	}
+
+	ret = verify_table(rs, rb.tables, mnl_socket_get_portid(nl), &ours, err);
+	if (ret == 0)
+		ret = verify_chains(rs, rb.chains, err);
+	if (ret == 0)
+		ret = verify_rules(rs, rb.rules, err);
+	if (ret == 0)
+		ret = verify_table_use(rs, ours, err);
+	if (ret == -EPROTO && err)
+		jr_err_prefix(err, "the nftables ruleset in the sandbox's network namespace is not the one jailrun installed: ");
+	return ret;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pty.c - the sandbox's pseudo-terminal (see pty.h).
+ *
+ * Theory of operation: the runner opens the pair itself (posix_openpt, then
+ * the slave with O_NOCTTY) and hands the slave fd to the sandbox; the
+ * command makes it its controlling terminal with TIOCSCTTY after setsid().
+ * Opening the slave in the runner, not by path inside the sandbox, works
+ * whatever uid the command ends up with. The master is non-blocking: a
+ * command that stops reading must not freeze the runner, so stdin bytes the
+ * master will not take yet wait in a small buffer and stdin is not read
+ * again until it drains. When the last slave fd closes, reading the master
+ * fails with EIO: that is "the command's side is gone" (pty(7)).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "pty.h"
+
+void jr_pty_init(struct jr_pty *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->master = -1;
+	p->slave = -1;
+	p->out_fd = -1;
+}
+
+int jr_pty_open(struct jr_pty *p, struct jr_err *err)
+{
+	_cleanup_close_ int master = -1, slave = -1;
+	struct termios tio;
+	char name[128];
+	int fl;
+
+	for (int fd = 0; fd < 3; fd++)
+		p->std_tty[fd] = isatty(fd) == 1;
+	if (!p->std_tty[0])
+		return 0;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return jr_err_set(err, errno,
+				  "cannot allocate a pseudo-terminal: %s (is /dev/pts mounted?)",
+				  strerror(errno));
+	if (grantpt(master) < 0 || unlockpt(master) < 0 ||
+	    ptsname_r(master, name, sizeof(name)) != 0)
+		return jr_err_set(err, errno, "cannot prepare the pseudo-terminal: %s",
+				  strerror(errno));
+	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return jr_err_set(err, errno, "cannot open %s: %s", name,
+				  strerror(errno));
+	if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+		p->saved = tio;
+		p->saved_valid = true;
+		/* The command's terminal starts as the caller's was. */
+		tcsetattr(slave, TCSANOW, &tio);
+	}
+	fl = fcntl(master, F_GETFL);
+	if (fl < 0 || fcntl(master, F_SETFL, fl | O_NONBLOCK) < 0)
+		return jr_err_set(err, errno, "fcntl on the pseudo-terminal: %s",
+				  strerror(errno));
+	p->out_fd = p->std_tty[1] ? STDOUT_FILENO :
+		    p->std_tty[2] ? STDERR_FILENO : -1;
+	p->master = steal_fd(&master);
+	p->slave = steal_fd(&slave);
+	jr_pty_sync_winsize(p);
+	return 0;
+}
+
+void jr_pty_raw(struct jr_pty *p)
+{
+	struct termios raw;
+
+	if (p->master < 0 || !p->saved_valid)
+		return;
+	raw = p->saved;
+	cfmakeraw(&raw);
+	/* Best effort: in the background tcsetattr stops us with SIGTTOU
+	 * unless ignored; a failure only means no raw mode. */
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &raw);
+}
+
+void jr_pty_restore(struct jr_pty *p)
+{
+	if (p->master < 0 || !p->saved_valid)
+		return;
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &p->saved);
+	p->saved_valid = false;
+}
+
+void jr_pty_sync_winsize(struct jr_pty *p)
+{
+	struct winsize ws;
+
+	if (p->master < 0)
+		return;
+	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		ioctl(p->master, TIOCSWINSZ, &ws);
+}
+
+int jr_pty_flush_in(struct jr_pty *p)
+{
+	while (p->in_off < p->in_len) {
+		ssize_t n = write(p->master, p->inbuf + p->in_off,
+				  p->in_len - p->in_off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return -errno;
+		}
+		p->in_off += (size_t)n;
+	}
+	p->in_off = p->in_len = 0;
+	return 0;
+}
+
+int jr_pty_pump_in(struct jr_pty *p)
+{
+	ssize_t n;
+
+	if (p->in_len)
+		return jr_pty_flush_in(p);
+	do {
+		n = read(STDIN_FILENO, p->inbuf, sizeof(p->inbuf));
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		p->in_eof = true;
+		return -EPIPE;
+	}
+	p->in_len = (size_t)n;
+	p->in_off = 0;
+	return jr_pty_flush_in(p);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int jr_pty_pump_out(struct jr_pty *p)
+{
+	char buf[16384];
+	ssize_t n;
+
+	do {
+		n = read(p->master, buf, sizeof(buf));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN)
+			return 0;
+		return -EIO; /* EIO: no slave left */
+	}
+	if (n == 0)
+		return -EIO;
+	/* If our own output is gone, keep draining so the command never
+	 * blocks on a full pty; the bytes have nowhere to go. */
+	if (p->out_fd >= 0 && write_all(p->out_fd, buf, (size_t)n) < 0)
+		p->out_fd = -1;
+	return (int)n;
+}
+
+void jr_pty_close(struct jr_pty *p)
+{
+	jr_pty_restore(p);
+	if (p->slave >= 0)
+		close(p->slave);
+	if (p->master >= 0)
+		close(p->master);
+	p->slave = p->master = -1;
+}

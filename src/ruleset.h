@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ruleset.h - the nftables ruleset jailrun means to install in the worker
+ * network namespace, built as libnftnl objects. Pure: nothing here talks to
+ * the kernel, so the ruleset is unit-tested and compared against the nft/
+ * reference files.
+ */
+#ifndef JR_RULESET_H
+#define JR_RULESET_H
+
+#include <stddef.h>
+
+#include "cleanup.h"
+#include "err.h"
+#include "options.h"
+
+#define JR_NFT_TABLE "jailrun"
+
+struct jr_ruleset_params {
+	enum jr_net_mode mode;
+};
+
+struct jr_ruleset; /* opaque: table + chains + rules, in install order */
+
+/*
+ * jr_ruleset_build - build the intended ruleset for @params.
+ * Return: 0 and *out (free with jr_ruleset_free), or -errno with @err set.
+ */
+int jr_ruleset_build(const struct jr_ruleset_params *params,
+		     struct jr_ruleset **out, struct jr_err *err);
+void jr_ruleset_free(struct jr_ruleset *rs);
+JR_DEFINE_CLEANUP(struct jr_ruleset, jr_ruleset_free)
+
+size_t jr_ruleset_chain_count(const struct jr_ruleset *rs);
+size_t jr_ruleset_rule_count(const struct jr_ruleset *rs);
+
+#endif

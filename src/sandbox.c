@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sandbox.c - the lifecycle of one sandbox, runner side.
+ *
+ * Theory of operation:
+ *
+ *   runner                                init (PID 1, new namespaces)
+ *   ------                                ----
+ *   socketpair, pty, signalfd
+ *   clone(NEWUSER|NEWNET|NEWPID|...) ---> waits for MAPS_DONE
+ *   write uid_map/gid_map
+ *   MAPS_DONE ------------------------->  hostname, mounts, lo up,
+ *                                         NETLINK_NETFILTER socket
+ *             <------------------------   SETUP_OK + socket fd
+ *   install ruleset (one batch),
+ *   read it back, compare
+ *   GO (or ABORT, exit 125) ----------->  fork; child drops privileges,
+ *                                         execs the command
+ *             <------------------------   EXEC_OK / EXEC_FAIL
+ *   relay pty, forward signals,           reap, forward signals
+ *   enforce --timeout
+ *             <------------------------   EXIT + wait status; init exits
+ *   reap init
+ *
+ * The clone is a raw clone(2) without a new stack (fork semantics), so the
+ * child runs on a copy of our stack like after fork(); that is why this must
+ * happen while the runner is single-threaded. The runner never enters the
+ * sandbox's namespaces: everything that needs their capabilities is done by
+ * init, and the netfilter socket init hands over lets the runner (owner of
+ * the user namespace, so holding CAP_NET_ADMIN over it) talk to the worker
+ * netns's nftables directly.
+ *
+ * The command is never started unless the ruleset read back from the kernel
+ * equals the one we built (fail closed).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+#include "exitcode.h"
+#include "init.h"
+#include "log.h"
+#include "nft.h"
+#include "pty.h"
+#include "ruleset.h"
+#include "sandbox.h"
+#include "userns.h"
+
+#define JR_CLONE_FLAGS                                                         \
+	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWNS |           \
+	 CLONE_NEWIPC | CLONE_NEWUTS)
+
+struct sandbox {
+	pid_t init_pid;
+	int ctl;	/* runner's end */
+	int sigfd;
+	int timerfd;
+	struct mnl_socket *nft; /* owns the worker's nft table */
+	struct jr_pty pty;
+	bool init_reaped;
+	int init_status;
+};
+
+static pid_t raw_clone(unsigned long flags)
+{
+	/* x86_64/aarch64 argument order: flags, stack, ptid, ctid, tls. A
+	 * NULL stack gives fork() semantics (clone(2), NOTES). */
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+}
+
+static int block_signals(int *sigfd, struct jr_err *err)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (int i = 0; i < jr_forwarded_signals_count; i++)
+		sigaddset(&set, jr_forwarded_signals[i]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return jr_err_set(err, errno, "sigprocmask: %s", strerror(errno));
+	*sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (*sigfd < 0)
+		return jr_err_set(err, errno, "signalfd: %s", strerror(errno));
+	return 0;
+}
+
+static void kill_and_reap(struct sandbox *sb)
+{
+	if (sb->init_pid <= 0 || sb->init_reaped)
+		return;
+	/* SIGKILL to a PID namespace's init takes the whole namespace down. */
+	kill(sb->init_pid, SIGKILL);
+	while (waitpid(sb->init_pid, &sb->init_status, 0) < 0 && errno == EINTR)
+		;
+	sb->init_reaped = true;
+}
+
+/* clone the sandbox's init and give it its id maps. */
+static int spawn(struct sandbox *sb, const struct jr_options *opts,
+		 const struct jr_ids *ids, struct jr_err *err)
+{
+	_cleanup_close_ int child_end = -1;
+	struct jr_ctl_msg m;
+	int sv[2];
+	int r;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return jr_err_set(err, errno, "socketpair: %s", strerror(errno));
+	sb->ctl = sv[0];
+	child_end = sv[1];
+
+	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
+	if (sb->init_pid < 0)
+		return jr_userns_explain("cannot create the sandbox namespaces",
+					 errno, err);
+	if (sb->init_pid == 0) {
+		struct jr_init_args a = {
+			.ctl = child_end,
+			.ids = ids,
+			.command = opts->command,
+			.pty_slave = sb->pty.slave,
+		};
+
+		/* The runner's ends must not stay open in init, or init would
+		 * never see EOF when the runner dies. */
+		close(sb->ctl);
+		close(sb->sigfd);
+		if (sb->pty.master >= 0)
+			close(sb->pty.master);
+		for (int fd = 0; fd < 3; fd++)
+			a.pty_std[fd] = sb->pty.std_tty[fd];
+		jr_init_main(&a);
+	}
+	jr_verbose("sandbox init started (pid %d)", (int)sb->init_pid);
+
+	r = jr_userns_write_maps(sb->init_pid, ids, err);
+	if (r < 0)
+		return r;
+	jr_ctl_msg_init(&m, JR_CTL_MAPS_DONE, 0, NULL);
+	r = jr_ctl_send(sb->ctl, &m, NULL, 0);
+	if (r < 0)
+		return jr_err_set(err, -r, "the sandbox init is gone: %s",
+				  strerror(-r));
+	return 0;
+}
+
+/* Install the ruleset through init's netfilter socket and verify it. */
+static int lockdown(struct sandbox *sb, const struct jr_options *opts,
+		    struct jr_run_result *res, struct jr_err *err)
+{
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct jr_ruleset_params params = { .mode = opts->net };
+	struct jr_ctl_msg m;
+	int fds[JR_CTL_MAX_FDS];
+	size_t nfds = JR_CTL_MAX_FDS;
+	int r;
+
+	r = jr_ctl_recv(sb->ctl, &m, fds, &nfds);
+	if (r < 0)
+		return jr_err_set(err, -r == EPIPE ? EIO : -r,
+				  "the sandbox init died during setup");
+	if (m.type == JR_CTL_SETUP_FAIL) {
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (m.code == EPERM || m.code == EACCES)
+			return jr_userns_explain(m.msg, m.code, err);
+		return jr_err_set(err, m.code, "%s", m.msg);
+	}
+	if (m.type != JR_CTL_SETUP_OK || nfds != 1) {
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return jr_err_set(err, EPROTO,
+				  "unexpected message %u from the sandbox init",
+				  m.type);
+	}
+
+	r = jr_nft_socket_from_fd(fds[0], &nl, err);
+	if (r < 0)
+		return r;
+	r = jr_ruleset_build(&params, &rs, err);
+	if (r < 0)
+		return r;
+	r = jr_nft_install(nl, rs, err);
+	if (r < 0)
+		return jr_err_prefix(err, "cannot install the sandbox firewall: ");
+	r = jr_nft_verify(nl, rs, err);
+	if (r < 0)
+		return jr_err_prefix(err, "the sandbox firewall did not verify, refusing to run the command: ");
+	res->rules_verified = true;
+	res->nft_chains = jr_ruleset_chain_count(rs);
+	res->nft_rules = jr_ruleset_rule_count(rs);
+	jr_verbose("nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
+		   JR_NFT_TABLE, res->nft_chains, res->nft_rules,
+		   jr_net_mode_name(opts->net));
+	/* The table is owned by this socket (NFT_TABLE_F_OWNER): it lives
+	 * exactly as long as the socket, so the sandbox keeps it open until
+	 * the command is gone. */
+	sb->nft = steal_pointer(&nl);
+	return 0;
+}
+
+static int arm_timeout(struct sandbox *sb, uint64_t ms, struct jr_err *err)
+{
+	struct itimerspec its = { 0 };
+
+	if (!ms)
+		return 0;
+	sb->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sb->timerfd < 0)
+		return jr_err_set(err, errno, "timerfd_create: %s", strerror(errno));
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	if (timerfd_settime(sb->timerfd, 0, &its, NULL) < 0)
+		return jr_err_set(err, errno, "timerfd_settime: %s", strerror(errno));
+	return 0;
+}
+
+/* What init reported, gathered by the event loop. */
+struct outcome {
+	bool exec_ok, exec_failed, exited, timed_out, ctl_eof;
+	int exec_stage, exec_errno;
+	char exec_msg[sizeof(((struct jr_ctl_msg *)0)->msg)];
+	int status;
+};
+
+static void handle_ctl(struct sandbox *sb, struct outcome *o)
+{
+	struct jr_ctl_msg m;
+	int r = jr_ctl_recv(sb->ctl, &m, NULL, NULL);
+
+	if (r == -EAGAIN || r == -EINTR)
+		return;
+	if (r < 0) {
+		o->ctl_eof = true;
+		return;
+	}
+	switch (m.type) {
+	case JR_CTL_EXEC_OK:
+		o->exec_ok = true;
+		jr_verbose("command started");
+		break;
+	case JR_CTL_EXEC_FAIL:
+		o->exec_failed = true;
+		o->exec_stage = m.status;
+		o->exec_errno = m.code;
+		snprintf(o->exec_msg, sizeof(o->exec_msg), "%s", m.msg);
+		break;
+	case JR_CTL_EXIT:
+		o->exited = true;
+		o->status = m.status;
+		break;
+	default:
+		jr_debug("ignoring control message %u", m.type);
+		break;
+	}
+}
+
+static void handle_signals(struct sandbox *sb)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sb->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD) {
+			if (!sb->init_reaped &&
+			    waitpid(sb->init_pid, &sb->init_status, WNOHANG) ==
+				    sb->init_pid)
+				sb->init_reaped = true;
+			continue;
+		}
+		if (sig == SIGWINCH && sb->pty.master >= 0) {
+			/* The kernel signals the pty's foreground group
+			 * itself when its size changes (tty_ioctl(4)). */
+			jr_pty_sync_winsize(&sb->pty);
+			continue;
+		}
+		jr_debug("forwarding signal %d", sig);
+		if (!sb->init_reaped)
+			kill(sb->init_pid, sig);
+	}
+}
+
+/* Run the event loop until init is reaped and its output drained. */
+static void supervise(struct sandbox *sb, uint64_t timeout_ms,
+		      struct outcome *o)
+{
+	bool pty_open = sb->pty.master >= 0;
+
+	while (!sb->init_reaped || !o->ctl_eof || pty_open) {
+		struct pollfd pfd[5];
+		int n = 0, i_ctl = -1, i_tmr = -1, i_mst = -1, i_in = -1;
+
+		pfd[n++] = (struct pollfd){ .fd = sb->sigfd, .events = POLLIN };
+		if (!o->ctl_eof) {
+			pfd[n] = (struct pollfd){ .fd = sb->ctl, .events = POLLIN };
+			i_ctl = n++;
+		}
+		if (sb->timerfd >= 0 && !sb->init_reaped) {
+			pfd[n] = (struct pollfd){ .fd = sb->timerfd, .events = POLLIN };
+			i_tmr = n++;
+		}
+		if (pty_open) {
+			pfd[n] = (struct pollfd){
+				.fd = sb->pty.master,
+				.events = POLLIN | (sb->pty.in_len ? POLLOUT : 0),
+			};
+			i_mst = n++;
+			if (!sb->pty.in_eof && !sb->pty.in_len) {
+				pfd[n] = (struct pollfd){ .fd = STDIN_FILENO,
+							  .events = POLLIN };
+				i_in = n++;
+			}
+		}
+		/* Once init is reaped nothing new can arrive: drain, don't wait. */
+		if (poll(pfd, (nfds_t)n, sb->init_reaped ? 0 : -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			jr_error("poll failed (%s): killing the sandbox",
+				 strerror(errno));
+			kill_and_reap(sb);
+		}
+		if (pfd[0].revents)
+			handle_signals(sb);
+		if (i_ctl >= 0 && (pfd[i_ctl].revents || sb->init_reaped))
+			handle_ctl(sb, o);
+		if (i_tmr >= 0 && pfd[i_tmr].revents) {
+			jr_warn("--timeout %.3f expired: killing the sandbox",
+				(double)timeout_ms / 1000.0);
+			o->timed_out = true;
+			kill_and_reap(sb);
+		}
+		if (i_mst >= 0 && (pfd[i_mst].revents || sb->init_reaped)) {
+			int r;
+
+			if (pfd[i_mst].revents & POLLOUT)
+				jr_pty_flush_in(&sb->pty);
+			while ((r = jr_pty_pump_out(&sb->pty)) > 0)
+				;
+			/* EIO: every slave fd is closed. After init is
+			 * reaped, no process is left that could write more. */
+			if (r == -EIO || sb->init_reaped)
+				pty_open = false;
+		}
+		if (i_in >= 0 && pfd[i_in].revents)
+			jr_pty_pump_in(&sb->pty);
+	}
+}
+
+static void fill_result(const struct sandbox *sb, const struct outcome *o,
+			struct jr_run_result *res)
+{
+	if (o->timed_out) {
+		res->ended = JR_END_TIMEOUT;
+		res->exit_status = JR_EXIT_TIMEOUT;
+		return;
+	}
+	if (o->exec_failed) {
+		jr_err_set(&res->err, o->exec_errno, "%s", o->exec_msg);
+		if (o->exec_stage == JR_CTL_EXEC_STAGE_EXEC) {
+			res->ended = JR_END_EXEC_FAILED;
+			res->exit_status = jr_exit_code_from_exec_errno(o->exec_errno);
+		} else {
+			res->ended = JR_END_SETUP_FAILED;
+			res->exit_status = JR_EXIT_FAILURE;
+		}
+		return;
+	}
+	if (o->exited) {
+		res->exit_status = jr_exit_code_from_wait_status(o->status);
+		if (WIFSIGNALED(o->status)) {
+			res->ended = JR_END_SIGNALED;
+			res->signal = WTERMSIG(o->status);
+		} else {
+			res->ended = JR_END_EXITED;
+		}
+		return;
+	}
+	/* init ended without reporting: killed from outside, or it lost us. */
+	if (WIFSIGNALED(sb->init_status)) {
+		res->ended = JR_END_SIGNALED;
+		res->signal = WTERMSIG(sb->init_status);
+		res->exit_status = JR_EXIT_SIGNAL_BASE + res->signal;
+		jr_err_set(&res->err, EINTR,
+			   "the sandbox was killed from outside by signal %d",
+			   res->signal);
+		return;
+	}
+	res->ended = o->exec_ok ? JR_END_EXITED : JR_END_SETUP_FAILED;
+	res->exit_status = JR_EXIT_FAILURE;
+	jr_err_set(&res->err, EPROTO,
+		   "the sandbox init exited without reporting the command's status");
+}
+
+static void sandbox_release(struct sandbox *sb)
+{
+	kill_and_reap(sb);
+	jr_pty_close(&sb->pty);
+	if (sb->nft)
+		mnl_socket_close(sb->nft);
+	sb->nft = NULL;
+	if (sb->ctl >= 0)
+		close(sb->ctl);
+	if (sb->sigfd >= 0)
+		close(sb->sigfd);
+	if (sb->timerfd >= 0)
+		close(sb->timerfd);
+	sb->ctl = sb->sigfd = sb->timerfd = -1;
+}
+
+int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
+		   struct jr_run_result *res)
+{
+	struct sandbox sb = { .ctl = -1, .sigfd = -1, .timerfd = -1 };
+	struct outcome o = { 0 };
+	struct jr_ctl_msg m;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	jr_pty_init(&sb.pty);
+
+	r = block_signals(&sb.sigfd, &res->err);
+	if (r < 0)
+		goto fail;
+	r = jr_pty_open(&sb.pty, &res->err);
+	if (r < 0)
+		goto fail;
+	r = spawn(&sb, opts, ids, &res->err);
+	/* Only the sandbox may hold the slave from now on. */
+	if (sb.pty.slave >= 0) {
+		close(sb.pty.slave);
+		sb.pty.slave = -1;
+	}
+	if (r < 0)
+		goto fail;
+	r = lockdown(&sb, opts, res, &res->err);
+	if (r < 0)
+		goto fail;
+	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
+	if (r < 0)
+		goto fail;
+
+	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
+	r = jr_ctl_send(sb.ctl, &m, NULL, 0);
+	if (r < 0) {
+		jr_err_set(&res->err, -r, "the sandbox init is gone");
+		goto fail;
+	}
+	jr_pty_raw(&sb.pty);
+	supervise(&sb, opts->timeout_ms, &o);
+	jr_pty_restore(&sb.pty);
+	fill_result(&sb, &o, res);
+	sandbox_release(&sb);
+	return 0;
+
+fail:
+	if (sb.ctl >= 0 && sb.init_pid > 0) {
+		jr_ctl_msg_init(&m, JR_CTL_ABORT, 0, NULL);
+		jr_ctl_send(sb.ctl, &m, NULL, 0);
+	}
+	sandbox_release(&sb);
+	res->ended = JR_END_SETUP_FAILED;
+	res->exit_status = JR_EXIT_FAILURE;
+	return r < 0 ? r : -EIO;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sandbox.h - the runner's side of one sandbox, from clone() to the
+ * command's end.
+ */
+#ifndef JR_SANDBOX_H
+#define JR_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "ids.h"
+#include "options.h"
+#include "summary.h"
+
+struct jr_run_result {
+	enum jr_end ended;
+	int exit_status;     /* what jailrun exits with */
+	int signal;	     /* JR_END_SIGNALED: the signal */
+	bool rules_verified;
+	size_t nft_chains, nft_rules;
+	struct jr_err err;   /* for SETUP_FAILED / EXEC_FAILED */
+};
+
+/*
+ * jr_sandbox_run - create the sandbox, lock it down, verify the lockdown,
+ * run the command and wait for it.
+ * @opts: parsed options
+ * @ids: who the command runs as
+ * @res: how it ended; filled in every case
+ *
+ * Must be called while the process is single-threaded (it forks).
+ * Return: 0 if the command ran (its status is in @res), -errno if jailrun
+ * failed before it ran (then @res->err says why and exit_status is 125).
+ */
+int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
+		   struct jr_run_result *res);
+
+#endif

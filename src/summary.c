@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * summary.c - rendering the run summary as JSON (see summary.h).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "summary.h"
+
+const char *jr_end_name(enum jr_end end)
+{
+	switch (end) {
+	case JR_END_EXITED:
+		return "exited";
+	case JR_END_SIGNALED:
+		return "signaled";
+	case JR_END_TIMEOUT:
+		return "timeout";
+	case JR_END_SETUP_FAILED:
+		return "setup-failed";
+	case JR_END_EXEC_FAILED:
+		return "exec-failed";
+	}
+	return "unknown";
+}
+
+int jr_summary_to_json(const struct jr_summary *s, char **out)
+{
+	static const char *const namespaces[] = { "user", "net", "pid",
+						  "mnt",  "ipc", "uts" };
+	struct jr_json j;
+	const char *text;
+
+	jr_json_init(&j);
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "jailrun_version");
+	jr_json_string(&j, PACKAGE_VERSION);
+	jr_json_key(&j, "command");
+	jr_json_array_begin(&j);
+	for (int i = 0; i < s->command_argc; i++)
+		jr_json_string(&j, s->command[i]);
+	jr_json_array_end(&j);
+	jr_json_key(&j, "exit_status");
+	jr_json_int(&j, s->exit_status);
+	jr_json_key(&j, "ended");
+	jr_json_string(&j, jr_end_name(s->ended));
+	jr_json_key(&j, "signal");
+	if (s->ended == JR_END_SIGNALED)
+		jr_json_int(&j, s->signal);
+	else
+		jr_json_null(&j);
+	jr_json_key(&j, "wall_time_ms");
+	jr_json_uint(&j, s->wall_ms);
+	jr_json_key(&j, "namespaces");
+	jr_json_array_begin(&j);
+	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++)
+		jr_json_string(&j, namespaces[i]);
+	jr_json_array_end(&j);
+	jr_json_key(&j, "network");
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "mode");
+	jr_json_string(&j, s->net_mode);
+	jr_json_key(&j, "rules_verified");
+	jr_json_bool(&j, s->rules_verified);
+	jr_json_key(&j, "nft_chains");
+	jr_json_uint(&j, s->nft_chains);
+	jr_json_key(&j, "nft_rules");
+	jr_json_uint(&j, s->nft_rules);
+	jr_json_object_end(&j);
+	jr_json_key(&j, "user");
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "uid");
+	jr_json_uint(&j, s->uid);
+	jr_json_key(&j, "gid");
+	jr_json_uint(&j, s->gid);
+	jr_json_key(&j, "rootless");
+	jr_json_bool(&j, s->rootless);
+	jr_json_object_end(&j);
+	jr_json_key(&j, "error");
+	jr_json_string(&j, s->error);
+	jr_json_object_end(&j);
+
+	text = jr_json_finish(&j);
+	if (!text) {
+		jr_json_release(&j);
+		return -ENOMEM;
+	}
+	*out = malloc(j.len + 2);
+	if (!*out) {
+		jr_json_release(&j);
+		return -ENOMEM;
+	}
+	memcpy(*out, text, j.len);
+	(*out)[j.len] = '\n';
+	(*out)[j.len + 1] = '\0';
+	jr_json_release(&j);
+	return 0;
+}

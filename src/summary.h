@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * summary.h - the --json summary written when jailrun ends.
+ *
+ * The format is a contract with eval rigs (documented in jailrun(1), JSON
+ * SUMMARY): fields are only ever added, never renamed.
+ */
+#ifndef JR_SUMMARY_H
+#define JR_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* How the run ended; the "ended" field. */
+enum jr_end {
+	JR_END_EXITED = 0,   /* command exited by itself */
+	JR_END_SIGNALED,     /* command killed by a signal */
+	JR_END_TIMEOUT,	     /* --timeout expired, sandbox killed */
+	JR_END_SETUP_FAILED, /* jailrun failed before the command ran */
+	JR_END_EXEC_FAILED,  /* command not found / not executable */
+};
+
+struct jr_summary {
+	char *const *command;
+	int command_argc;
+	enum jr_end ended;
+	int exit_status;   /* jailrun's own exit status */
+	int signal;	   /* for JR_END_SIGNALED */
+	uint64_t wall_ms;
+	const char *net_mode;
+	bool rules_verified;
+	size_t nft_chains, nft_rules;
+	uid_t uid;
+	gid_t gid;
+	bool rootless;
+	const char *error; /* one line, for SETUP/EXEC_FAILED, else NULL */
+};
+
+const char *jr_end_name(enum jr_end end);
+
+/*
+ * jr_summary_to_json - render @s as one JSON object followed by a newline.
+ * Return: 0 and *out (malloc'd), or -ENOMEM.
+ */
+int jr_summary_to_json(const struct jr_summary *s, char **out);
+
+#endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * userns.c - id maps and user-namespace diagnostics.
+ *
+ * Theory of operation: the runner (in the caller's user namespace) writes
+ * the maps of the sandbox's new user namespace from outside, as
+ * user_namespaces(7) requires of an unprivileged writer: it must be in the
+ * parent namespace, map only its own ids, and deny setgroups first. Root uses
+ * the same single-id identity map (see ids.h) but keeps setgroups allowed so
+ * the command can shed root's supplementary groups.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "userns.h"
+
+static int write_file(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int jr_userns_write_maps(pid_t pid, const struct jr_ids *ids,
+			 struct jr_err *err)
+{
+	char path[64], map[64];
+	int r;
+
+	if (!ids->privileged) {
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+		r = write_file(path, "deny");
+		if (r < 0 && r != -ENOENT) /* no file: kernel < 3.19 */
+			return jr_userns_explain("cannot deny setgroups in the sandbox user namespace",
+						 -r, err);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->uid,
+		 (unsigned)ids->uid);
+	r = write_file(path, map);
+	if (r < 0)
+		return jr_userns_explain("cannot write the sandbox uid_map", -r, err);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->gid,
+		 (unsigned)ids->gid);
+	r = write_file(path, map);
+	if (r < 0)
+		return jr_userns_explain("cannot write the sandbox gid_map", -r, err);
+	return 0;
+}
+
+int jr_read_sysctl_int(const char *path, long *value)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[32];
+	char *end;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	*value = strtol(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+int jr_userns_explain(const char *what, int code, struct jr_err *err)
+{
+	long v;
+
+	if (jr_read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 &&
+	    v == 0 && geteuid() != 0)
+		return jr_err_set(err, code,
+				  "%s: %s: unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); enable them with: sudo sysctl -w kernel.unprivileged_userns_clone=1",
+				  what, strerror(code));
+	if (jr_read_sysctl_int("/proc/sys/user/max_user_namespaces", &v) == 0 &&
+	    v == 0)
+		return jr_err_set(err, code,
+				  "%s: %s: user namespaces are disabled (user.max_user_namespaces=0); enable them with: sudo sysctl -w user.max_user_namespaces=15000",
+				  what, strerror(code));
+	if (jr_read_sysctl_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+	    v == 1 && geteuid() != 0)
+		return jr_err_set(err, code,
+				  "%s: %s: AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later); install the profile shipped in contrib/apparmor/jailrun (sudo cp contrib/apparmor/jailrun /etc/apparmor.d/ && sudo apparmor_parser -r /etc/apparmor.d/jailrun) or run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+				  what, strerror(code));
+	switch (code) {
+	case ENOSPC:
+		return jr_err_set(err, code,
+				  "%s: %s: the limit on user namespaces is reached (user.max_user_namespaces); raise it with: sudo sysctl -w user.max_user_namespaces=15000",
+				  what, strerror(code));
+	case EINVAL:
+		return jr_err_set(err, code,
+				  "%s: %s: the kernel lacks user namespace support (CONFIG_USER_NS); jailrun needs Linux >= 5.12 built with user namespaces",
+				  what, strerror(code));
+	case EPERM:
+	case EACCES:
+		return jr_err_set(err, code,
+				  "%s: %s: user namespaces are forbidden here; inside a container (Docker's default seccomp profile, for one) run jailrun on the host or allow unshare/clone with CLONE_NEWUSER; a Linux security module may also deny it",
+				  what, strerror(code));
+	default:
+		return jr_err_set(err, code, "%s: %s", what, strerror(code));
+	}
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Exit status contract, JSON summary, --user, bad options.
+# Fails if: a status is not passed through, 125/126/127/124/128+N are
+# mapped wrongly, the summary lies, or a bad option runs anything.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+jr_require_sandbox
+
+for m in $(jr_modes); do
+	expect_status 0 "$m: true exits 0" jr "$m" --net none -- true
+	expect_status 3 "$m: exit 3 passes through" jr "$m" --net none -- sh -c 'exit 3'
+	expect_status 255 "$m: exit 255 passes through" jr "$m" -- sh -c 'exit 255'
+	expect_status 127 "$m: missing command is 127" jr "$m" -- /nonexistent/cmd
+	expect_output_has "$m: 127 message names the command" "/nonexistent/cmd: No such file or directory"
+	expect_status 127 "$m: command not on PATH is 127" jr "$m" -- jailrun-no-such-command
+	printf '#!/bin/sh\necho hi\n' >"$JR_TMP/notexec"
+	chmod 644 "$JR_TMP/notexec"
+	expect_status 126 "$m: non-executable file is 126" jr "$m" -- "$JR_TMP/notexec"
+	expect_output_has "$m: 126 message says permission denied" "Permission denied"
+	expect_status 137 "$m: SIGKILL death is 137" jr "$m" -- sh -c 'kill -KILL $$'
+	expect_status 143 "$m: SIGTERM death is 143" jr "$m" -- sh -c 'kill -TERM $$'
+
+	# --timeout: 124, and the whole sandbox (a background child too) dies.
+	marker="jr-timeout-$m-$$"
+	expect_status 124 "$m: --timeout expiry is 124" \
+		jr "$m" --timeout 0.5 --json "$JR_W/t-$m.json" -- \
+		bash -c "sleep 300 & exec -a $marker sleep 300"
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ended"]=="timeout" and d["exit_status"]==124, d' "$JR_W/t-$m.json"; then
+		ok "$m: summary says timeout"
+	else
+		fail "$m: summary after timeout: $(cat "$JR_W/t-$m.json")"
+	fi
+	if pgrep -f "$marker" >/dev/null; then
+		fail "$m: processes of the timed-out sandbox survive"
+		pkill -KILL -f "$marker" || true
+	else
+		ok "$m: nothing of the timed-out sandbox survives"
+	fi
+
+	# The JSON summary of a normal run.
+	expect_status 3 "$m: run with --json" jr "$m" --json "$JR_W/s-$m.json" -- sh -c 'exit 3'
+	if python3 - "$JR_W/s-$m.json" "$(jr_expected_uid "$m")" "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_status"] == 3, d
+assert d["ended"] == "exited", d
+assert d["command"] == ["sh", "-c", "exit 3"], d
+assert d["network"]["mode"] == "none", d
+assert d["network"]["rules_verified"] is True, d
+assert d["network"]["nft_chains"] == 3, d
+assert sorted(d["namespaces"]) == sorted(["user", "net", "pid", "mnt", "ipc", "uts"]), d
+assert d["user"]["uid"] == int(sys.argv[2]), d
+assert d["user"]["rootless"] == (sys.argv[3] == "rootless"), d
+assert isinstance(d["wall_time_ms"], int) and d["wall_time_ms"] >= 0, d
+assert d["error"] is None, d
+assert d["jailrun_version"], d
+PY
+	then ok "$m: JSON summary fields"; else fail "$m: JSON summary: $(cat "$JR_W/s-$m.json")"; fi
+
+	expect_status 127 "$m: run with --json, missing command" \
+		jr "$m" --json "$JR_W/f-$m.json" -- /nonexistent/cmd
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ended"]=="exec-failed" and d["exit_status"]==127 and "No such file" in d["error"], d' "$JR_W/f-$m.json"; then
+		ok "$m: summary says exec-failed"
+	else
+		fail "$m: summary after exec failure: $(cat "$JR_W/f-$m.json")"
+	fi
+
+	# Identity and UTS namespace.
+	expect_status 0 "$m: id inside" jr "$m" -- sh -c 'echo "uid=$(id -u) host=$(hostname)"'
+	expect_output_has "$m: command runs as expected uid" "uid=$(jr_expected_uid "$m") "
+	expect_output_has "$m: hostname is jailrun" "host=jailrun"
+
+	# Bad input: 125, a clear message, nothing runs.
+	rm -f "$JR_W/ran"
+	expect_status 125 "$m: unknown option is 125" jr "$m" --bogus -- touch "$JR_W/ran"
+	expect_output_has "$m: message names the option" "unknown option '--bogus'"
+	expect_status 125 "$m: bad --timeout is 125" jr "$m" --timeout abc -- touch "$JR_W/ran"
+	expect_status 125 "$m: bad --net is 125" jr "$m" --net everything -- touch "$JR_W/ran"
+	expect_status 125 "$m: no command is 125" jr "$m"
+	expect_status 125 "$m: unwritable --json is 125" jr "$m" --json /nonexistent/dir/x.json -- touch "$JR_W/ran"
+	if [ -e "$JR_W/ran" ]; then fail "$m: a command ran despite bad options"; else ok "$m: nothing ran on bad options"; fi
+done
+
+# --user, when started by root.
+if [ "$(id -u)" -eq 0 ]; then
+	expect_status 0 "root: default user is nobody" jr root -- id -u
+	expect_output_has "root: id -u is nobody's" "$JR_NOBODY_UID"
+	expect_status 0 "root: default user is the sudo caller" \
+		env SUDO_UID=4321 SUDO_GID=4322 "$JR" -- sh -c 'echo "$(id -u):$(id -g):$(id -G)"'
+	expect_output_has "root: sudo caller's ids, no root groups" "4321:4322:4322"
+	expect_status 0 "root: --user root is explicit" jr root --user root -- sh -c 'echo "uid=$(id -u)"'
+	expect_output_has "root: --user root runs as 0" "uid=0"
+	expect_output_has "root: --user root is warned about" "runs as host uid 0"
+	expect_status 0 "root: --user 1234:5678" jr root --user 1234:5678 -- sh -c 'echo "$(id -u):$(id -g)"'
+	expect_output_has "root: --user numeric ids" "1234:5678"
+	expect_status 125 "root: --user unknown name is 125" jr root --user no-such-user-jr -- true
+	expect_output_has "root: message names the user" "no-such-user-jr: no such user"
+	expect_status 125 "rootless: --user root is refused" jr rootless --user root -- true
+	expect_output_has "rootless: message says why" "without root"
+fi
+
+# --help and the man page list the same options.
+expect_status 0 "--help exits 0" "$JR" --help
+for opt in $(grep -o -- '^\\fB--[a-z-]*' "$JR_TOP_SRCDIR/man/jailrun.1" | sed 's/^\\fB//' | sort -u); do
+	expect_output_has "--help mentions $opt (from the man page)" "$opt"
+done
+expect_status 0 "--version exits 0" "$JR" --version
+expect_output_has "--version prints the version" "jailrun "
+
+finish

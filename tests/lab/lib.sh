@@ -1,0 +1,155 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/lab/lib.sh - what a test script sources to run inside a jailrun lab.
+#
+#   . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
+#   lab_setup [--timeout SECONDS] [HINT]   make a fresh lab (skips if impossible)
+#   lab_host CMD...            run CMD in the lab host netns, as root
+#   lab_host_as USER CMD...    same, as USER (setpriv; uid/gid/groups only)
+#   lab_net CMD...             run CMD in the lab internet netns
+#   lab_ca | lab_dnslog | lab_weblog     paths (also $LAB_CA $LAB_DNSLOG $LAB_WEBLOG)
+#   lab_addr HOST [4|6]        a lab address, e.g. lab_addr allowed.test 6
+#   lab_dns_queried NAME       true if the lab DNS server saw a query for NAME
+#   lab_web_served NAME [PATH] true if NAME's web server answered a request
+#                              (for PATH, if given), readiness probes excepted
+#   lab_logs_clear             empty the DNS and web logs
+#   lab_check LABEL CMD...     run CMD; print "ok - LABEL" or "FAIL - LABEL"
+#                              (with CMD's output); lab_finish exits 1 if any failed
+#   lab_on_exit 'SHELL CODE'   extra cleanup, run before the labs go down
+#   skip MSG / fail MSG        exit 77 / exit 1 (skip becomes fail when
+#                              JAILRUN_TEST_MUST_WORK=1); also lab_skip, lab_fail
+#
+# lab_setup installs EXIT/INT/TERM/HUP traps that take every lab of this test
+# down (use lab_on_exit rather than your own EXIT trap), and starts a watchdog
+# in its own session that takes the lab down when the test exits however it
+# exits (even SIGKILL), and after SECONDS (default $LAB_TEST_TIMEOUT or 300)
+# tears the lab down and stops the test: a hard overall timeout.
+
+LAB_TOOL=${LAB_TOOL:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lab}
+_jrlab_labs=()
+_jrlab_cleanups=()
+_jrlab_failed=0
+_jrlab_traps=
+
+_jrlab_me() { basename "$0"; }
+
+lab_skip() {
+	if [[ ${JAILRUN_TEST_MUST_WORK:-0} == 1 ]]; then
+		echo "FAIL: $(_jrlab_me): $* (this would be a skip, but JAILRUN_TEST_MUST_WORK=1)" >&2
+		exit 1
+	fi
+	echo "SKIP: $(_jrlab_me): $*" >&2
+	exit 77
+}
+
+lab_fail() {
+	echo "FAIL: $(_jrlab_me): $*" >&2
+	exit 1
+}
+
+declare -F skip >/dev/null || skip() { lab_skip "$@"; }
+declare -F fail >/dev/null || fail() { lab_fail "$@"; }
+
+# Skip unless this machine can build labs.
+lab_require() {
+	local c
+	[[ $(id -u) -eq 0 ]] || lab_skip "needs root (it builds network namespaces)"
+	ip netns list >/dev/null 2>&1 || lab_skip "'ip netns' is not available"
+	for c in curl openssl python3 timeout setsid setpriv; do
+		command -v "$c" >/dev/null || lab_skip "needs $c"
+	done
+	[[ -x $LAB_TOOL ]] || lab_fail "no lab tool at $LAB_TOOL"
+}
+
+lab_on_exit() { _jrlab_cleanups+=("$1"); }
+
+_jrlab_on_exit() {
+	local rc=$? c n
+	trap - EXIT INT TERM HUP
+	for c in "${_jrlab_cleanups[@]}"; do eval "$c" || true; done
+	for n in "${_jrlab_labs[@]}"; do "$LAB_TOOL" down "$n" || true; done
+	exit "$rc"
+}
+
+_jrlab_on_signal() {
+	echo "$(_jrlab_me): got SIG$1; taking the lab down" >&2
+	exit "$2"
+}
+
+lab_setup() {
+	local timeout=${LAB_TEST_TIMEOUT:-300} hint= name rc=0
+	while (($#)); do
+		case $1 in
+		--timeout) timeout=$2; shift 2 ;;
+		*) hint=$1; shift ;;
+		esac
+	done
+	lab_require
+	hint=${hint:-$(_jrlab_me)}
+	hint=${hint%.sh}
+	hint=$(printf '%s' "$hint" | tr -c 'A-Za-z0-9_.-' '-' | cut -c1-24)
+	name=$hint-$$
+	((${#_jrlab_labs[@]} == 0)) || name=$name-${#_jrlab_labs[@]}
+	_jrlab_labs+=("$name")
+	if [[ -z $_jrlab_traps ]]; then
+		_jrlab_traps=1
+		trap _jrlab_on_exit EXIT
+		trap '_jrlab_on_signal INT 130' INT
+		trap '_jrlab_on_signal TERM 143' TERM
+		trap '_jrlab_on_signal HUP 129' HUP
+	fi
+	# The watchdog: own session (no terminal signals), outlives this shell.
+	setsid "$LAB_TOOL" _watchdog "$name" "$$" "$timeout" </dev/null >/dev/null &
+	"$LAB_TOOL" up "$name" || rc=$?
+	((rc == 0)) || { ((rc == 77)) && lab_skip "lab up says this machine cannot run labs"; }
+	((rc == 0)) || lab_fail "lab up $name failed (exit $rc)"
+	eval "$("$LAB_TOOL" env "$name")"
+	export LAB_NAME LAB_HOST_NS LAB_NET_NS LAB_STATE LAB_CA LAB_DNSLOG LAB_WEBLOG LAB_IPV6 LAB_TOOL
+}
+
+lab_host() { "$LAB_TOOL" exec "$LAB_NAME" host -- "$@"; }
+lab_host_as() { local u=$1; shift; "$LAB_TOOL" exec "$LAB_NAME" host --user "$u" -- "$@"; }
+lab_net() { "$LAB_TOOL" exec "$LAB_NAME" net -- "$@"; }
+lab_ca() { echo "$LAB_CA"; }
+lab_dnslog() { echo "$LAB_DNSLOG"; }
+lab_weblog() { echo "$LAB_WEBLOG"; }
+lab_addr() { "$LAB_TOOL" addr "$LAB_NAME" "$@"; }
+
+# dns.log lines: EPOCH PROTO CLIENT NAME TYPE RCODE (names lower-case, no
+# trailing dot).
+lab_dns_queried() {
+	local n=${1,,}
+	awk -v n="${n%.}" '$4 == n { f = 1 } END { exit !f }' "$LAB_DNSLOG"
+}
+
+# web.log lines: EPOCH SERVED-BY SCHEME CLIENT METHOD PATH STATUS BYTES
+lab_web_served() {
+	awk -v n="$1" -v p="${2:-}" '$2 == n && $6 != "/lab-probe" && (p == "" || $6 == p) { f = 1 }
+		END { exit !f }' "$LAB_WEBLOG"
+}
+
+lab_logs_clear() { : >"$LAB_DNSLOG"; : >"$LAB_WEBLOG"; }
+
+lab_check() {
+	local label=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if ((rc == 0)); then
+		echo "ok   - $label"
+	else
+		echo "FAIL - $label (exit $rc)"
+		[[ -z $out ]] || printf '%s\n' "$out" | head -20 | sed 's/^/       | /'
+		_jrlab_failed=1
+	fi
+	return 0
+}
+
+lab_finish() {
+	if ((_jrlab_failed)); then
+		echo "$(_jrlab_me): some checks FAILED"
+		exit 1
+	fi
+	echo "$(_jrlab_me): all checks passed"
+	exit 0
+}

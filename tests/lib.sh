@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# tests/lib.sh - shared helpers for jailrun's integration tests.
+#
+# Each test sources this, then calls its cases once per mode:
+#   root      jailrun started by root (the command runs as nobody)
+#   rootless  jailrun started by an unprivileged user (nobody, via setpriv)
+# As a non-root user only "rootless" runs (as that user).
+#
+# Exit codes follow automake: 0 pass, 1 fail, 77 skip. With
+# JAILRUN_TEST_MUST_WORK=1 (CI) every skip is a failure.
+set -euo pipefail
+
+: "${JAILRUN:?JAILRUN must point at the jailrun binary}"
+JR_TOP_SRCDIR=${JR_TOP_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+JR_TOP_BUILDDIR=${JR_TOP_BUILDDIR:-$(dirname "$JAILRUN")}
+# Each jailrun run in a test is bounded; nothing may hang the suite.
+JR_RUN_LIMIT=${JR_RUN_LIMIT:-60}
+# The default user when root runs jailrun depends on sudo: pin it.
+unset SUDO_UID SUDO_GID SUDO_USER
+
+JR_FAILURES=0
+JR_PASSES=0
+JR_NOBODY_UID=$(id -u nobody 2>/dev/null || echo 65534)
+JR_NOBODY_GID=$(id -g nobody 2>/dev/null || echo 65534)
+
+skip() {
+	echo "SKIP: $*"
+	if [ "${JAILRUN_TEST_MUST_WORK:-0}" = 1 ]; then
+		echo "FAIL: JAILRUN_TEST_MUST_WORK=1 turns this skip into a failure"
+		exit 1
+	fi
+	exit 77
+}
+
+ok() {
+	JR_PASSES=$((JR_PASSES + 1))
+	echo "ok: $*"
+}
+
+fail() {
+	JR_FAILURES=$((JR_FAILURES + 1))
+	echo "FAIL: $*"
+}
+
+finish() {
+	echo "$JR_PASSES passed, $JR_FAILURES failed"
+	[ "$JR_FAILURES" -eq 0 ]
+}
+
+# A world-readable copy of the binaries: the build tree may sit under a
+# directory (e.g. /root) the unprivileged test user cannot traverse.
+JR_TMP=$(mktemp -d /tmp/jailrun-test.XXXXXX)
+chmod 755 "$JR_TMP"
+jr_cleanup_tmp() {
+	rm -rf "$JR_TMP"
+}
+trap jr_cleanup_tmp EXIT
+# $JR_W: a directory every mode may write to (outputs, summaries).
+JR_W="$JR_TMP/w"
+mkdir -m 1777 "$JR_W"
+install -m 755 "$JAILRUN" "$JR_TMP/jailrun"
+JR="$JR_TMP/jailrun"
+if [ -x "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" ]; then
+	install -m 755 "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" "$JR_TMP/fdcheck"
+fi
+
+jr_modes() {
+	if [ "$(id -u)" -eq 0 ]; then
+		echo root rootless
+	else
+		echo rootless
+	fi
+}
+
+# as_mode MODE CMD... - run CMD as the mode's caller, from $JR_TMP.
+as_mode() {
+	local mode=$1
+	shift
+	if [ "$mode" = rootless ] && [ "$(id -u)" -eq 0 ]; then
+		(cd "$JR_TMP" && HOME=$JR_TMP exec setpriv --reuid="$JR_NOBODY_UID" \
+			--regid="$JR_NOBODY_GID" --clear-groups -- "$@")
+	else
+		(cd "$JR_TMP" && exec "$@")
+	fi
+}
+
+# jr MODE ARGS... - run jailrun in MODE, bounded in time.
+jr() {
+	local mode=$1
+	shift
+	as_mode "$mode" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@"
+}
+
+# The uid the command should have in MODE.
+jr_expected_uid() {
+	if [ "$1" = root ]; then echo "$JR_NOBODY_UID"; else
+		if [ "$(id -u)" -eq 0 ]; then echo "$JR_NOBODY_UID"; else id -u; fi
+	fi
+}
+
+# expect_status WANT DESC CMD... - run CMD, capture output in $OUT.
+expect_status() {
+	local want=$1 desc=$2 st
+	shift 2
+	set +e
+	OUT=$("$@" 2>&1)
+	st=$?
+	set -e
+	if [ "$st" = "$want" ]; then
+		ok "$desc (status $st)"
+	else
+		fail "$desc: status $st, want $want; output: $OUT"
+	fi
+}
+
+# expect_output_has DESC NEEDLE - check $OUT from the last expect_status.
+expect_output_has() {
+	if printf '%s' "$OUT" | grep -qF -- "$2"; then
+		ok "$1"
+	else
+		fail "$1: output lacks '$2'; output: $OUT"
+	fi
+}
+
+# Sandboxes need user namespaces; say so clearly if the host forbids them.
+jr_require_sandbox() {
+	local out
+	if ! out=$(as_mode rootless "$JR" --check 2>&1); then
+		skip "this host cannot run jailrun sandboxes: $out"
+	fi
+}

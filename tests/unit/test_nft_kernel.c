@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_nft_kernel.c - nft.c against the real kernel.
+ *
+ * Run it only in a fresh user and network namespace (`unshare -Urn`, which
+ * tests/integration/nft-kernel.sh does): it creates and deletes nftables
+ * tables and flushes the ruleset. It exits 77 (skipped) before touching
+ * nftables unless it runs in a user namespace other than the initial one,
+ * in a network namespace with nothing but lo and no nftables table, so it
+ * never touches a real host's firewall.
+ *
+ * Each test opens its own sockets: "owner" is jailrun's (adopted with
+ * jr_nft_socket_from_fd(), it installs and owns the table), "other" plays
+ * any other process of the namespace, e.g. one inside the sandbox with
+ * CAP_NET_ADMIN. Closing the owner socket in the teardown makes the kernel
+ * delete the table, so every test starts from an empty ruleset (the setup
+ * checks that, which also tests the owner flag's cleanup once per test).
+ *
+ * Changes to the owned table can only go through the owner socket, so the
+ * tests that check that jr_nft_verify() notices a change make it through
+ * that socket, as a bug in jailrun would.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <linux/capability.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/common.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+
+#include "err.h"
+#include "nft.h"
+#include "ruleset-internal.h"
+#include "ruleset.h"
+
+#define EXIT_SKIP 77
+
+JR_DEFINE_CLEANUP(struct nftnl_expr_iter, nftnl_expr_iter_destroy)
+JR_DEFINE_CLEANUP(struct nftnl_set, nftnl_set_free)
+
+struct ctx {
+	struct jr_ruleset *rs;
+	struct mnl_socket *owner; /* jailrun's, through jr_nft_socket_from_fd() */
+	struct mnl_socket *other; /* anyone else in the namespace */
+};
+
+static int nfnl_fd(void)
+{
+	return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+}
+
+/* A socket as another process would open it, bound by the kernel. */
+static struct mnl_socket *open_other(void)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+
+	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+static struct mnl_socket *open_owner(void)
+{
+	struct jr_err err = { 0 };
+	struct mnl_socket *nl = NULL;
+
+	if (jr_nft_socket_from_fd(nfnl_fd(), &nl, &err) < 0) {
+		print_error("jr_nft_socket_from_fd: %s\n", err.msg);
+		return NULL;
+	}
+	return nl;
+}
+
+#define assert_msg_contains(e, needle)                                         \
+	do {                                                                   \
+		if (!strstr((e)->msg, (needle)))                               \
+			fail_msg("\"%s\" not in error: %s", (needle),          \
+				 (e)->msg);                                    \
+	} while (0)
+
+#define assert_ok(call, e)                                                     \
+	do {                                                                   \
+		int ret_ = (call);                                             \
+		if (ret_ != 0)                                                 \
+			fail_msg("%s = %d: %s", #call, ret_, (e)->msg);        \
+	} while (0)
+
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(*(int *)data)++;
+	return MNL_CB_OK;
+}
+
+/*
+ * Tables the kernel reports, counted by a dump independent of nft.c.
+ * Return: the count, or -errno.
+ */
+static int count_tables(struct mnl_socket *nl)
+{
+	alignas(struct nlmsghdr) char buf[32768];
+	uint32_t seq = 4242;
+	struct nlmsghdr *nlh;
+	int n = 0, ret;
+
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_UNSPEC,
+				    NLM_F_DUMP, seq);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret < 0)
+			return -errno;
+		ret = mnl_cb_run(buf, (size_t)ret, seq,
+				 mnl_socket_get_portid(nl), table_cb, &n);
+		if (ret < 0)
+			return -errno;
+	} while (ret > 0);
+	return n;
+}
+
+/*
+ * One command of a test batch: exactly one of table, chain, rule, set is set.
+ */
+struct cmd {
+	uint16_t type;	/* NFT_MSG_* */
+	uint16_t flags; /* besides NLM_F_REQUEST and NLM_F_ACK */
+	const struct nftnl_table *table;
+	const struct nftnl_chain *chain;
+	struct nftnl_rule *rule;
+	struct nftnl_set *set;
+};
+
+/*
+ * Send @cmds as one batch through @nl and wait for the kernel's answers.
+ * Return: 0, or the first -errno the kernel reported.
+ */
+static int send_batch(struct mnl_socket *nl, const struct cmd *cmds, size_t n)
+{
+	static uint32_t next_seq = 1000;
+	/* Zeroed: libmnl 1.0.4 leaves attribute padding uninitialised. */
+	alignas(struct nlmsghdr) char buf[16384] = { 0 };
+	struct mnl_nlmsg_batch *b = mnl_nlmsg_batch_start(buf, sizeof(buf) / 2);
+	uint32_t seq = next_seq, answered = 0;
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(nl), .events = POLLIN };
+	int first_err = 0;
+	size_t i;
+
+	assert_non_null(b);
+	/* Fresh numbers: answers left from an earlier batch are skipped. */
+	next_seq += (uint32_t)n + 2;
+	nftnl_batch_begin(mnl_nlmsg_batch_current(b), seq);
+	mnl_nlmsg_batch_next(b);
+	for (i = 0; i < n; i++) {
+		struct nlmsghdr *nlh;
+		uint16_t family;
+
+		family = cmds[i].table ? nftnl_table_get_u32(cmds[i].table, NFTNL_TABLE_FAMILY)
+		       : cmds[i].chain ? nftnl_chain_get_u32(cmds[i].chain, NFTNL_CHAIN_FAMILY)
+		       : cmds[i].set   ? nftnl_set_get_u32(cmds[i].set, NFTNL_SET_FAMILY)
+				       : nftnl_rule_get_u32(cmds[i].rule, NFTNL_RULE_FAMILY);
+		nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b), cmds[i].type,
+					    family, cmds[i].flags | NLM_F_ACK,
+					    seq + 1 + (uint32_t)i);
+		if (cmds[i].table)
+			nftnl_table_nlmsg_build_payload(nlh, cmds[i].table);
+		else if (cmds[i].chain)
+			nftnl_chain_nlmsg_build_payload(nlh, cmds[i].chain);
+		else if (cmds[i].set)
+			nftnl_set_nlmsg_build_payload(nlh, cmds[i].set);
+		else
+			nftnl_rule_nlmsg_build_payload(nlh, cmds[i].rule);
+		assert_true(mnl_nlmsg_batch_next(b));
+	}
+	nftnl_batch_end(mnl_nlmsg_batch_current(b), seq + 1 + (uint32_t)n);
+	mnl_nlmsg_batch_next(b);
+	assert_true(mnl_socket_sendto(nl, mnl_nlmsg_batch_head(b),
+				      mnl_nlmsg_batch_size(b)) >= 0);
+	mnl_nlmsg_batch_stop(b);
+
+	while (answered < n) {
+		const struct nlmsghdr *nlh;
+		ssize_t len;
+		int left;
+
+		if (poll(&pfd, 1, 5000) != 1)
+			fail_msg("the kernel answered %u of %zu messages", answered, n);
+		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		assert_true(len > 0);
+		left = (int)len;
+		for (nlh = (const void *)buf; mnl_nlmsg_ok(nlh, left);
+		     nlh = mnl_nlmsg_next(nlh, &left)) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+			if (nlh->nlmsg_type != NLMSG_ERROR ||
+			    nlh->nlmsg_seq - seq > n)
+				continue;
+			if (e->error && !first_err)
+				first_err = e->error;
+			if (nlh->nlmsg_seq == seq) /* the batch as a whole failed */
+				return first_err;
+			answered++;
+		}
+	}
+	return first_err;
+}
+
+static int send_table(struct mnl_socket *nl, uint16_t type, uint16_t flags,
+		      const struct nftnl_table *t)
+{
+	const struct cmd cmd = { .type = type, .flags = flags, .table = t };
+
+	return send_batch(nl, &cmd, 1);
+}
+
+static int send_chain(struct mnl_socket *nl, uint16_t type, uint16_t flags,
+		      const struct nftnl_chain *ch)
+{
+	const struct cmd cmd = { .type = type, .flags = flags, .chain = ch };
+
+	return send_batch(nl, &cmd, 1);
+}
+
+static int send_rule(struct mnl_socket *nl, uint16_t type, uint16_t flags,
+		     struct nftnl_rule *r)
+{
+	const struct cmd cmd = { .type = type, .flags = flags, .rule = r };
+
+	return send_batch(nl, &cmd, 1);
+}
+
+static struct nftnl_table *mk_table(uint32_t family, const char *name)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+
+	assert_non_null(t);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, family);
+	assert_int_equal(nftnl_table_set_str(t, NFTNL_TABLE_NAME, name), 0);
+	return t;
+}
+
+/* A chain of table inet jailrun; a regular chain unless a policy is set later. */
+static struct nftnl_chain *mk_chain(const char *name)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+
+	assert_non_null(c);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	assert_int_equal(nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, "jailrun"), 0);
+	assert_int_equal(nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name), 0);
+	return c;
+}
+
+/* A rule of chain @chain of table inet jailrun, without expressions. */
+static struct nftnl_rule *mk_rule(const char *chain)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+
+	assert_non_null(r);
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	assert_int_equal(nftnl_rule_set_str(r, NFTNL_RULE_TABLE, "jailrun"), 0);
+	assert_int_equal(nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain), 0);
+	return r;
+}
+
+static void rule_add_oif_lo(struct nftnl_rule *r)
+{
+	struct nftnl_expr *meta = nftnl_expr_alloc("meta");
+	struct nftnl_expr *cmp = nftnl_expr_alloc("cmp");
+	const uint32_t lo = 1;
+
+	assert_non_null(meta);
+	assert_non_null(cmp);
+	nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, NFT_META_OIF);
+	nftnl_expr_set_u32(meta, NFTNL_EXPR_META_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, meta);
+	nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	assert_int_equal(nftnl_expr_set(cmp, NFTNL_EXPR_CMP_DATA, &lo, sizeof(lo)), 0);
+	nftnl_rule_add_expr(r, cmp);
+}
+
+static void rule_add_verdict(struct nftnl_rule *r, uint32_t verdict)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+
+	assert_non_null(e);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
+	nftnl_rule_add_expr(r, e);
+}
+
+static int setup(void **state)
+{
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE };
+	struct jr_err err = { 0 };
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	*state = c;
+	if (jr_ruleset_build(&params, &c->rs, &err) < 0) {
+		print_error("jr_ruleset_build: %s\n", err.msg);
+		return -1;
+	}
+	c->owner = open_owner();
+	c->other = open_other();
+	if (!c->owner || !c->other)
+		return -1;
+	/* The previous test's table must be gone with its owner socket. */
+	if (count_tables(c->other) != 0) {
+		print_error("tables left over from an earlier test\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* "nft flush ruleset" through @nl: every table @nl may delete. */
+static int flush_ruleset(struct mnl_socket *nl)
+{
+	_cleanup_(nftnl_table_freep) struct nftnl_table *all = nftnl_table_alloc();
+
+	if (!all)
+		return -ENOMEM;
+	nftnl_table_set_u32(all, NFTNL_TABLE_FAMILY, NFPROTO_UNSPEC);
+	return send_table(nl, NFT_MSG_DELTABLE, 0, all);
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	/* Closing the owner deletes its table; flushing removes the rest. */
+	if (c->owner)
+		mnl_socket_close(c->owner);
+	if (c->other) {
+		flush_ruleset(c->other);
+		mnl_socket_close(c->other);
+	}
+	jr_ruleset_free(c->rs);
+	free(c);
+	return 0;
+}
+
+/* Install through the owner socket; it must verify. */
+static void install_ok(struct ctx *c)
+{
+	struct jr_err err = { 0 };
+
+	assert_ok(jr_nft_install(c->owner, c->rs, &err), &err);
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+/* jr_nft_verify() must fail with -EPROTO naming @needle. */
+static void verify_fails(struct ctx *c, const char *needle)
+{
+	struct jr_err err = { 0 };
+
+	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
+	assert_int_equal(err.code, EPROTO);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, needle);
+}
+
+static void test_install_verify(void **state)
+{
+	struct ctx *c = *state;
+
+	struct jr_err err = { 0 };
+
+	install_ok(c);
+	assert_int_equal(count_tables(c->other), 1);
+	/* Verifying changes nothing: it passes again. */
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+static void test_socket_from_bad_fd(void **state)
+{
+	struct jr_err err = { 0 };
+	struct mnl_socket *nl = NULL;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(jr_nft_socket_from_fd(fd, &nl, &err), -EPROTOTYPE);
+	assert_null(nl);
+	assert_msg_contains(&err, "not a NETLINK_NETFILTER socket");
+	/* Ownership was taken even on failure: the fd is closed. */
+	assert_int_equal(close(fd), -1);
+	assert_int_equal(errno, EBADF);
+
+	assert_int_equal(jr_nft_socket_from_fd(-1, &nl, &err), -EBADF);
+	assert_null(nl);
+}
+
+/* Whoever holds the owner socket can rewrite the table: no exec may inherit it. */
+static void test_socket_made_cloexec(void **state)
+{
+	struct jr_err err = { 0 };
+	struct mnl_socket *nl = NULL;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	assert_ok(jr_nft_socket_from_fd(fd, &nl, &err), &err);
+	assert_int_equal(mnl_socket_get_fd(nl), fd);
+	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_true(mnl_socket_get_portid(nl) != 0);
+	mnl_socket_close(nl);
+}
+
+/* A socket someone already bound is refused (and closed). */
+static void test_socket_already_bound(void **state)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
+	struct jr_err err = { 0 };
+	struct mnl_socket *nl = NULL;
+	int fd = nfnl_fd();
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(jr_nft_socket_from_fd(fd, &nl, &err), -EINVAL);
+	assert_null(nl);
+	assert_msg_contains(&err, "handed over unbound");
+	assert_int_equal(close(fd), -1);
+}
+
+static void test_install_twice_same_socket(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+
+	install_ok(c);
+	assert_int_equal(jr_nft_install(c->owner, c->rs, &err), -EEXIST);
+	assert_int_equal(err.code, EEXIST);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "rejected the table inet jailrun");
+	assert_msg_contains(&err, "nothing was installed");
+	/* The batch failed as a whole: the first ruleset is intact. */
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+static void test_install_from_other_socket(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	struct mnl_socket *second = open_owner();
+
+	assert_non_null(second);
+	install_ok(c);
+	assert_int_equal(jr_nft_install(second, c->rs, &err), -EPERM);
+	assert_msg_contains(&err, "rejected the table inet jailrun");
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "belongs to another netlink socket");
+	/*
+	 * An identical table owned by someone else must not pass: this is
+	 * what a sandbox that created "our" table first would look like.
+	 */
+	assert_int_equal(jr_nft_verify(second, c->rs, &err), -EPROTO);
+	assert_msg_contains(&err, "is owned by netlink port");
+	mnl_socket_close(second);
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+/*
+ * nfnetlink checks CAP_NET_ADMIN of the sender for the whole batch and
+ * answers BEGIN: the error must name the batch, not the table. Capabilities
+ * are per thread, so a child drops its own and reports through a pipe.
+ */
+static void test_install_without_cap_net_admin(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	int pfd[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct __user_cap_header_struct h = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+		int ret;
+
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(2);
+		d[CAP_TO_INDEX(CAP_NET_ADMIN)].effective &= ~CAP_TO_MASK(CAP_NET_ADMIN);
+		if (syscall(SYS_capset, &h, d) < 0)
+			_exit(3);
+		ret = jr_nft_install(c->owner, c->rs, &err);
+		if (write(pfd[1], &err, sizeof(err)) != (ssize_t)sizeof(err))
+			_exit(4);
+		_exit(ret == -EPERM ? 0 : 1);
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &err, sizeof(err)), sizeof(err));
+	close(pfd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	print_message("%s\n", err.msg);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_msg_contains(&err, "rejected the batch as a whole");
+	assert_msg_contains(&err, "needs CAP_NET_ADMIN");
+	assert_int_equal(count_tables(c->other), 0);
+}
+
+/* An error in the 3rd message maps to that chain, not to the table. */
+static void test_install_error_names_chain(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+
+	assert_int_equal(nftnl_chain_set_str(c->rs->chains[1], NFTNL_CHAIN_TYPE,
+					     "no-such-type"), 0);
+	assert_true(jr_nft_install(c->owner, c->rs, &err) < 0);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "rejected the 'output' chain (in its type)");
+	assert_int_equal(count_tables(c->other), 0);
+}
+
+/* An error in an expression maps to the rule and the expression. */
+static void test_install_error_names_rule(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_expr_iter_destroyp) struct nftnl_expr_iter *it = NULL;
+	struct jr_err err = { 0 };
+	struct nftnl_expr *meta;
+
+	it = nftnl_expr_iter_create(c->rs->rules[1]);
+	assert_non_null(it);
+	meta = nftnl_expr_iter_next(it);
+	assert_non_null(meta);
+	nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, 0xffff); /* no such key */
+	assert_true(jr_nft_install(c->owner, c->rs, &err) < 0);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "rejected rule 1 of the 'output' chain");
+	assert_msg_contains(&err, "(in expression 1 (meta))");
+	assert_int_equal(count_tables(c->other), 0);
+}
+
+static void test_other_socket_cannot_touch_table(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *input = NULL;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	struct jr_err err = { 0 };
+
+	install_ok(c);
+	t = mk_table(NFPROTO_INET, "jailrun");
+	ch = mk_chain("extra");
+	input = mk_chain("input");
+	nftnl_chain_set_u32(input, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	r = mk_rule("output");
+	rule_add_verdict(r, NF_ACCEPT);
+
+	/* Even with CAP_NET_ADMIN in the namespace: EPERM for everything. */
+	assert_int_equal(send_table(c->other, NFT_MSG_DELTABLE, 0, t),
+			 -EPERM);
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t),
+			 -EPERM);
+	assert_int_equal(send_chain(c->other, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch),
+			 -EPERM);
+	assert_int_equal(send_chain(c->other, NFT_MSG_NEWCHAIN, 0, input),
+			 -EPERM);
+	assert_int_equal(send_rule(c->other, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, r),
+			 -EPERM);
+
+	/* "nft flush ruleset" (DELTABLE without a name) skips owned tables. */
+	assert_int_equal(flush_ruleset(c->other), 0);
+
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+static void test_table_gone_with_owner(void **state)
+{
+	struct ctx *c = *state;
+
+	install_ok(c);
+	assert_int_equal(count_tables(c->other), 1);
+	mnl_socket_close(c->owner);
+	c->owner = NULL;
+	/* The kernel releases the table when the socket is released. */
+	assert_int_equal(count_tables(c->other), 0);
+}
+
+static void test_verify_extra_table(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
+
+	install_ok(c);
+	t = mk_table(NFPROTO_IPV4, "other");
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t),
+			 0);
+	verify_fails(c, "there is a table ip other besides table inet jailrun");
+}
+
+static void test_verify_missing_table(void **state)
+{
+	struct ctx *c = *state;
+	struct mnl_socket *second = open_owner();
+	struct jr_err err = { 0 };
+
+	assert_non_null(second);
+	/* Installed through another socket and gone with it. */
+	assert_ok(jr_nft_install(second, c->rs, &err), &err);
+	mnl_socket_close(second);
+	verify_fails(c, "table inet jailrun is missing");
+}
+
+static void test_verify_extra_chain(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+
+	install_ok(c);
+	ch = mk_chain("extra");
+	assert_int_equal(send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch),
+			 0);
+	verify_fails(c, "there is a chain 'extra' that jailrun did not create");
+}
+
+static void test_verify_missing_chain(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+
+	install_ok(c);
+	ch = mk_chain("forward");
+	assert_int_equal(send_chain(c->owner, NFT_MSG_DELCHAIN, 0, ch),
+			 0);
+	verify_fails(c, "the 'forward' chain is missing");
+}
+
+/* Sets, maps, flowtables and objects show only in the table's use count. */
+static void test_verify_extra_set(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_set_freep) struct nftnl_set *set = nftnl_set_alloc();
+	const struct cmd cmd = { .type = NFT_MSG_NEWSET, .flags = NLM_F_CREATE, .set = set };
+
+	install_ok(c);
+	assert_non_null(set);
+	nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+	assert_int_equal(nftnl_set_set_str(set, NFTNL_SET_TABLE, "jailrun"), 0);
+	assert_int_equal(nftnl_set_set_str(set, NFTNL_SET_NAME, "extra"), 0);
+	nftnl_set_set_u32(set, NFTNL_SET_ID, 1);
+	nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE, 7); /* ipv4_addr */
+	nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN, 4);
+	assert_int_equal(send_batch(c->owner, &cmd, 1), 0);
+	verify_fails(c, "has a use count of 4 instead of 3");
+}
+
+/*
+ * A table whose flags differ from the intended ones (say dormant: every rule
+ * still there, but nothing filtered) must not pass. The kernel does not let
+ * anyone change the flags of an owned table (Linux 6.18 refuses even the
+ * owner with EOPNOTSUPP), so what verification expects is changed instead.
+ */
+static void test_verify_table_flags(void **state)
+{
+	struct ctx *c = *state;
+
+	install_ok(c);
+	nftnl_table_set_u32(c->rs->table, NFTNL_TABLE_FLAGS,
+			    NFT_TABLE_F_OWNER | NFT_TABLE_F_DORMANT);
+	verify_fails(c, "table inet jailrun has flags 0x2 instead of 0x3");
+}
+
+static void test_verify_changed_policy(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+
+	install_ok(c);
+	ch = mk_chain("input");
+	nftnl_chain_set_u32(ch, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	assert_int_equal(send_chain(c->owner, NFT_MSG_NEWCHAIN, 0, ch),
+			 0);
+	verify_fails(c, "the 'input' chain has policy accept instead of drop");
+}
+
+static void test_verify_extra_rule(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+	install_ok(c);
+	r = mk_rule("output");
+	rule_add_verdict(r, NF_ACCEPT);
+	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, r),
+			 0);
+	verify_fails(c, "the 'output' chain has an extra rule 2: inet jailrun output "
+			"[ immediate reg 0 accept ]");
+}
+
+/* An accept-all rule in front of ours: same rules, different order. */
+static void test_verify_rule_inserted_first(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+	install_ok(c);
+	r = mk_rule("input");
+	rule_add_verdict(r, NF_ACCEPT);
+	/* No NLM_F_APPEND: insert at the head. */
+	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE, NLM_F_CREATE, r),
+			 0);
+	verify_fails(c, "rule 1 of the 'input' chain is \"inet jailrun input "
+			"[ immediate reg 0 accept ]\" instead of");
+}
+
+static void test_verify_missing_rule(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *flush = NULL;
+
+	install_ok(c);
+	flush = mk_rule("input"); /* DELRULE without a handle: the whole chain */
+	assert_int_equal(send_rule(c->owner, NFT_MSG_DELRULE, 0, flush),
+			 0);
+	verify_fails(c, "rule 1 of the 'input' chain is missing: inet jailrun input "
+			"[ meta load iif => reg 1 ]");
+}
+
+static void test_verify_changed_verdict(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *flush = NULL;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *drop = NULL;
+	struct cmd cmds[2];
+
+	install_ok(c);
+	flush = mk_rule("output");
+	drop = mk_rule("output");
+	rule_add_oif_lo(drop);
+	rule_add_verdict(drop, NF_DROP);
+	cmds[0] = (struct cmd){ .type = NFT_MSG_DELRULE, .rule = flush };
+	cmds[1] = (struct cmd){ .type = NFT_MSG_NEWRULE,
+				.flags = NLM_F_CREATE | NLM_F_APPEND,
+				.rule = drop };
+	assert_int_equal(send_batch(c->owner, cmds, ARRAY_SIZE(cmds)), 0);
+	verify_fails(c, "[ immediate reg 0 drop ]\" instead of");
+}
+
+/*
+ * Whether this process runs in the initial user namespace, whose uid_map is
+ * the identity over the whole range. unshare -Ur maps one id only.
+ */
+static bool in_initial_userns(void)
+{
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long inside, outside, count;
+	bool initial;
+
+	if (!f)
+		return true; /* cannot tell: assume the worst */
+	initial = fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 &&
+		  inside == 0 && outside == 0 && count == 4294967295UL;
+	fclose(f);
+	return initial;
+}
+
+/*
+ * Exit 77 unless this is a fresh user and network namespace: not the
+ * initial user namespace, only lo, no nftables table, and nf_tables usable.
+ * The tests flush the ruleset; they must never run on a real host.
+ */
+static void require_fresh_netns(void)
+{
+	struct if_nameindex *ifs;
+	struct mnl_socket *nl;
+	bool only_lo;
+	int n;
+
+	if (in_initial_userns()) {
+		fprintf(stderr, "SKIP: not in a new user namespace; run me under unshare -Urn "
+				"(tests/integration/nft-kernel.sh)\n");
+		exit(EXIT_SKIP);
+	}
+	ifs = if_nameindex();
+	if (!ifs) {
+		fprintf(stderr, "SKIP: cannot list network interfaces: %s\n",
+			strerror(errno));
+		exit(EXIT_SKIP);
+	}
+	only_lo = ifs[0].if_name && !strcmp(ifs[0].if_name, "lo") &&
+		  !ifs[1].if_name;
+	if_freenameindex(ifs);
+	if (!only_lo) {
+		fprintf(stderr, "SKIP: this network namespace has interfaces besides lo; "
+				"run me under unshare -Urn (tests/integration/nft-kernel.sh)\n");
+		exit(EXIT_SKIP);
+	}
+	nl = open_other();
+	if (!nl) {
+		fprintf(stderr, "SKIP: no NETLINK_NETFILTER socket: %s\n", strerror(errno));
+		exit(EXIT_SKIP);
+	}
+	n = count_tables(nl);
+	mnl_socket_close(nl);
+	if (n != 0) {
+		fprintf(stderr, "SKIP: %s\n",
+			n < 0 ? "cannot list nftables tables (no nf_tables, or no CAP_NET_ADMIN)"
+			      : "this network namespace already has nftables tables");
+		exit(EXIT_SKIP);
+	}
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_install_verify),
+		T(test_socket_from_bad_fd),
+		T(test_socket_made_cloexec),
+		T(test_socket_already_bound),
+		T(test_install_twice_same_socket),
+		T(test_install_from_other_socket),
+		T(test_install_without_cap_net_admin),
+		T(test_install_error_names_chain),
+		T(test_install_error_names_rule),
+		T(test_other_socket_cannot_touch_table),
+		T(test_table_gone_with_owner),
+		T(test_verify_extra_table),
+		T(test_verify_missing_table),
+		T(test_verify_extra_chain),
+		T(test_verify_missing_chain),
+		T(test_verify_extra_set),
+		T(test_verify_table_flags),
+		T(test_verify_changed_policy),
+		T(test_verify_extra_rule),
+		T(test_verify_rule_inserted_first),
+		T(test_verify_missing_rule),
+		T(test_verify_changed_verdict),
+	};
+#undef T
+
+	require_fresh_netns();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

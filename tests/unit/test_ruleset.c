@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_ruleset.c - the pure ruleset builder: what jailrun asks the kernel
+ * to install for each network mode, object by object and expression by
+ * expression. Every assertion pins one property the sandbox's isolation
+ * depends on (a policy, a hook, the owner flag, the loopback match), so a
+ * builder change that loosens the ruleset fails here before any kernel is
+ * involved.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/table.h>
+
+#include "err.h"
+#include "ruleset-internal.h"
+#include "ruleset.h"
+
+JR_DEFINE_CLEANUP(struct nftnl_expr_iter, nftnl_expr_iter_destroy)
+
+static int build_none(void **state)
+{
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE };
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+
+	if (jr_ruleset_build(&params, &rs, &err) < 0) {
+		print_error("jr_ruleset_build: %s\n", err.msg);
+		return -1;
+	}
+	*state = rs;
+	return 0;
+}
+
+static int free_ruleset(void **state)
+{
+	jr_ruleset_free(*state);
+	return 0;
+}
+
+static void test_counts(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+
+	assert_int_equal(jr_ruleset_chain_count(rs), 3);
+	assert_int_equal(jr_ruleset_rule_count(rs), 2);
+	/* The counts are those of the arrays nft.c installs. */
+	assert_int_equal(rs->n_chains, 3);
+	assert_int_equal(rs->n_rules, 2);
+}
+
+static void test_table(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+	const struct nftnl_table *t = rs->table;
+
+	assert_non_null(t);
+	assert_string_equal(nftnl_table_get_str(t, NFTNL_TABLE_NAME), "jailrun");
+	assert_string_equal(JR_NFT_TABLE, "jailrun");
+	assert_int_equal(nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY), NFPROTO_INET);
+	/*
+	 * Exactly the owner flag: without it anything with CAP_NET_ADMIN in
+	 * the namespace could rewrite the rules; with DORMANT the table would
+	 * filter nothing.
+	 */
+	assert_true(nftnl_table_is_set(t, NFTNL_TABLE_FLAGS));
+	assert_int_equal(nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS),
+			 NFT_TABLE_F_OWNER);
+	/* The kernel assigns the owner; a userspace value would be ignored. */
+	assert_false(nftnl_table_is_set(t, NFTNL_TABLE_OWNER));
+	assert_false(nftnl_table_is_set(t, NFTNL_TABLE_HANDLE));
+}
+
+static void assert_base_chain(const struct nftnl_chain *c, const char *name,
+			      uint32_t hook)
+{
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME), name);
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE), "jailrun");
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_FAMILY), NFPROTO_INET);
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE), "filter");
+	assert_true(nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM));
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM), hook);
+	assert_true(nftnl_chain_is_set(c, NFTNL_CHAIN_PRIO));
+	assert_int_equal(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), 0);
+	/* Fail closed: whatever no rule accepts is dropped. */
+	assert_true(nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY));
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY), NF_DROP);
+	/* A device would make it a netdev-style chain on one interface only. */
+	assert_false(nftnl_chain_is_set(c, NFTNL_CHAIN_DEV));
+	assert_false(nftnl_chain_is_set(c, NFTNL_CHAIN_DEVICES));
+}
+
+static void test_chains(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+
+	/* Order matters: nft.c creates them, and nft prints them, in it. */
+	assert_base_chain(rs->chains[0], "input", NF_INET_LOCAL_IN);
+	assert_base_chain(rs->chains[1], "output", NF_INET_LOCAL_OUT);
+	assert_base_chain(rs->chains[2], "forward", NF_INET_FORWARD);
+}
+
+/*
+ * The next expression of @it, which must be called @name.
+ */
+static struct nftnl_expr *next_expr(struct nftnl_expr_iter *it,
+				    const char *name)
+{
+	struct nftnl_expr *e = nftnl_expr_iter_next(it);
+
+	assert_non_null(e);
+	assert_string_equal(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), name);
+	return e;
+}
+
+/*
+ * @r must be "meta @key == 1 (lo) accept" in chain @chain, expression by
+ * expression, and nothing more.
+ */
+static void assert_lo_accept(const struct nftnl_rule *r, const char *chain,
+			     uint32_t key)
+{
+	_cleanup_(nftnl_expr_iter_destroyp) struct nftnl_expr_iter *it = NULL;
+	const struct nftnl_expr *e;
+	const uint32_t *data;
+	uint32_t len = 0;
+
+	assert_int_equal(nftnl_rule_get_u32(r, NFTNL_RULE_FAMILY), NFPROTO_INET);
+	assert_string_equal(nftnl_rule_get_str(r, NFTNL_RULE_TABLE), "jailrun");
+	assert_string_equal(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN), chain);
+	/* Position and handle would make the kernel insert, not append. */
+	assert_false(nftnl_rule_is_set(r, NFTNL_RULE_POSITION));
+	assert_false(nftnl_rule_is_set(r, NFTNL_RULE_HANDLE));
+
+	it = nftnl_expr_iter_create(r);
+	assert_non_null(it);
+
+	e = next_expr(it, "meta");
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY), key);
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG), NFT_REG_1);
+	assert_false(nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG)); /* a load, not a set */
+
+	e = next_expr(it, "cmp");
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_SREG), NFT_REG_1);
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_OP), NFT_CMP_EQ);
+	data = nftnl_expr_get(e, NFTNL_EXPR_CMP_DATA, &len);
+	assert_non_null(data);
+	assert_int_equal(len, sizeof(uint32_t)); /* meta iif/oif is a u32 */
+	assert_int_equal(*data, 1);		 /* lo's index */
+
+	e = next_expr(it, "immediate");
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG), NFT_REG_VERDICT);
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT), NF_ACCEPT);
+	assert_false(nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN));
+
+	assert_null(nftnl_expr_iter_next(it));
+}
+
+static void test_rule_expressions(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+
+	assert_lo_accept(rs->rules[0], "input", NFT_META_IIF);
+	assert_lo_accept(rs->rules[1], "output", NFT_META_OIF);
+}
+
+static void test_forward_has_no_rules(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+	size_t i;
+
+	for (i = 0; i < rs->n_rules; i++)
+		assert_string_not_equal(nftnl_rule_get_str(rs->rules[i],
+							   NFTNL_RULE_CHAIN),
+					"forward");
+}
+
+/*
+ * The text form nft.c compares with the kernel's read-back, and what
+ * `nft --debug=netlink list table inet jailrun` shows for the same rules.
+ */
+static void test_rule_text(void **state)
+{
+	const struct jr_ruleset *rs = *state;
+	char buf[512];
+
+	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[0], NFTNL_OUTPUT_DEFAULT, 0);
+	assert_string_equal(buf, "inet jailrun input\n"
+				 "  [ meta load iif => reg 1 ]\n"
+				 "  [ cmp eq reg 1 0x00000001 ]\n"
+				 "  [ immediate reg 0 accept ]\n");
+	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[1], NFTNL_OUTPUT_DEFAULT, 0);
+	assert_string_equal(buf, "inet jailrun output\n"
+				 "  [ meta load oif => reg 1 ]\n"
+				 "  [ cmp eq reg 1 0x00000001 ]\n"
+				 "  [ immediate reg 0 accept ]\n");
+}
+
+static void test_unknown_mode(void **state)
+{
+	const struct jr_ruleset_params params = { .mode = (enum jr_net_mode)42 };
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), -EINVAL);
+	assert_null(rs);
+	assert_int_equal(err.code, EINVAL);
+	assert_non_null(strstr(err.msg, "network mode 42"));
+	/* A NULL error struct is allowed: only the return value counts. */
+	assert_int_equal(jr_ruleset_build(&params, &rs, NULL), -EINVAL);
+	assert_null(rs);
+}
+
+static void test_free_null(void **state)
+{
+	jr_ruleset_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_counts, build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_table, build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_chains, build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_rule_expressions, build_none,
+						free_ruleset),
+		cmocka_unit_test_setup_teardown(test_forward_has_no_rules, build_none,
+						free_ruleset),
+		cmocka_unit_test_setup_teardown(test_rule_text, build_none, free_ruleset),
+		cmocka_unit_test(test_unknown_mode),
+		cmocka_unit_test(test_free_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for summary.c: the --json contract, field by field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "summary.h"
+
+static void test_exited(void **state)
+{
+	char *const cmd[] = { "sh", "-c", "exit \"3\"", NULL };
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 3,
+		.ended = JR_END_EXITED,
+		.exit_status = 3,
+		.wall_ms = 42,
+		.net_mode = "none",
+		.rules_verified = true,
+		.nft_chains = 3,
+		.nft_rules = 2,
+		.uid = 65534,
+		.gid = 65534,
+		.rootless = false,
+	};
+	char *out = NULL;
+
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_string_equal(out,
+		"{\"jailrun_version\":\"" PACKAGE_VERSION "\","
+		"\"command\":[\"sh\",\"-c\",\"exit \\\"3\\\"\"],"
+		"\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
+		"\"wall_time_ms\":42,"
+		"\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
+		"\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2},"
+		"\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
+		"\"error\":null}\n");
+	free(out);
+}
+
+static void test_signaled_and_failed(void **state)
+{
+	char *const cmd[] = { "x", NULL };
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.ended = JR_END_SIGNALED,
+		.exit_status = 137,
+		.signal = 9,
+		.net_mode = "none",
+	};
+	char *out = NULL;
+
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"ended\":\"signaled\",\"signal\":9"));
+	free(out);
+
+	s.ended = JR_END_SETUP_FAILED;
+	s.exit_status = 125;
+	s.error = "cannot write the sandbox uid_map: Operation not permitted";
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"ended\":\"setup-failed\",\"signal\":null"));
+	assert_non_null(strstr(out, "\"rules_verified\":false"));
+	assert_non_null(strstr(out, "\"error\":\"cannot write the sandbox uid_map"));
+	free(out);
+}
+
+static void test_end_names(void **state)
+{
+	assert_string_equal(jr_end_name(JR_END_EXITED), "exited");
+	assert_string_equal(jr_end_name(JR_END_SIGNALED), "signaled");
+	assert_string_equal(jr_end_name(JR_END_TIMEOUT), "timeout");
+	assert_string_equal(jr_end_name(JR_END_SETUP_FAILED), "setup-failed");
+	assert_string_equal(jr_end_name(JR_END_EXEC_FAILED), "exec-failed");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exited),
+		cmocka_unit_test(test_signaled_and_failed),
+		cmocka_unit_test(test_end_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
