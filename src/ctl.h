@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JR_CTL_MAX_FDS 4
+#define JR_CTL_MAX_FDS 8
 
 enum jr_ctl_type {
 	JR_CTL_MAPS_DONE = 1,

@@ -21,6 +21,7 @@
  * line; only the runner decides what to print and which status to exit with.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -42,8 +43,13 @@
 #include "link.h"
 #include "mounts.h"
 #include "privs.h"
+#include "relaynet.h"
+#include "selfcheck.h"
+#include "userns.h"
 
 #define JR_HOSTNAME "jailrun"
+/* The relay is one veth hop away and local: generous for a loaded CI host. */
+#define JR_SELFCHECK_TIMEOUT_MS 5000
 
 const int jr_forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
 				     SIGUSR1, SIGUSR2, SIGWINCH };
@@ -74,24 +80,105 @@ static void setup_fail(int ctl, const struct jr_err *e)
 	_exit(1);
 }
 
-static int setup_namespaces(int *nf_sock, struct jr_err *err)
+/*
+ * The worker's side of the allowlist topology: the relay netns with its
+ * listeners, eth0 with G+1 and the default route via G, and resolv.conf
+ * pointing at the relay's DNS. Fills @fds[0..2] with the listeners.
+ */
+static int setup_allowlist(const struct jr_init_args *a, int *fds,
+			   struct jr_err *err)
+{
+	_cleanup_close_ int worker_ns = -1;
+	struct jr_relay_listeners l;
+	char resolv[128], gw[INET_ADDRSTRLEN];
+	int r;
+
+	worker_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (worker_ns < 0)
+		return jr_err_set(err, errno, "cannot open the worker netns: %s",
+				  strerror(errno));
+	r = jr_relaynet_create(worker_ns, &a->gateway, &l, err);
+	if (r < 0)
+		return r;
+	fds[0] = l.proxy;
+	fds[1] = l.dns_udp;
+	fds[2] = l.dns_tcp;
+	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
+			      a->gateway.prefix, err);
+	if (r < 0)
+		return r;
+	r = jr_link_default_route(a->gateway.relay, err);
+	if (r < 0)
+		return r;
+	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
+	/* Short timeouts: the relay is one hop away and answers or refuses
+	 * at once; a lost datagram should not stall a lookup for 5 s. */
+	snprintf(resolv, sizeof(resolv),
+		 "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:2 attempts:2\n",
+		 gw);
+	return jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
+				   a->ids->gid, err);
+}
+
+/*
+ * Everything init does with its capabilities before the runner installs
+ * the rules. Fills @fds: [0] the NETLINK_NETFILTER socket, then, in the
+ * allowlist mode, the relay's three listeners; *@nfds says how many.
+ */
+static int setup_namespaces(const struct jr_init_args *a, int *fds,
+			    size_t *nfds, struct jr_err *err)
 {
 	int r;
 
+	/* The first use of the namespace's capabilities: where a security
+	 * module (Ubuntu's AppArmor userns restriction) lets the namespace be
+	 * created but strips its capabilities, this is where it shows. */
 	if (sethostname(JR_HOSTNAME, strlen(JR_HOSTNAME)) < 0)
-		return jr_err_set(err, errno, "cannot set the sandbox hostname: %s",
-				  strerror(errno));
+		return jr_userns_explain("cannot use the sandbox's user namespace (sethostname)",
+					 errno, err);
 	r = jr_mounts_setup(err);
 	if (r < 0)
 		return r;
 	r = jr_link_lo_up(err);
 	if (r < 0)
 		return r;
-	*nf_sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-	if (*nf_sock < 0)
+	if (a->net == JR_NET_ALLOWLIST) {
+		r = setup_allowlist(a, fds + 1, err);
+		if (r < 0)
+			return r;
+		*nfds = 4;
+	} else {
+		*nfds = 1;
+	}
+	r = jr_mounts_proc_sys_readonly(err);
+	if (r < 0)
+		return r;
+	fds[0] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fds[0] < 0)
 		return jr_err_set(err, errno,
 				  "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
 				  strerror(errno));
+	return 0;
+}
+
+/* The proxy variables tools look for (curl, wget, pip, git, Python, Go, Node
+ * libraries...), lowercase and uppercase as both are read. */
+static int set_proxy_env(struct in_addr gw, struct jr_err *err)
+{
+	static const char *const proxy_vars[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+		"http_proxy", "https_proxy", "all_proxy",
+	};
+	static const char no_proxy[] = "localhost,127.0.0.1,::1";
+	char addr[INET_ADDRSTRLEN], url[64];
+
+	inet_ntop(AF_INET, &gw, addr, sizeof(addr));
+	snprintf(url, sizeof(url), "http://%s:%d", addr, JR_PROXY_PORT);
+	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++)
+		if (setenv(proxy_vars[i], url, 1) < 0)
+			return jr_err_set(err, errno, "setenv: %s", strerror(errno));
+	if (setenv("NO_PROXY", no_proxy, 1) < 0 || setenv("no_proxy", no_proxy, 1) < 0)
+		return jr_err_set(err, errno, "setenv: %s", strerror(errno));
 	return 0;
 }
 
@@ -198,6 +285,8 @@ exec_command(const struct jr_init_args *a, int report_fd)
 			}
 		}
 	}
+	if (a->net == JR_NET_ALLOWLIST && set_proxy_env(a->gateway.relay, &err) < 0)
+		goto fail;
 	if (jr_privs_drop(a->ids, &err) < 0)
 		goto fail;
 
@@ -254,7 +343,8 @@ void jr_init_main(const struct jr_init_args *a)
 	struct jr_err err = { 0 };
 	struct jr_ctl_msg m;
 	struct exec_report rep;
-	_cleanup_close_ int nf_sock = -1;
+	int fds[JR_CTL_MAX_FDS];
+	size_t nfds = 0;
 	int report[2];
 	sigset_t set;
 	ssize_t n;
@@ -275,15 +365,25 @@ void jr_init_main(const struct jr_init_args *a)
 	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
 		_exit(1);
 
-	if (setup_namespaces(&nf_sock, &err) < 0)
+	if (setup_namespaces(a, fds, &nfds, &err) < 0)
 		setup_fail(a->ctl, &err);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-	send_or_die(a->ctl, &m, &nf_sock, 1);
-	close(steal_fd(&nf_sock));
+	send_or_die(a->ctl, &m, fds, nfds);
+	/* The runner holds them now; no copy may reach the command. */
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
 
 	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
 	if (r < 0 || m.type != JR_CTL_GO)
 		_exit(1);
+
+	if (a->net == JR_NET_ALLOWLIST &&
+	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS, &err) < 0) {
+		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
+		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
+		send_or_die(a->ctl, &m, NULL, 0);
+		_exit(0);
+	}
 
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "ids.h"
+#include "options.h"
 
 struct jr_init_args {
 	int ctl;		/* control socket, init's end (see ctl.h) */
@@ -16,6 +17,8 @@ struct jr_init_args {
 	char *const *command;	/* argv, NULL-terminated */
 	int pty_slave;		/* -1: no pty */
 	bool pty_std[3];	/* which of fds 0,1,2 become the pty */
+	enum jr_net_mode net;
+	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

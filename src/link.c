@@ -12,7 +12,10 @@
 #include <net/if.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
+#include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/route.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -68,4 +71,188 @@ int jr_link_lo_up(struct jr_err *err)
 				  "lo in the sandbox has ifindex %d, not %d: the nftables loopback rules would not match it",
 				  rtnl_link_get_ifindex(after), JR_LOOPBACK_IFINDEX);
 	return 0;
+}
+
+static int route_socket(struct nl_sock **out, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = nl_socket_alloc();
+	int r;
+
+	if (!sk)
+		return jr_err_set(err, ENOMEM, "cannot allocate a netlink socket");
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot open a route netlink socket: %s",
+				  nl_geterror(r));
+	*out = steal_pointer(&sk);
+	return 0;
+}
+
+int jr_link_create_veth(const char *name, const char *peer_name,
+			int peer_netns_fd, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *veth = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *peer = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *check = NULL;
+	int r;
+
+	r = route_socket(&sk, err);
+	if (r < 0)
+		return r;
+	veth = rtnl_link_veth_alloc();
+	if (!veth)
+		return jr_err_set(err, ENOMEM, "cannot allocate a veth link object");
+	rtnl_link_set_name(veth, name);
+	/* rtnl_link_veth_get_peer() takes a reference: put it (cleanup). */
+	peer = rtnl_link_veth_get_peer(veth);
+	if (!peer)
+		return jr_err_set(err, ENOMEM, "cannot allocate the veth peer");
+	rtnl_link_set_name(peer, peer_name);
+	rtnl_link_set_ns_fd(peer, peer_netns_fd);
+	r = rtnl_link_add(sk, veth, NLM_F_CREATE | NLM_F_EXCL);
+	if (r < 0)
+		return jr_err_set(err, EIO,
+				  "cannot create the veth pair %s/%s: %s (is the veth module available? try: sudo modprobe veth)",
+				  name, peer_name, nl_geterror(r));
+	r = rtnl_link_get_kernel(sk, 0, name, &check);
+	if (r < 0)
+		return jr_err_set(err, EIO, "the veth %s did not appear: %s", name,
+				  nl_geterror(r));
+	return 0;
+}
+
+JR_DEFINE_CLEANUP(struct rtnl_addr, rtnl_addr_put)
+JR_DEFINE_CLEANUP(struct nl_addr, nl_addr_put)
+JR_DEFINE_CLEANUP(struct nl_cache, nl_cache_free)
+JR_DEFINE_CLEANUP(struct rtnl_route, rtnl_route_put)
+
+/* Does @ifindex carry @want (address and prefix) in the kernel now? */
+static int addr_present(struct nl_sock *sk, int ifindex, struct nl_addr *want,
+			struct jr_err *err)
+{
+	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
+	struct nl_object *obj;
+	int r = rtnl_addr_alloc_cache(sk, &cache);
+
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot read addresses back: %s",
+				  nl_geterror(r));
+	for (obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj)) {
+		struct rtnl_addr *a = (struct rtnl_addr *)obj;
+
+		if (rtnl_addr_get_ifindex(a) == ifindex &&
+		    rtnl_addr_get_family(a) == AF_INET &&
+		    nl_addr_cmp(rtnl_addr_get_local(a), want) == 0 &&
+		    rtnl_addr_get_prefixlen(a) == (int)nl_addr_get_prefixlen(want))
+			return 0;
+	}
+	return jr_err_set(err, EIO, "the address did not read back");
+}
+
+int jr_link_configure(const char *ifname, struct in_addr addr,
+		      unsigned int prefix, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *change = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *after = NULL;
+	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = NULL;
+	_cleanup_(nl_addr_putp) struct nl_addr *local = NULL;
+	int r, ifindex;
+
+	r = route_socket(&sk, err);
+	if (r < 0)
+		return r;
+	r = rtnl_link_get_kernel(sk, 0, ifname, &link);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot find link %s: %s", ifname,
+				  nl_geterror(r));
+	ifindex = rtnl_link_get_ifindex(link);
+
+	ra = rtnl_addr_alloc();
+	local = nl_addr_build(AF_INET, &addr, sizeof(addr));
+	if (!ra || !local)
+		return jr_err_set(err, ENOMEM, "cannot allocate an address object");
+	nl_addr_set_prefixlen(local, (int)prefix);
+	rtnl_addr_set_ifindex(ra, ifindex);
+	r = rtnl_addr_set_local(ra, local);
+	if (r == 0)
+		r = rtnl_addr_add(sk, ra, 0);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot add an address to %s: %s",
+				  ifname, nl_geterror(r));
+
+	change = rtnl_link_alloc();
+	if (!change)
+		return jr_err_set(err, ENOMEM, "cannot allocate a link object");
+	rtnl_link_set_flags(change, IFF_UP);
+	r = rtnl_link_change(sk, link, change, 0);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot bring up %s: %s", ifname,
+				  nl_geterror(r));
+
+	r = rtnl_link_get_kernel(sk, ifindex, NULL, &after);
+	if (r < 0 || !(rtnl_link_get_flags(after) & IFF_UP))
+		return jr_err_set(err, EIO, "%s is not up after bringing it up",
+				  ifname);
+	r = addr_present(sk, ifindex, local, err);
+	if (r < 0)
+		return jr_err_prefix(err, "%s: ", ifname);
+	return 0;
+}
+
+int jr_link_default_route(struct in_addr gw, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(rtnl_route_putp) struct rtnl_route *route = NULL;
+	_cleanup_(nl_addr_putp) struct nl_addr *dst = NULL;
+	_cleanup_(nl_addr_putp) struct nl_addr *via = NULL;
+	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
+	struct rtnl_nexthop *nh;
+	struct in_addr any = { 0 };
+	struct nl_object *obj;
+	int r;
+
+	r = route_socket(&sk, err);
+	if (r < 0)
+		return r;
+	route = rtnl_route_alloc();
+	nh = rtnl_route_nh_alloc();
+	dst = nl_addr_build(AF_INET, &any, sizeof(any));
+	via = nl_addr_build(AF_INET, &gw, sizeof(gw));
+	if (!route || !nh || !dst || !via) {
+		if (nh)
+			rtnl_route_nh_free(nh);
+		return jr_err_set(err, ENOMEM, "cannot allocate a route object");
+	}
+	nl_addr_set_prefixlen(dst, 0);
+	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_table(route, RT_TABLE_MAIN);
+	rtnl_route_set_dst(route, dst);
+	rtnl_route_nh_set_gateway(nh, via);
+	rtnl_route_add_nexthop(route, nh); /* the route owns nh now */
+	r = rtnl_route_add(sk, route, NLM_F_CREATE | NLM_F_EXCL);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot add the default route: %s",
+				  nl_geterror(r));
+
+	r = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot read routes back: %s",
+				  nl_geterror(r));
+	for (obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj)) {
+		struct rtnl_route *rt = (struct rtnl_route *)obj;
+		struct rtnl_nexthop *n;
+
+		if (rtnl_route_get_table(rt) != RT_TABLE_MAIN ||
+		    nl_addr_get_prefixlen(rtnl_route_get_dst(rt)) != 0 ||
+		    rtnl_route_get_nnexthops(rt) != 1)
+			continue;
+		n = rtnl_route_nexthop_n(rt, 0);
+		if (n && rtnl_route_nh_get_gateway(n) &&
+		    nl_addr_cmp(rtnl_route_nh_get_gateway(n), via) == 0)
+			return 0;
+	}
+	return jr_err_set(err, EIO, "the default route did not read back");
 }

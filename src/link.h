@@ -5,6 +5,8 @@
 #ifndef JR_LINK_H
 #define JR_LINK_H
 
+#include <netinet/in.h>
+
 #include "err.h"
 
 /* The loopback's ifindex in every new netns; the nft rules rely on it. */
@@ -16,5 +18,30 @@
  * Return: 0 or -errno with @err set.
  */
 int jr_link_lo_up(struct jr_err *err);
+
+/*
+ * jr_link_create_veth - create a veth pair: @name in the current netns,
+ * its peer @peer_name in the netns of @peer_netns_fd (an open
+ * /proc/.../ns/net). The pair exists only while both namespaces do: when
+ * either goes away the kernel deletes both ends.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_create_veth(const char *name, const char *peer_name,
+			int peer_netns_fd, struct jr_err *err);
+
+/*
+ * jr_link_configure - give @ifname (current netns) the IPv4 address
+ * @addr/@prefix, bring it up, and read both back.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_configure(const char *ifname, struct in_addr addr,
+		      unsigned int prefix, struct jr_err *err);
+
+/*
+ * jr_link_default_route - add the IPv4 default route via @gw (current
+ * netns) and read it back.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_default_route(struct in_addr gw, struct jr_err *err);
 
 #endif

@@ -13,15 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "check.h"
 #include "cleanup.h"
 #include "exitcode.h"
 #include "ids.h"
 #include "log.h"
 #include "options.h"
+#include "policy.h"
 #include "sandbox.h"
 #include "summary.h"
 
@@ -70,6 +73,51 @@ static int write_summary(int fd, const char *path, const struct jr_summary *s)
 	return r;
 }
 
+static int fail_early(struct jr_options *opts, struct jr_policy *policy,
+		      const struct jr_err *err)
+{
+	jr_error("%s", err->msg);
+	jr_policy_free(policy);
+	jr_options_release(opts);
+	return JR_EXIT_FAILURE;
+}
+
+/*
+ * A tunnel holds two sockets and two pipes: with the default soft limit of
+ * 1024 descriptors the relay would run dry long before --max-conns. Raise
+ * the soft limit towards the hard one. The command inherits the raised soft
+ * limit, which only lets it use what its hard limit already allowed.
+ */
+static void raise_fd_limit(const struct jr_options *opts)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (opts->net != JR_NET_ALLOWLIST || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	want = (rlim_t)opts->max_conns * 6 + 64;
+	if (rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+		jr_warn("the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
+			(unsigned long long)rl.rlim_cur, opts->max_conns);
+}
+
+/* On a terminal, say at exit what was denied: the missing --allow. */
+static void report_denied(const struct jr_audit *audit,
+			  const struct jr_options *opts)
+{
+	_cleanup_free_ char *line = NULL;
+
+	if (opts->net != JR_NET_ALLOWLIST || opts->verbosity < 0 ||
+	    !isatty(STDERR_FILENO))
+		return;
+	line = jr_audit_denied_line(audit);
+	if (line)
+		jr_info("%s (add --allow for what the command needs)", line);
+}
+
 int main(int argc, char **argv)
 {
 	struct jr_options opts;
@@ -78,6 +126,8 @@ int main(int argc, char **argv)
 	struct jr_run_result res;
 	struct jr_summary sum;
 	struct jr_caller caller;
+	struct jr_policy policy;
+	struct jr_audit audit;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = now_ms();
 	int r;
@@ -90,6 +140,7 @@ int main(int argc, char **argv)
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
+	jr_policy_init(&policy);
 	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
 
 	switch (opts.action) {
@@ -123,6 +174,17 @@ int main(int argc, char **argv)
 		   (unsigned)ids.uid, (unsigned)ids.gid,
 		   ids.privileged ? "started by root" : "rootless");
 
+	/* Bad policy input: the entry and the rule it broke, nothing runs. */
+	for (size_t i = 0; i < opts.n_allow; i++)
+		if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
+			return fail_early(&opts, &policy, &err);
+	for (size_t i = 0; i < opts.n_allow_files; i++)
+		if (jr_policy_add_file(&policy, opts.allow_files[i], &err) < 0)
+			return fail_early(&opts, &policy, &err);
+	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
+		return fail_early(&opts, &policy, &err);
+	raise_fd_limit(&opts);
+
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */
 	if (opts.json_path) {
@@ -130,13 +192,15 @@ int main(int argc, char **argv)
 			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
 			       0644);
 		if (json_fd < 0) {
-			jr_error("--json %s: cannot open for writing: %s",
-				 opts.json_path, strerror(errno));
-			return JR_EXIT_FAILURE;
+			jr_err_set(&err, errno, "--json %s: cannot open for writing: %s",
+				   opts.json_path, strerror(errno));
+			jr_audit_close(&audit);
+			return fail_early(&opts, &policy, &err);
 		}
 	}
 
-	r = jr_sandbox_run(&opts, &ids, &res);
+	jr_audit_event(&audit, "lifecycle", "sandbox starting");
+	r = jr_sandbox_run(&opts, &ids, &policy, &audit, &res);
 	if (r < 0)
 		jr_error("%s", res.err.msg);
 	else if (res.ended == JR_END_EXEC_FAILED || res.ended == JR_END_SETUP_FAILED)
@@ -159,9 +223,19 @@ int main(int argc, char **argv)
 		.gid = ids.gid,
 		.rootless = !ids.privileged,
 		.error = res.err.code ? res.err.msg : NULL,
+		.audit = opts.net == JR_NET_ALLOWLIST ? &audit : NULL,
+		.allow_entries = policy.n,
 	};
+	report_denied(&audit, &opts);
+	jr_audit_event(&audit, "lifecycle", jr_end_name(res.ended));
+	if (audit.write_error)
+		jr_warn("the audit log could not be written completely: %s",
+			strerror(audit.write_error));
 	/* A summary we could not write is reported, but does not change the
 	 * status: 125 means "the command did not run", and it may have. */
 	write_summary(json_fd, opts.json_path, &sum);
+	jr_audit_close(&audit);
+	jr_policy_free(&policy);
+	jr_options_release(&opts);
 	return res.exit_status;
 }

@@ -13,8 +13,14 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
+#include <unistd.h>
+
+#include "cleanup.h"
 
 #include "mounts.h"
 
@@ -30,6 +36,13 @@ int jr_mounts_setup(struct jr_err *err)
 		return jr_err_set(err, errno,
 				  "cannot mount a new /proc in the sandbox: %s (inside a container, /proc is often partly masked, which forbids this; run jailrun on the host)",
 				  strerror(errno));
+	return 0;
+}
+
+int jr_mounts_proc_sys_readonly(struct jr_err *err)
+{
+	const unsigned long procflags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
 	if (mount("/proc/sys", "/proc/sys", NULL, MS_BIND, NULL) < 0)
 		return jr_err_set(err, errno,
 				  "cannot bind-mount /proc/sys in the sandbox: %s",
@@ -39,5 +52,72 @@ int jr_mounts_setup(struct jr_err *err)
 		return jr_err_set(err, errno,
 				  "cannot make /proc/sys read-only in the sandbox: %s",
 				  strerror(errno));
+	return 0;
+}
+
+int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
+			gid_t gid, struct jr_err *err)
+{
+	_cleanup_close_ int fs = -1, mnt = -1, file = -1, tree = -1;
+	struct mount_attr ro = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+	};
+	size_t len = strlen(text);
+	char uid_s[16], gid_s[16];
+	uid_t old_uid;
+	gid_t old_gid;
+	int saved;
+
+	/*
+	 * A memfd cannot be bind-mounted (its mount is not in our
+	 * namespace), so: a detached tmpfs (fsopen/fsmount, never attached
+	 * anywhere), one file in it, a detached clone of just that file
+	 * (open_tree), made read-only, moved onto @target.
+	 */
+	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return jr_err_set(err, errno,
+				  "cannot create a tmpfs for %s: %s (jailrun needs Linux >= 5.12)",
+				  target, strerror(errno));
+	snprintf(uid_s, sizeof(uid_s), "%u", (unsigned)uid);
+	snprintf(gid_s, sizeof(gid_s), "%u", (unsigned)gid);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "uid", uid_s, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "gid", gid_s, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return jr_err_set(err, errno, "cannot configure a tmpfs for %s: %s",
+				  target, strerror(errno));
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		return jr_err_set(err, errno, "cannot mount a tmpfs for %s: %s",
+				  target, strerror(errno));
+	old_gid = (gid_t)setfsgid(gid);
+	old_uid = (uid_t)setfsuid(uid);
+	file = openat(mnt, "file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	saved = errno;
+	setfsuid(old_uid);
+	setfsgid(old_gid);
+	errno = saved;
+	if (file < 0)
+		return jr_err_set(err, errno, "cannot create the file for %s: %s",
+				  target, strerror(errno));
+	if (write(file, text, len) != (ssize_t)len)
+		return jr_err_set(err, errno ? errno : EIO,
+				  "cannot write the file for %s", target);
+	tree = open_tree(mnt, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		return jr_err_set(err, errno, "cannot clone the file mount for %s: %s",
+				  target, strerror(errno));
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return jr_err_set(err, errno, "cannot make %s read-only: %s",
+				  target, strerror(errno));
+	/* Follow a symlinked target (systemd-resolved's stub, for one). */
+	if (move_mount(tree, "", AT_FDCWD, target,
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
+		return jr_err_set(err, errno,
+				  "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
+				  target, strerror(errno));
 	return 0;
 }

@@ -5,15 +5,36 @@
 #ifndef JR_MOUNTS_H
 #define JR_MOUNTS_H
 
+#include <sys/types.h>
+
 #include "err.h"
 
 /*
  * jr_mounts_setup - make every mount private (nothing propagates back to
- * the host), mount a fresh /proc for the new PID namespace, and make
- * /proc/sys read-only. Must run in the new mount and PID namespaces with
- * CAP_SYS_ADMIN over them.
+ * the host) and mount a fresh /proc for the new PID namespace. Must run in
+ * the new mount and PID namespaces with CAP_SYS_ADMIN over them.
  * Return: 0 or -errno with @err set.
  */
 int jr_mounts_setup(struct jr_err *err);
+
+/*
+ * jr_mounts_proc_sys_readonly - make /proc/sys read-only. Last, because
+ * the setup writes a few sysctls of the sandbox's own namespaces first.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_mounts_proc_sys_readonly(struct jr_err *err);
+
+/*
+ * jr_mounts_bind_text - show @text, read-only, at @target (an existing
+ * file, or a symlink to one, e.g. /etc/resolv.conf) in this mount
+ * namespace only. The content lives on a private tmpfs that no path of
+ * the sandbox reaches, so nothing inside can rewrite it. The file is
+ * created as @uid/@gid: the creator's own ids may not be mapped in the
+ * sandbox's user namespace (root's are not), and the kernel refuses to
+ * create a file whose owner it cannot represent (EOVERFLOW).
+ * Return: 0 or -errno with @err set.
+ */
+int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
+			gid_t gid, struct jr_err *err);
 
 #endif

@@ -46,6 +46,7 @@
  * there could unicast forged "ACKs" to its port id.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <stdalign.h>
 #include <stdbool.h>

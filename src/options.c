@@ -10,6 +10,7 @@
  * file stays pure and unit-tested.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,9 +27,29 @@ const char jr_usage_text[] =
 	"with no capabilities, no_new_privs, and an nftables ruleset installed and\n"
 	"verified before the command starts.\n"
 	"\n"
-	"Options:\n"
-	"  --net MODE          network mode; MODE is 'none' (only loopback; the\n"
-	"                      default)\n"
+	"Network:\n"
+	"  --allow ENTRY       allow connections to ENTRY (repeatable): host,\n"
+	"                      *.suffix, IPv4/IPv6 address or CIDR, each with an\n"
+	"                      optional :port ([v6]:port); implies --net allowlist\n"
+	"  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
+	"  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
+	"                      hosts (default when --allow is given); 'none': only\n"
+	"                      loopback (the default otherwise)\n"
+	"  --gateway CIDR      the relay's address on the sandbox link\n"
+	"                      (default " JR_DEFAULT_GATEWAY "; the command gets the next)\n"
+	"  --log FILE          append the audit log (JSON lines) to FILE\n"
+	"  --log-fd N          write the audit log to file descriptor N\n"
+	"  --max-conns N       concurrent relay connections (default 2048)\n"
+	"  --header-timeout SECONDS\n"
+	"                      a proxy client must send its request within this\n"
+	"                      (default 10)\n"
+	"  --connect-timeout SECONDS\n"
+	"                      upstream connect and name resolution limit; then 504\n"
+	"                      (default 10)\n"
+	"  --idle-timeout SECONDS\n"
+	"                      close a tunnel idle this long (default 900)\n"
+	"\n"
+	"Sandbox:\n"
 	"  --timeout SECONDS   kill the whole sandbox after SECONDS (decimals allowed)\n"
 	"                      and exit 124\n"
 	"  --user USER|UID[:GROUP|GID]\n"
@@ -51,6 +72,15 @@ const char jr_usage_text[] =
 
 enum {
 	OPT_NET = 0x100,
+	OPT_ALLOW,
+	OPT_ALLOW_FILE,
+	OPT_GATEWAY,
+	OPT_LOG,
+	OPT_LOG_FD,
+	OPT_MAX_CONNS,
+	OPT_HEADER_TIMEOUT,
+	OPT_CONNECT_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
 	OPT_TIMEOUT,
 	OPT_USER,
 	OPT_JSON,
@@ -59,6 +89,15 @@ enum {
 
 static const struct option jr_long_options[] = {
 	{ "net", required_argument, NULL, OPT_NET },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "allow-file", required_argument, NULL, OPT_ALLOW_FILE },
+	{ "gateway", required_argument, NULL, OPT_GATEWAY },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "json", required_argument, NULL, OPT_JSON },
@@ -75,6 +114,8 @@ const char *jr_net_mode_name(enum jr_net_mode mode)
 	switch (mode) {
 	case JR_NET_NONE:
 		return "none";
+	case JR_NET_ALLOWLIST:
+		return "allowlist";
 	}
 	return "unknown";
 }
@@ -86,8 +127,12 @@ static int parse_net_mode(const char *s, enum jr_net_mode *mode,
 		*mode = JR_NET_NONE;
 		return 0;
 	}
+	if (strcmp(s, "allowlist") == 0) {
+		*mode = JR_NET_ALLOWLIST;
+		return 0;
+	}
 	return jr_err_set(err, EINVAL,
-			  "--net %s: unknown network mode (this version knows: none)",
+			  "--net %s: unknown network mode (known: allowlist, none)",
 			  s);
 }
 
@@ -126,14 +171,102 @@ int jr_parse_duration_ms(const char *s, uint64_t *ms)
 	return 0;
 }
 
-int jr_options_parse(int argc, char **argv, struct jr_options *opts,
-		     struct jr_err *err)
+static bool special_ipv4(uint32_t a)
 {
-	bool saw_user = false;
+	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 16) == 0xa9fe ||
+	       (a >> 28) == 0xe || (a >> 28) == 0xf;
+}
+
+int jr_parse_gateway(const char *s, struct jr_gateway *g)
+{
+	char addr[INET_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	unsigned int prefix = 0;
+	struct in_addr in;
+	uint32_t a, mask, net, bcast;
+	const char *p;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(addr) || !slash[1] ||
+	    strlen(slash + 1) > 2)
+		return -EINVAL;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = '\0';
+	if (inet_pton(AF_INET, addr, &in) != 1)
+		return -EINVAL;
+	for (p = slash + 1; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		prefix = prefix * 10 + (unsigned int)(*p - '0');
+	}
+	/* /31 and /32 leave no room for two host addresses (RFC 3021 aside). */
+	if (prefix < 1 || prefix > 30)
+		return -EINVAL;
+	a = ntohl(in.s_addr);
+	mask = prefix == 0 ? 0 : ~0U << (32 - prefix);
+	net = a & mask;
+	bcast = net | ~mask;
+	if (a == net || a + 1 >= bcast || special_ipv4(a))
+		return -EINVAL;
+	g->relay.s_addr = htonl(a);
+	g->worker.s_addr = htonl(a + 1);
+	g->prefix = (uint8_t)prefix;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+void jr_options_release(struct jr_options *opts)
+{
+	free(opts->allow);
+	free(opts->allow_files);
+	opts->allow = opts->allow_files = NULL;
+	opts->n_allow = opts->n_allow_files = 0;
+}
+
+static int parse_timeout_option(const char *name, const char *arg,
+				uint64_t *ms, struct jr_err *err)
+{
+	if (jr_parse_duration_ms(arg, ms) < 0)
+		return jr_err_set(err, EINVAL,
+				  "--%s %s: expected seconds > 0 and <= 31536000, at most 3 decimals (e.g. 30 or 1.5)",
+				  name, arg);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct jr_options *opts,
+		      struct jr_err *err)
+{
+	bool saw_user = false, saw_net = false;
+	unsigned long v;
 	int c;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->net = JR_NET_NONE;
+	opts->log_fd = -1;
+	opts->max_conns = JR_DEFAULT_MAX_CONNS;
+	opts->header_timeout_ms = JR_DEFAULT_HEADER_TIMEOUT_MS;
+	opts->idle_timeout_ms = JR_DEFAULT_IDLE_TIMEOUT_MS;
+	opts->connect_timeout_ms = JR_DEFAULT_CONNECT_TIMEOUT_MS;
+	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
+		return jr_err_set(err, EINVAL, "bad built-in gateway");
+	/* argc bounds how many of each there can be. */
+	opts->allow = calloc((size_t)argc + 1, sizeof(*opts->allow));
+	opts->allow_files = calloc((size_t)argc + 1, sizeof(*opts->allow_files));
+	if (!opts->allow || !opts->allow_files) {
+		jr_options_release(opts);
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
 
 	optind = 0; /* full re-initialisation (glibc), so tests can call us again */
 	opterr = 0; /* our own messages, which name the rule */
@@ -160,12 +293,58 @@ int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		case OPT_NET:
 			if (parse_net_mode(optarg, &opts->net, err) < 0)
 				return -EINVAL;
+			saw_net = true;
+			break;
+		case OPT_ALLOW:
+			opts->allow[opts->n_allow++] = optarg;
+			break;
+		case OPT_ALLOW_FILE:
+			opts->allow_files[opts->n_allow_files++] = optarg;
+			break;
+		case OPT_GATEWAY:
+			if (jr_parse_gateway(optarg, &opts->gateway) < 0)
+				return jr_err_set(err, EINVAL,
+						  "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
+						  optarg);
+			break;
+		case OPT_LOG:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL, "--log: empty file name");
+			opts->log_path = optarg;
+			break;
+		case OPT_LOG_FD:
+			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
+				return jr_err_set(err, EINVAL,
+						  "--log-fd %s: expected an open file descriptor number >= 3",
+						  optarg);
+			opts->log_fd = (int)v;
+			break;
+		case OPT_MAX_CONNS:
+			if (parse_uint(optarg, 65536, &v) < 0 || v < 1)
+				return jr_err_set(err, EINVAL,
+						  "--max-conns %s: expected a number from 1 to 65536",
+						  optarg);
+			opts->max_conns = (unsigned int)v;
+			break;
+		case OPT_HEADER_TIMEOUT:
+			if (parse_timeout_option("header-timeout", optarg,
+						 &opts->header_timeout_ms, err) < 0)
+				return -EINVAL;
+			break;
+		case OPT_CONNECT_TIMEOUT:
+			if (parse_timeout_option("connect-timeout", optarg,
+						 &opts->connect_timeout_ms, err) < 0)
+				return -EINVAL;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (parse_timeout_option("idle-timeout", optarg,
+						 &opts->idle_timeout_ms, err) < 0)
+				return -EINVAL;
 			break;
 		case OPT_TIMEOUT:
-			if (jr_parse_duration_ms(optarg, &opts->timeout_ms) < 0)
-				return jr_err_set(err, EINVAL,
-						  "--timeout %s: expected seconds > 0 and <= 31536000, at most 3 decimals (e.g. 30 or 1.5)",
-						  optarg);
+			if (parse_timeout_option("timeout", optarg,
+						 &opts->timeout_ms, err) < 0)
+				return -EINVAL;
 			break;
 		case OPT_USER:
 			if (saw_user)
@@ -206,6 +385,15 @@ int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		}
 	}
 
+	if (opts->n_allow || opts->n_allow_files) {
+		if (saw_net && opts->net != JR_NET_ALLOWLIST)
+			return jr_err_set(err, EINVAL,
+					  "--allow/--allow-file need --net allowlist, not --net %s",
+					  jr_net_mode_name(opts->net));
+		opts->net = JR_NET_ALLOWLIST;
+	}
+	if (opts->log_path && opts->log_fd >= 0)
+		return jr_err_set(err, EINVAL, "--log and --log-fd cannot be combined");
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,
@@ -221,4 +409,14 @@ int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 	opts->command = &argv[optind];
 	opts->command_argc = argc - optind;
 	return 0;
+}
+
+int jr_options_parse(int argc, char **argv, struct jr_options *opts,
+		     struct jr_err *err)
+{
+	int r = parse_args(argc, argv, opts, err);
+
+	if (r < 0)
+		jr_options_release(opts);
+	return r;
 }

@@ -6,7 +6,9 @@
 #ifndef JR_OPTIONS_H
 #define JR_OPTIONS_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -19,13 +21,40 @@ enum jr_action {
 };
 
 enum jr_net_mode {
-	JR_NET_NONE = 0, /* only lo; every packet off loopback dropped */
+	JR_NET_NONE = 0,   /* only lo; every packet off loopback dropped */
+	JR_NET_ALLOWLIST,  /* only the relay, which forwards to --allow hosts */
 };
+
+/* The relay's side of the worker link: relay = G, worker = G+1. */
+struct jr_gateway {
+	struct in_addr relay;	/* network byte order */
+	struct in_addr worker;	/* network byte order */
+	uint8_t prefix;
+};
+
+#define JR_DEFAULT_GATEWAY "100.64.77.1/30"
+#define JR_PROXY_PORT 3128
+#define JR_DNS_PORT 53
+#define JR_DEFAULT_MAX_CONNS 2048
+#define JR_DEFAULT_HEADER_TIMEOUT_MS 10000
+#define JR_DEFAULT_IDLE_TIMEOUT_MS 900000
+#define JR_DEFAULT_CONNECT_TIMEOUT_MS 10000
 
 struct jr_options {
 	enum jr_action action;
 	int verbosity;		/* -1 quiet, 0 normal, 1.. verbose */
 	enum jr_net_mode net;
+	const char **allow;	/* --allow entries in order (point into argv) */
+	size_t n_allow;
+	const char **allow_files; /* --allow-file paths */
+	size_t n_allow_files;
+	struct jr_gateway gateway;
+	const char *log_path;	/* --log FILE, NULL: none */
+	int log_fd;		/* --log-fd N, -1: none */
+	unsigned int max_conns;
+	uint64_t header_timeout_ms;
+	uint64_t idle_timeout_ms;
+	uint64_t connect_timeout_ms;
 	uint64_t timeout_ms;	/* 0: no timeout */
 	const char *user;	/* --user spec, NULL: the default */
 	const char *json_path;	/* --json FILE, NULL: none */
@@ -43,6 +72,18 @@ struct jr_options {
  */
 int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		     struct jr_err *err);
+
+/* Free what jr_options_parse() allocated (the allow arrays). */
+void jr_options_release(struct jr_options *opts);
+
+/*
+ * jr_parse_gateway - parse "A.B.C.D/LEN": the relay's address and the link
+ * prefix (1..30). The worker gets the next address; both must be host
+ * addresses of the network, and the range must not be loopback,
+ * unspecified, link-local, multicast or broadcast.
+ * Return: 0 or -EINVAL.
+ */
+int jr_parse_gateway(const char *s, struct jr_gateway *g);
 
 /*
  * jr_parse_duration_ms - parse "SECONDS" (decimal, e.g. "1.5") into ms.

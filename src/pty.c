@@ -69,6 +69,18 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 				  strerror(errno));
 	p->out_fd = p->std_tty[1] ? STDOUT_FILENO :
 		    p->std_tty[2] ? STDERR_FILENO : -1;
+	/*
+	 * In the background (e.g. "jailrun ... &", or under timeout(1)),
+	 * reading the terminal or changing its modes would stop us with
+	 * SIGTTIN/SIGTTOU. The command still gets its own pty (the caller's
+	 * terminal stays out of its reach), but no input is relayed and the
+	 * terminal's modes are left alone.
+	 */
+	p->foreground = tcgetpgrp(STDIN_FILENO) == getpgrp();
+	if (!p->foreground) {
+		p->in_eof = true;
+		p->saved_valid = false;
+	}
 	p->master = steal_fd(&master);
 	p->slave = steal_fd(&slave);
 	jr_pty_sync_winsize(p);

@@ -24,6 +24,7 @@ struct jr_pty {
 	int out_fd;	   /* where the command's terminal output goes, or -1 */
 	bool saved_valid;
 	struct termios saved; /* the caller's terminal, restored at exit */
+	bool foreground;   /* we own the terminal: relay input, raw mode */
 	bool in_eof;
 	char inbuf[4096];  /* stdin bytes not yet accepted by the master */
 	size_t in_len, in_off;

@@ -35,12 +35,17 @@
  */
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
@@ -199,31 +204,6 @@ static int rule_add_meta_load(struct nftnl_rule *r, uint32_t key,
 }
 
 /**
- * rule_add_cmp_eq() - append "[ cmp eq reg @sreg @data ]".
- * @r: rule
- * @sreg: register holding the value to compare
- * @data: value to compare with, in the register's byte order
- * @len: length of @data
- *
- * Return: 0 or -ENOMEM.
- */
-static int rule_add_cmp_eq(struct nftnl_rule *r, uint32_t sreg,
-			   const void *data, uint32_t len)
-{
-	_cleanup_(nftnl_expr_freep) struct nftnl_expr *e = NULL;
-
-	e = nftnl_expr_alloc("cmp");
-	if (!e)
-		return -ENOMEM;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	if (nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len) < 0)
-		return -ENOMEM;
-	nftnl_rule_add_expr(r, steal_pointer(&e));
-	return 0;
-}
-
-/**
  * rule_add_verdict() - append "[ immediate reg 0 @verdict ]".
  * @r: rule
  * @verdict: NF_ACCEPT, NF_DROP, ...
@@ -238,6 +218,110 @@ static int rule_add_verdict(struct nftnl_rule *r, int verdict)
 		return -ENOMEM;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
+	nftnl_rule_add_expr(r, e);
+	return 0;
+}
+
+/**
+ * rule_add_cmp() - append "[ cmp @op reg @sreg @data ]".
+ * @r: rule
+ * @op: NFT_CMP_EQ, NFT_CMP_NEQ, ...
+ * @sreg: register holding the value to compare
+ * @data: value to compare with, in the register's byte order
+ * @len: length of @data
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_cmp(struct nftnl_rule *r, uint32_t op, uint32_t sreg,
+			const void *data, uint32_t len)
+{
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *e = NULL;
+
+	e = nftnl_expr_alloc("cmp");
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	if (nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len) < 0)
+		return -ENOMEM;
+	nftnl_rule_add_expr(r, steal_pointer(&e));
+	return 0;
+}
+
+/**
+ * rule_add_payload_load() - append "[ payload load @len b @ @base + @off
+ * => reg @dreg ]".
+ * @r: rule
+ * @base: NFT_PAYLOAD_NETWORK_HEADER or NFT_PAYLOAD_TRANSPORT_HEADER
+ * @off: offset in the header
+ * @len: bytes to load
+ * @dreg: destination register
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_payload_load(struct nftnl_rule *r, uint32_t base,
+				 uint32_t off, uint32_t len, uint32_t dreg)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("payload");
+
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
+	nftnl_rule_add_expr(r, e);
+	return 0;
+}
+
+/**
+ * rule_add_ct_state_in() - append "ct state @mask" as nft compiles it:
+ * "[ ct load state => reg 1 ] [ bitwise reg 1 = (reg 1 & @mask) ^ 0 ]
+ * [ cmp neq reg 1 0 ]".
+ * @r: rule
+ * @mask: NF_CT_STATE_BIT() bits
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_ct_state_in(struct nftnl_rule *r, uint32_t mask)
+{
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *ct = NULL;
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *bw = NULL;
+	const uint32_t zero = 0;
+
+	ct = nftnl_expr_alloc("ct");
+	bw = nftnl_expr_alloc("bitwise");
+	if (!ct || !bw)
+		return -ENOMEM;
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	if (nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask)) < 0 ||
+	    nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero)) < 0)
+		return -ENOMEM;
+	nftnl_rule_add_expr(r, steal_pointer(&ct));
+	nftnl_rule_add_expr(r, steal_pointer(&bw));
+	return rule_add_cmp(r, NFT_CMP_NEQ, NFT_REG_1, &zero, sizeof(zero));
+}
+
+/**
+ * rule_add_reject() - append "[ reject type @type code @code ]".
+ * @r: rule
+ * @type: NFT_REJECT_TCP_RST or NFT_REJECT_ICMPX_UNREACH
+ * @code: for ICMPX, NFT_REJECT_ICMPX_*
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("reject");
+
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
+	nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
 	nftnl_rule_add_expr(r, e);
 	return 0;
 }
@@ -280,10 +364,98 @@ static int ruleset_add_lo_accept(struct jr_ruleset *rs, const char *chain,
 	if (!r)
 		return -ENOMEM;
 	if (rule_add_meta_load(r, key, NFT_REG_1) < 0 ||
-	    rule_add_cmp_eq(r, NFT_REG_1, &lo, sizeof(lo)) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &lo, sizeof(lo)) < 0 ||
 	    rule_add_verdict(r, NF_ACCEPT) < 0)
 		return -ENOMEM;
 	return ruleset_append_rule(rs, &r);
+}
+
+/**
+ * ruleset_add_gateway_accept() - "ip daddr @gw @l4proto dport @port accept"
+ * in the output chain, compiled as nft does for an inet table: the nfproto
+ * test first, so the IPv4 header offset is only read from IPv4 packets.
+ * @rs: ruleset
+ * @gw: gateway address, network byte order
+ * @l4proto: IPPROTO_TCP or IPPROTO_UDP
+ * @port: destination port, host byte order
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_gateway_accept(struct jr_ruleset *rs, struct in_addr gw,
+				      uint8_t l4proto, uint16_t port)
+{
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	const uint8_t ipv4 = NFPROTO_IPV4;
+	const uint16_t dport = htons(port);
+
+	r = rule_new("output");
+	if (!r)
+		return -ENOMEM;
+	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv4, sizeof(ipv4)) < 0 ||
+	    rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
+				  offsetof(struct iphdr, daddr), 4, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &gw.s_addr, 4) < 0 ||
+	    rule_add_meta_load(r, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &l4proto, sizeof(l4proto)) < 0 ||
+	    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
+				  offsetof(struct tcphdr, dest), 2, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &dport, sizeof(dport)) < 0 ||
+	    rule_add_verdict(r, NF_ACCEPT) < 0)
+		return -ENOMEM;
+	return ruleset_append_rule(rs, &r);
+}
+
+/**
+ * ruleset_add_allowlist() - what the allowlist mode adds to the base.
+ * @rs: ruleset holding the base
+ * @p: gateway and relay ports
+ *
+ * Replies from the relay come back as established traffic; the worker may
+ * send only to the relay's proxy (TCP) and DNS (UDP and TCP) ports. Every
+ * other TCP connection is answered with a reset and every other packet
+ * with ICMP administratively prohibited (for IPv4 and IPv6 alike, via
+ * icmpx), so a refused connect fails in microseconds instead of hanging
+ * until a timeout. UDP and TCP to the relay use the same port offset
+ * (struct udphdr and struct tcphdr both start with source, dest).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_allowlist(struct jr_ruleset *rs,
+				 const struct jr_ruleset_params *p)
+{
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *est = NULL;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *rst = NULL;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *icmpx = NULL;
+	const uint8_t tcp = IPPROTO_TCP;
+
+	est = rule_new("input");
+	if (!est ||
+	    rule_add_ct_state_in(est, NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
+					      NF_CT_STATE_BIT(IP_CT_RELATED)) < 0 ||
+	    rule_add_verdict(est, NF_ACCEPT) < 0 ||
+	    ruleset_append_rule(rs, &est) < 0)
+		return -ENOMEM;
+
+	if (ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP, p->proxy_port) < 0 ||
+	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_UDP, p->dns_port) < 0 ||
+	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP, p->dns_port) < 0)
+		return -ENOMEM;
+
+	rst = rule_new("output");
+	if (!rst || rule_add_meta_load(rst, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(rst, NFT_CMP_EQ, NFT_REG_1, &tcp, sizeof(tcp)) < 0 ||
+	    rule_add_reject(rst, NFT_REJECT_TCP_RST, 0) < 0 ||
+	    ruleset_append_rule(rs, &rst) < 0)
+		return -ENOMEM;
+
+	icmpx = rule_new("output");
+	if (!icmpx ||
+	    rule_add_reject(icmpx, NFT_REJECT_ICMPX_UNREACH,
+			    NFT_REJECT_ICMPX_ADMIN_PROHIBITED) < 0 ||
+	    ruleset_append_rule(rs, &icmpx) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /**
@@ -325,6 +497,14 @@ int jr_ruleset_build(const struct jr_ruleset_params *params,
 	switch (params->mode) {
 	case JR_NET_NONE:
 		/* The base alone: loopback only, everything else dropped. */
+		break;
+	case JR_NET_ALLOWLIST:
+		if (!params->proxy_port || !params->dns_port ||
+		    params->gateway.s_addr == htonl(INADDR_ANY))
+			return jr_err_set(err, EINVAL,
+					  "the allowlist ruleset needs a gateway address and relay ports");
+		if (ruleset_add_allowlist(rs, params) < 0)
+			return ruleset_oom(err);
 		break;
 	default:
 		return jr_err_set(err, EINVAL,

@@ -8,7 +8,9 @@
 #ifndef JR_RULESET_H
 #define JR_RULESET_H
 
+#include <netinet/in.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cleanup.h"
 #include "err.h"
@@ -18,6 +20,10 @@
 
 struct jr_ruleset_params {
 	enum jr_net_mode mode;
+	/* JR_NET_ALLOWLIST: where the worker may send (the relay's ports). */
+	struct in_addr gateway; /* network byte order */
+	uint16_t proxy_port;	/* host byte order */
+	uint16_t dns_port;	/* host byte order */
 };
 
 struct jr_ruleset; /* opaque: table + chains + rules, in install order */

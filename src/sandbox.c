@@ -34,6 +34,7 @@
  * equals the one we built (fail closed).
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -57,6 +58,7 @@
 #include "log.h"
 #include "nft.h"
 #include "pty.h"
+#include "relay.h"
 #include "ruleset.h"
 #include "sandbox.h"
 #include "userns.h"
@@ -71,6 +73,7 @@ struct sandbox {
 	int sigfd;
 	int timerfd;
 	struct mnl_socket *nft; /* owns the worker's nft table */
+	struct jr_relay *relay;	/* JR_NET_ALLOWLIST */
 	struct jr_pty pty;
 	bool init_reaped;
 	int init_status;
@@ -134,6 +137,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.ids = ids,
 			.command = opts->command,
 			.pty_slave = sb->pty.slave,
+			.net = opts->net,
+			.gateway = opts->gateway,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -159,13 +164,30 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	return 0;
 }
 
-/* Install the ruleset through init's netfilter socket and verify it. */
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/*
+ * Install the ruleset through init's netfilter socket, verify it, and (in
+ * the allowlist mode) start the relay on the listeners init sent along.
+ */
 static int lockdown(struct sandbox *sb, const struct jr_options *opts,
+		    const struct jr_policy *policy, struct jr_audit *audit,
 		    struct jr_run_result *res, struct jr_err *err)
 {
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
-	struct jr_ruleset_params params = { .mode = opts->net };
+	struct jr_ruleset_params params = {
+		.mode = opts->net,
+		.gateway = opts->gateway.relay,
+		.proxy_port = JR_PROXY_PORT,
+		.dns_port = JR_DNS_PORT,
+	};
+	size_t want = opts->net == JR_NET_ALLOWLIST ? 4 : 1;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
 	size_t nfds = JR_CTL_MAX_FDS;
@@ -176,32 +198,37 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		return jr_err_set(err, -r == EPIPE ? EIO : -r,
 				  "the sandbox init died during setup");
 	if (m.type == JR_CTL_SETUP_FAIL) {
-		for (size_t i = 0; i < nfds; i++)
-			close(fds[i]);
-		if (m.code == EPERM || m.code == EACCES)
-			return jr_userns_explain(m.msg, m.code, err);
+		close_fds(fds, nfds);
 		return jr_err_set(err, m.code, "%s", m.msg);
 	}
-	if (m.type != JR_CTL_SETUP_OK || nfds != 1) {
-		for (size_t i = 0; i < nfds; i++)
-			close(fds[i]);
+	if (m.type != JR_CTL_SETUP_OK || nfds != want) {
+		close_fds(fds, nfds);
 		return jr_err_set(err, EPROTO,
-				  "unexpected message %u from the sandbox init",
-				  m.type);
+				  "unexpected message %u with %zu fds from the sandbox init",
+				  m.type, nfds);
 	}
 
 	r = jr_nft_socket_from_fd(fds[0], &nl, err);
-	if (r < 0)
+	fds[0] = -1;
+	if (r < 0) {
+		close_fds(fds, nfds);
 		return r;
+	}
 	r = jr_ruleset_build(&params, &rs, err);
-	if (r < 0)
+	if (r == 0) {
+		r = jr_nft_install(nl, rs, err);
+		if (r < 0)
+			jr_err_prefix(err, "cannot install the sandbox firewall: ");
+	}
+	if (r == 0) {
+		r = jr_nft_verify(nl, rs, err);
+		if (r < 0)
+			jr_err_prefix(err, "the sandbox firewall did not verify, refusing to run the command: ");
+	}
+	if (r < 0) {
+		close_fds(fds, nfds);
 		return r;
-	r = jr_nft_install(nl, rs, err);
-	if (r < 0)
-		return jr_err_prefix(err, "cannot install the sandbox firewall: ");
-	r = jr_nft_verify(nl, rs, err);
-	if (r < 0)
-		return jr_err_prefix(err, "the sandbox firewall did not verify, refusing to run the command: ");
+	}
 	res->rules_verified = true;
 	res->nft_chains = jr_ruleset_chain_count(rs);
 	res->nft_rules = jr_ruleset_rule_count(rs);
@@ -212,6 +239,26 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	 * exactly as long as the socket, so the sandbox keeps it open until
 	 * the command is gone. */
 	sb->nft = steal_pointer(&nl);
+
+	if (opts->net == JR_NET_ALLOWLIST) {
+		struct jr_relay_config rc = {
+			.policy = policy,
+			.listeners = { fds[1], fds[2], fds[3] },
+			.max_conns = opts->max_conns,
+			.header_timeout_ms = opts->header_timeout_ms,
+			.connect_timeout_ms = opts->connect_timeout_ms,
+			.idle_timeout_ms = opts->idle_timeout_ms,
+			.audit = audit,
+		};
+
+		/* From here the process has threads: no more fork()s. */
+		r = jr_relay_start(&rc, &sb->relay, err);
+		if (r < 0)
+			return r;
+		jr_verbose("relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
+			   inet_ntoa(opts->gateway.relay), JR_PROXY_PORT, JR_DNS_PORT,
+			   policy->n);
+	}
 	return 0;
 }
 
@@ -411,6 +458,8 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 static void sandbox_release(struct sandbox *sb)
 {
 	kill_and_reap(sb);
+	jr_relay_stop(sb->relay);
+	sb->relay = NULL;
 	jr_pty_close(&sb->pty);
 	if (sb->nft)
 		mnl_socket_close(sb->nft);
@@ -425,6 +474,7 @@ static void sandbox_release(struct sandbox *sb)
 }
 
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
+		   const struct jr_policy *policy, struct jr_audit *audit,
 		   struct jr_run_result *res)
 {
 	struct sandbox sb = { .ctl = -1, .sigfd = -1, .timerfd = -1 };
@@ -449,7 +499,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	}
 	if (r < 0)
 		goto fail;
-	r = lockdown(&sb, opts, res, &res->err);
+	r = lockdown(&sb, opts, policy, audit, res, &res->err);
 	if (r < 0)
 		goto fail;
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);

@@ -11,7 +11,9 @@
 
 #include "err.h"
 #include "ids.h"
+#include "audit.h"
 #include "options.h"
+#include "policy.h"
 #include "summary.h"
 
 struct jr_run_result {
@@ -28,6 +30,8 @@ struct jr_run_result {
  * run the command and wait for it.
  * @opts: parsed options
  * @ids: who the command runs as
+ * @policy: the allowlist (JR_NET_ALLOWLIST)
+ * @audit: where the relay logs and counts
  * @res: how it ended; filled in every case
  *
  * Must be called while the process is single-threaded (it forks).
@@ -35,6 +39,7 @@ struct jr_run_result {
  * failed before it ran (then @res->err says why and exit_status is 125).
  */
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
+		   const struct jr_policy *policy, struct jr_audit *audit,
 		   struct jr_run_result *res);
 
 #endif

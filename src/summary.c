@@ -69,6 +69,23 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_uint(&j, s->nft_chains);
 	jr_json_key(&j, "nft_rules");
 	jr_json_uint(&j, s->nft_rules);
+	jr_json_key(&j, "allow_entries");
+	jr_json_uint(&j, s->allow_entries);
+	jr_json_key(&j, "allowed");
+	jr_json_uint(&j, s->audit ? s->audit->allowed : 0);
+	jr_json_key(&j, "denied");
+	jr_json_uint(&j, s->audit ? s->audit->denied : 0);
+	jr_json_key(&j, "denied_destinations");
+	jr_json_array_begin(&j);
+	for (size_t i = 0; s->audit && i < s->audit->n_denied_dest; i++) {
+		jr_json_object_begin(&j);
+		jr_json_key(&j, "destination");
+		jr_json_string(&j, s->audit->denied_dest[i].dest);
+		jr_json_key(&j, "count");
+		jr_json_uint(&j, s->audit->denied_dest[i].count);
+		jr_json_object_end(&j);
+	}
+	jr_json_array_end(&j);
 	jr_json_object_end(&j);
 	jr_json_key(&j, "user");
 	jr_json_object_begin(&j);

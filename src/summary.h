@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "audit.h"
+
 /* How the run ended; the "ended" field. */
 enum jr_end {
 	JR_END_EXITED = 0,   /* command exited by itself */
@@ -36,6 +38,9 @@ struct jr_summary {
 	gid_t gid;
 	bool rootless;
 	const char *error; /* one line, for SETUP/EXEC_FAILED, else NULL */
+	/* Relay counts (network mode allowlist); NULL audit: none. */
+	const struct jr_audit *audit;
+	size_t allow_entries;
 };
 
 const char *jr_end_name(enum jr_end end);

@@ -78,7 +78,7 @@ _jrlab_on_signal() {
 }
 
 lab_setup() {
-	local timeout=${LAB_TEST_TIMEOUT:-300} hint= name rc=0
+	local timeout=${LAB_TEST_TIMEOUT:-300} hint='' name rc=0
 	while (($#)); do
 		case $1 in
 		--timeout) timeout=$2; shift 2 ;;

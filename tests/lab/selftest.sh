@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # check functions are called through lab_check
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # selftest.sh - the lab works and is closed: build a lab, reach every service
@@ -42,7 +43,7 @@ lab_check "eth0 is a veth whose only peer is uplink0 in the lab internet" peer_i
 lab_check "the lab internet has exactly lo and uplink0" test "$(N bash -c "$(declare -f ifnames); ifnames")" = "lo uplink0 "
 no_default() { [[ -z $(N ip -4 route show default) && -z $(N ip -6 route show default) ]]; }
 lab_check "the lab internet has no default route (nowhere further to go)" no_default
-host_routes() { [[ -z $(H ip -4 route | grep -v 'dev eth0 ') ]] && [[ -z $(H ip -6 route | grep -v 'dev eth0 ') ]]; }
+host_routes() { ! H ip -4 route | grep -qv 'dev eth0 ' && ! H ip -6 route | grep -qv 'dev eth0 '; }
 lab_check "every lab host route leads into the lab internet" host_routes
 no_fwd() { [[ $(H cat /proc/sys/net/ipv4/ip_forward) == 0 && $(N cat /proc/sys/net/ipv4/ip_forward) == 0 ]]; }
 lab_check "IP forwarding is off in both lab namespaces" no_fwd

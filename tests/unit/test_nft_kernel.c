@@ -20,6 +20,7 @@
  * tests that check that jr_nft_verify() notices a change make it through
  * that socket, as a bug in jailrun would.
  */
+#include <netinet/in.h> /* before any linux/ header (glibc vs uapi) */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>

@@ -7,6 +7,7 @@
  * builder change that loosens the ruleset fails here before any kernel is
  * involved.
  */
+#include <netinet/in.h> /* before any linux/ header (glibc vs uapi) */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

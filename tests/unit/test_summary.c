@@ -36,7 +36,8 @@ static void test_exited(void **state)
 		"\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
 		"\"wall_time_ms\":42,"
 		"\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
-		"\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2},"
+		"\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
+		"\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[]},"
 		"\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
 		"\"error\":null}\n");
 	free(out);
@@ -69,6 +70,33 @@ static void test_signaled_and_failed(void **state)
 	free(out);
 }
 
+static void test_relay_counts(void **state)
+{
+	char *const cmd[] = { "agent", NULL };
+	struct jr_audit a;
+	struct jr_err e = { 0 };
+	struct jr_audit_record d = { .via = "proxy", .host = "denied.test", .port = 443 };
+	struct jr_audit_record ok = { .via = "proxy", .host = "ok.test", .port = 443, .allowed = true };
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.net_mode = "allowlist",
+		.audit = &a,
+		.allow_entries = 2,
+	};
+	char *out = NULL;
+
+	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	jr_audit_connection(&a, &d);
+	jr_audit_connection(&a, &d);
+	jr_audit_connection(&a, &ok);
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"allow_entries\":2,\"allowed\":1,\"denied\":2,"
+				    "\"denied_destinations\":[{\"destination\":\"denied.test:443\",\"count\":2}]"));
+	free(out);
+	jr_audit_close(&a);
+}
+
 static void test_end_names(void **state)
 {
 	assert_string_equal(jr_end_name(JR_END_EXITED), "exited");
@@ -83,6 +111,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_signaled_and_failed),
+		cmocka_unit_test(test_relay_counts),
 		cmocka_unit_test(test_end_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

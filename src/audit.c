@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * audit.c - the audit log and the allow/deny counts (see audit.h).
+ *
+ * Theory of operation: each record becomes one JSON line, written with a
+ * single write(2) on an O_APPEND descriptor, so lines from one run never
+ * interleave and several jailrun processes may share one log file (POSIX
+ * makes appends of one write atomic with respect to the file offset). The
+ * relay thread and the main thread both log, hence the mutex; it also
+ * guards the counters. A failing log write is remembered and reported once
+ * at exit, but never stops the sandbox: an unwritable log is an operator
+ * problem, not a reason to cut an agent's connection mid-stream.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "json.h"
+
+int jr_audit_open(struct jr_audit *a, const char *path, int fd,
+		  struct jr_err *err)
+{
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	pthread_mutex_init(&a->lock, NULL);
+	if (path) {
+		a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+			     0600);
+		if (a->fd < 0)
+			return jr_err_set(err, errno, "--log %s: cannot open for appending: %s",
+					  path, strerror(errno));
+		a->own_fd = true;
+	} else if (fd >= 0) {
+		int fl = fcntl(fd, F_GETFD);
+
+		if (fl < 0)
+			return jr_err_set(err, errno, "--log-fd %d: not an open file descriptor",
+					  fd);
+		/* Ours now: it must not reach the command. */
+		if (fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
+			return jr_err_set(err, errno, "--log-fd %d: %s", fd,
+					  strerror(errno));
+		a->fd = fd;
+	}
+	return 0;
+}
+
+void jr_audit_close(struct jr_audit *a)
+{
+	if (a->own_fd && a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	pthread_mutex_destroy(&a->lock);
+}
+
+static uint64_t unix_ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* RFC 3339 UTC with milliseconds. */
+static void format_time(uint64_t unix_ms, char *out, size_t size)
+{
+	time_t secs = (time_t)(unix_ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (unsigned)(unix_ms % 1000));
+}
+
+static char *finish_line(struct jr_json *j)
+{
+	const char *text = jr_json_finish(j);
+	char *line = NULL;
+
+	if (text && (line = malloc(j->len + 2))) {
+		memcpy(line, text, j->len);
+		line[j->len] = '\n';
+		line[j->len + 1] = '\0';
+	}
+	jr_json_release(j);
+	return line;
+}
+
+char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms)
+{
+	struct jr_json j;
+	char when[64];
+
+	format_time(unix_ms, when, sizeof(when));
+	jr_json_init(&j);
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "time");
+	jr_json_string(&j, when);
+	jr_json_key(&j, "event");
+	jr_json_string(&j, "connection");
+	jr_json_key(&j, "id");
+	jr_json_uint(&j, r->id);
+	jr_json_key(&j, "via");
+	jr_json_string(&j, r->via);
+	jr_json_key(&j, "method");
+	jr_json_string(&j, r->method);
+	jr_json_key(&j, "host");
+	jr_json_string(&j, r->host);
+	jr_json_key(&j, "port");
+	if (r->port)
+		jr_json_uint(&j, r->port);
+	else
+		jr_json_null(&j);
+	jr_json_key(&j, "address");
+	jr_json_string(&j, r->address);
+	jr_json_key(&j, "verdict");
+	jr_json_string(&j, r->allowed ? "allow" : "deny");
+	jr_json_key(&j, "reason");
+	jr_json_string(&j, r->reason);
+	jr_json_key(&j, "status");
+	if (r->status >= 0)
+		jr_json_int(&j, r->status);
+	else
+		jr_json_null(&j);
+	jr_json_key(&j, "bytes_up");
+	jr_json_uint(&j, r->bytes_up);
+	jr_json_key(&j, "bytes_down");
+	jr_json_uint(&j, r->bytes_down);
+	jr_json_key(&j, "duration_ms");
+	jr_json_uint(&j, r->duration_ms);
+	jr_json_object_end(&j);
+	return finish_line(&j);
+}
+
+static void write_line(struct jr_audit *a, const char *line)
+{
+	size_t len = strlen(line);
+	ssize_t n;
+
+	if (a->fd < 0)
+		return;
+	do {
+		n = write(a->fd, line, len);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len && !a->write_error)
+		a->write_error = n < 0 ? errno : EIO;
+}
+
+static void count_denied(struct jr_audit *a, const struct jr_audit_record *r)
+{
+	char dest[sizeof(a->denied_dest[0].dest)];
+
+	if (r->host && r->port)
+		snprintf(dest, sizeof(dest), "%s:%u", r->host, r->port);
+	else
+		snprintf(dest, sizeof(dest), "%s", r->host ? r->host : "(bad request)");
+	for (size_t i = 0; i < a->n_denied_dest; i++) {
+		if (strcmp(a->denied_dest[i].dest, dest) == 0) {
+			a->denied_dest[i].count++;
+			return;
+		}
+	}
+	if (a->n_denied_dest == JR_AUDIT_MAX_DENIED) {
+		a->denied_dest_truncated = true;
+		return;
+	}
+	memcpy(a->denied_dest[a->n_denied_dest].dest, dest, sizeof(dest));
+	a->denied_dest[a->n_denied_dest++].count = 1;
+}
+
+void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
+{
+	char *line = jr_audit_format_record(r, unix_ms_now());
+
+	pthread_mutex_lock(&a->lock);
+	if (r->allowed) {
+		a->allowed++;
+	} else {
+		a->denied++;
+		count_denied(a, r);
+	}
+	if (line)
+		write_line(a, line);
+	else if (!a->write_error)
+		a->write_error = ENOMEM;
+	pthread_mutex_unlock(&a->lock);
+	free(line);
+}
+
+void jr_audit_event(struct jr_audit *a, const char *event, const char *detail)
+{
+	struct jr_json j;
+	char when[64];
+	char *line;
+
+	format_time(unix_ms_now(), when, sizeof(when));
+	jr_json_init(&j);
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "time");
+	jr_json_string(&j, when);
+	jr_json_key(&j, "event");
+	jr_json_string(&j, event);
+	jr_json_key(&j, "detail");
+	jr_json_string(&j, detail);
+	jr_json_object_end(&j);
+	line = finish_line(&j);
+	pthread_mutex_lock(&a->lock);
+	if (line)
+		write_line(a, line);
+	pthread_mutex_unlock(&a->lock);
+	free(line);
+}
+
+char *jr_audit_denied_line(const struct jr_audit *a)
+{
+	size_t size = 64, len = 0;
+	char *out;
+
+	if (!a->denied)
+		return NULL;
+	for (size_t i = 0; i < a->n_denied_dest; i++)
+		size += strlen(a->denied_dest[i].dest) + 32;
+	out = malloc(size);
+	if (!out)
+		return NULL;
+	len += (size_t)snprintf(out + len, size - len, "denied %llu connection%s:",
+				(unsigned long long)a->denied, a->denied == 1 ? "" : "s");
+	for (size_t i = 0; i < a->n_denied_dest; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s %s (%llu)",
+					i ? "," : "", a->denied_dest[i].dest,
+					(unsigned long long)a->denied_dest[i].count);
+	if (a->denied_dest_truncated)
+		snprintf(out + len, size - len, ", ...");
+	return out;
+}

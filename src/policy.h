@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.h - the egress allowlist: grammar of --allow entries, and the
+ * decisions the relay asks of it. Pure: no I/O except reading an
+ * --allow-file, no resolution (the relay resolves and asks again).
+ *
+ * Entry grammar (see jailrun(1), ALLOWLIST):
+ *   host          example.com        that name only (not its subdomains)
+ *   *.suffix      *.example.com      any name below example.com, at any
+ *                                    depth, never example.com itself
+ *   address       192.0.2.7, 2001:db8::7
+ *   CIDR          192.0.2.0/24, 2001:db8::/32
+ * each optionally followed by :port ([v6]:port or [v6/len]:port for IPv6).
+ * Names compare case-insensitively, a trailing dot is ignored. The rules
+ * and the reasons for each choice are at the top of policy.c.
+ */
+#ifndef JR_POLICY_H
+#define JR_POLICY_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "err.h"
+
+#define JR_HOST_MAX 253 /* RFC 1035 2.3.4, text form without the root dot */
+
+enum jr_allow_kind {
+	JR_ALLOW_HOST,	   /* exact name */
+	JR_ALLOW_WILDCARD, /* *.suffix: strictly below suffix */
+	JR_ALLOW_ADDR,	   /* address literal (prefix = full length) or CIDR */
+};
+
+struct jr_allow_entry {
+	enum jr_allow_kind kind;
+	char name[JR_HOST_MAX + 1]; /* HOST/WILDCARD: lowercase, no trailing
+				       dot; WILDCARD: the suffix, no "*." */
+	int family;		    /* ADDR: AF_INET or AF_INET6 */
+	uint8_t addr[16];	    /* ADDR: network address, host bits zero */
+	uint8_t prefix;		    /* ADDR: prefix length */
+	uint16_t port;		    /* 0: any port */
+	char text[300];		    /* the entry as given, for messages */
+};
+
+struct jr_policy {
+	struct jr_allow_entry *entries;
+	size_t n, cap;
+};
+
+/* Why a destination was refused; stable strings for the audit log
+ * (jr_deny_reason_name(JR_ALLOWED) is "allowed"). */
+enum jr_deny_reason {
+	JR_ALLOWED = 0,
+	JR_DENY_NOT_ALLOWED,	/* "not-allowed": no entry matches the name/address */
+	JR_DENY_PORT,		/* "port-not-allowed": name matches, port does not */
+	JR_DENY_BAD_HOST,	/* "bad-host": not a valid name or literal (e.g.
+				   "2130706433", "0x7f.1", "127.1", underscores) */
+	JR_DENY_SPECIAL_ADDR,	/* "special-address": loopback, link-local,
+				   unspecified, multicast, broadcast, or an
+				   IPv4-mapped/compatible/NAT64 form of one,
+				   not named explicitly */
+};
+
+const char *jr_deny_reason_name(enum jr_deny_reason r);
+
+void jr_policy_init(struct jr_policy *p);
+void jr_policy_free(struct jr_policy *p);
+
+/*
+ * jr_policy_add - parse one --allow entry and append it.
+ * On error, @err names the entry and the rule it broke, e.g.
+ *   "--allow 'foo.*.com': a wildcard may only be the whole first label,
+ *    as in '*.example.com'"
+ * Return: 0, -EINVAL (the entry), -E2BIG (more than 4096 entries) or
+ * -ENOMEM. On error @p is unchanged.
+ */
+int jr_policy_add(struct jr_policy *p, const char *entry, struct jr_err *err);
+
+/*
+ * jr_policy_add_file - add every entry of @path: one per line, blank lines
+ * and '#' comments (whole-line or trailing) ignored, surrounding
+ * whitespace trimmed. Errors name the file and line, then the entry:
+ *   "allow.txt:3: 'foo.*.com': a wildcard may only be ..."
+ * All or nothing: on error no entry of the file is added.
+ * Return: 0 or -errno.
+ */
+int jr_policy_add_file(struct jr_policy *p, const char *path,
+		       struct jr_err *err);
+
+/*
+ * jr_policy_check_name - may a connection to @host:@port be attempted?
+ * @host: as the client wrote it (CONNECT authority host, URI host, DNS
+ *        name): any case, optional trailing dot; an IPv6 literal without
+ *        brackets. IPv4/IPv6 literals (strict inet_pton forms only) are
+ *        matched against ADDR entries; anything that inet_aton would take
+ *        as a number but inet_pton would not is JR_DENY_BAD_HOST. An
+ *        IPv6 literal carrying an IPv4 address (::ffff:a.b.c.d,
+ *        ::a.b.c.d, 64:ff9b::a.b.c.d) is matched as that IPv4 address.
+ *        No cross-matching: names never match ADDR entries, literals
+ *        never match HOST/WILDCARD entries.
+ * @port: 1..65535 (0 is never allowed)
+ * Return: JR_ALLOWED or the reason.
+ */
+enum jr_deny_reason jr_policy_check_name(const struct jr_policy *p,
+					 const char *host, uint16_t port);
+
+/*
+ * jr_policy_name_allowed - is @host allowed on some port? (the DNS
+ * forwarder's question: resolve it, or answer NXDOMAIN.) The same
+ * grammar and matching as jr_policy_check_name(), ports aside; so an
+ * address literal is "allowed" when an ADDR entry contains it: the
+ * forwarder may want to answer a literal query itself instead.
+ */
+bool jr_policy_name_allowed(const struct jr_policy *p, const char *host);
+
+/*
+ * jr_policy_check_address - the resolved-address guard, asked before every
+ * upstream connect with the very address that will be connected to.
+ * A special address (see JR_DENY_SPECIAL_ADDR) is refused unless an ADDR
+ * entry contains it, lies inside the same special range and allows @port:
+ * "--allow 127.0.0.1:8080" opens that, "--allow 0.0.0.0/0" does not.
+ * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, but not ::
+ * and ::1) and NAT64 (64:ff9b::a.b.c.d) IPv6 addresses are judged as the
+ * IPv4 address they carry. Any other address is allowed: its name was
+ * checked already. Private ranges are not special.
+ * @sa: AF_INET or AF_INET6 socket address (its port is ignored); it need
+ *      not be aligned, but must be as long as its family's sockaddr
+ * @port: 1..65535 (0 is never allowed: JR_DENY_PORT)
+ * Return: JR_ALLOWED or the reason (JR_DENY_PORT when an entry would have
+ * allowed the special address on another port; JR_DENY_BAD_HOST for
+ * another family).
+ */
+enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
+					    const struct sockaddr *sa,
+					    uint16_t port);
+
+/* Normalise a host name in place (lowercase, drop one trailing dot). */
+void jr_host_normalise(char *host);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * relay.h - the relay thread: the sandbox's only way out.
+ *
+ * One epoll loop in one thread of the runner serves the HTTP proxy port
+ * and the DNS ports whose listening sockets live in the relay netns, and
+ * opens upstream connections from the runner's own network namespace, to
+ * allowlisted destinations only.
+ */
+#ifndef JR_RELAY_H
+#define JR_RELAY_H
+
+#include <stdint.h>
+
+#include "audit.h"
+#include "err.h"
+#include "policy.h"
+#include "relaynet.h"
+
+struct jr_relay_config {
+	const struct jr_policy *policy;
+	struct jr_relay_listeners listeners; /* the relay takes ownership */
+	unsigned int max_conns;
+	uint64_t header_timeout_ms;
+	uint64_t connect_timeout_ms;
+	uint64_t idle_timeout_ms;
+	struct jr_audit *audit;
+};
+
+struct jr_relay;
+
+/*
+ * jr_relay_start - start the relay thread.
+ * Return: 0 and *out, or -errno with @err set (the listeners are closed).
+ */
+int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
+		   struct jr_err *err);
+
+/*
+ * jr_relay_stop - stop serving, close every connection (each is logged),
+ * join the thread and free. NULL is a no-op.
+ */
+void jr_relay_stop(struct jr_relay *r);
+
+#endif

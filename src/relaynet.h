@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * relaynet.h - the relay network namespace: the far end of the worker's
+ * only link, where the relay's listening sockets live.
+ */
+#ifndef JR_RELAYNET_H
+#define JR_RELAYNET_H
+
+#include "err.h"
+#include "options.h"
+
+#define JR_RELAY_IFNAME "jr-relay" /* the veth end in the relay netns */
+#define JR_WORKER_IFNAME "eth0"	   /* the veth end in the worker netns */
+
+struct jr_relay_listeners {
+	int proxy;   /* TCP G:3128 */
+	int dns_udp; /* UDP G:53 */
+	int dns_tcp; /* TCP G:53 */
+};
+
+/*
+ * jr_relaynet_create - make the relay netns and its listeners.
+ * @worker_netns_fd: the worker's /proc/self/ns/net, for the veth peer
+ * @gw: gateway addresses
+ * @out: the three listening sockets (non-blocking, close-on-exec), bound
+ *       to the gateway address inside the relay netns
+ *
+ * Runs in the sandbox's init (which holds the user namespace's
+ * capabilities); a short-lived child does the unshare(CLONE_NEWNET) so init
+ * itself stays in the worker netns. The relay netns has no process after
+ * that child exits: it lives exactly as long as the listening sockets
+ * (each socket pins its netns), which only the runner holds, and with it
+ * goes the veth pair. It has no route anywhere but the /prefix link, and
+ * forwarding is off.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
+		       struct jr_relay_listeners *out, struct jr_err *err);
+
+#endif

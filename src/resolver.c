@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * resolver.c - a small getaddrinfo(3) thread pool (see resolver.h).
+ *
+ * Theory of operation: one mutex guards a bounded job queue and a bounded
+ * result queue; workers sleep on a condition variable. Posting a result
+ * writes the eventfd, which the relay polls. The structure is reference
+ * counted (the relay plus each worker) so that stopping never joins a
+ * worker stuck in a slow lookup: stop marks the pool closed, wakes idle
+ * workers, drops the relay's reference and returns; every worker drops
+ * its reference on the way out and the last one frees. Worker threads are
+ * detached for the same reason.
+ *
+ * Lookups use AI_ADDRCONFIG off (the runner's netns decides what is
+ * reachable, not which families have addresses) and SOCK_STREAM to get one
+ * entry per address.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "resolver.h"
+
+#define JR_RESOLVER_QUEUE 1024
+
+struct job {
+	uint64_t tag;
+	int family;
+	char host[256];
+};
+
+struct jr_resolver {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int efd;
+	bool closed;
+	unsigned int refs;
+	struct job jobs[JR_RESOLVER_QUEUE];
+	size_t job_head, job_count;
+	struct jr_resolve_result *results; /* ring of JR_RESOLVER_QUEUE */
+	size_t res_head, res_count;
+};
+
+static void release_locked(struct jr_resolver *r)
+{
+	bool last = --r->refs == 0;
+
+	pthread_mutex_unlock(&r->lock);
+	if (!last)
+		return;
+	close(r->efd);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
+	free(r->results);
+	free(r);
+}
+
+static void resolve(const struct job *j, struct jr_resolve_result *res)
+{
+	struct addrinfo hints = {
+		.ai_family = j->family,
+		.ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *ai = NULL, *p;
+
+	memset(res, 0, sizeof(*res));
+	res->tag = j->tag;
+	res->error = getaddrinfo(j->host, NULL, &hints, &ai);
+	if (res->error)
+		return;
+	for (p = ai; p && res->n < JR_RESOLVE_MAX_ADDRS; p = p->ai_next) {
+		if ((p->ai_family != AF_INET && p->ai_family != AF_INET6) ||
+		    p->ai_addrlen > sizeof(res->addrs[0]))
+			continue;
+		memcpy(&res->addrs[res->n], p->ai_addr, p->ai_addrlen);
+		res->lens[res->n++] = p->ai_addrlen;
+	}
+	freeaddrinfo(ai);
+	if (!res->n)
+		res->error = EAI_NONAME;
+}
+
+static void *worker(void *arg)
+{
+	struct jr_resolver *r = arg;
+	struct jr_resolve_result res;
+	struct job j;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->closed && !r->job_count)
+			pthread_cond_wait(&r->wake, &r->lock);
+		if (r->closed)
+			break;
+		j = r->jobs[r->job_head];
+		r->job_head = (r->job_head + 1) % JR_RESOLVER_QUEUE;
+		r->job_count--;
+		pthread_mutex_unlock(&r->lock);
+
+		resolve(&j, &res);
+
+		pthread_mutex_lock(&r->lock);
+		if (r->closed)
+			break;
+		if (r->res_count < JR_RESOLVER_QUEUE) {
+			uint64_t one = 1;
+
+			r->results[(r->res_head + r->res_count) % JR_RESOLVER_QUEUE] = res;
+			r->res_count++;
+			if (write(r->efd, &one, sizeof(one)) < 0) {
+				/* counter saturated: the relay is reading anyway */
+			}
+		}
+	}
+	release_locked(r);
+	return NULL;
+}
+
+int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
+		      struct jr_err *err)
+{
+	struct jr_resolver *r = calloc(1, sizeof(*r));
+	sigset_t all, old;
+
+	if (!r)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	r->results = calloc(JR_RESOLVER_QUEUE, sizeof(*r->results));
+	r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!r->results || r->efd < 0) {
+		int e = r->results ? errno : ENOMEM;
+
+		if (r->efd >= 0)
+			close(r->efd);
+		free(r->results);
+		free(r);
+		return jr_err_set(err, e, "cannot set up the resolver: %s", strerror(e));
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	r->refs = 1;
+
+	/* Workers must never take the signals the runner handles. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned int i = 0; i < threads; i++) {
+		pthread_t t;
+		pthread_attr_t attr;
+		int e;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_mutex_lock(&r->lock);
+		r->refs++;
+		pthread_mutex_unlock(&r->lock);
+		e = pthread_create(&t, &attr, worker, r);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			pthread_mutex_lock(&r->lock);
+			r->refs--;
+			pthread_mutex_unlock(&r->lock);
+			if (i == 0) {
+				pthread_sigmask(SIG_SETMASK, &old, NULL);
+				jr_resolver_stop(r);
+				return jr_err_set(err, e, "cannot start resolver threads: %s",
+						  strerror(e));
+			}
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*out = r;
+	return 0;
+}
+
+int jr_resolver_fd(const struct jr_resolver *r)
+{
+	return r->efd;
+}
+
+int jr_resolver_submit(struct jr_resolver *r, uint64_t tag, const char *host,
+		       int family)
+{
+	struct job *j;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->job_count == JR_RESOLVER_QUEUE) {
+		pthread_mutex_unlock(&r->lock);
+		return -EAGAIN;
+	}
+	j = &r->jobs[(r->job_head + r->job_count) % JR_RESOLVER_QUEUE];
+	j->tag = tag;
+	j->family = family;
+	strncpy(j->host, host, sizeof(j->host) - 1);
+	j->host[sizeof(j->host) - 1] = '\0';
+	r->job_count++;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+int jr_resolver_take(struct jr_resolver *r, struct jr_resolve_result *out)
+{
+	uint64_t cnt;
+	int got = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->res_count) {
+		*out = r->results[r->res_head];
+		r->res_head = (r->res_head + 1) % JR_RESOLVER_QUEUE;
+		r->res_count--;
+		got = 1;
+	}
+	if (!r->res_count && read(r->efd, &cnt, sizeof(cnt)) < 0) {
+		/* EAGAIN: already drained */
+	}
+	pthread_mutex_unlock(&r->lock);
+	return got;
+}
+
+void jr_resolver_stop(struct jr_resolver *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->closed = true;
+	pthread_cond_broadcast(&r->wake);
+	release_locked(r);
+}
