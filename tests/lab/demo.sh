@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # demo.sh - the README demo: in a closed lab network (no real traffic), show
-# that the lab host reaches its web servers, that the same request under
-# `jailrun --net none` is refused at once, and what `jailrun --json` records.
+# that the lab host reaches its web servers, that under `jailrun --allow
+# allowed.test` only allowed.test is reached and everything else is refused
+# at once with the reason, and what `jailrun --json` records.
 #
 #   sudo tests/lab/demo.sh            (JAILRUN=/path/to/jailrun to choose the
 #                                      binary; default: the in-tree build)
@@ -45,46 +46,74 @@ for n in allowed.test denied.test; do
 done
 echo
 
-# ------------------------------------------------------------ 2. --net none
-printf '%s2. Under jailrun --net none, the same requests fail at once:%s\n' "$B" "$N"
+# ------------------------------------------------------------ 2. jailrun
+printf '%s2. Under jailrun --allow allowed.test, one sandbox tries the same and more:%s\n' "$B" "$N"
 if [[ ! -x $JAILRUN ]]; then
 	bad "   ${R}no jailrun binary at $JAILRUN${N} (build it with 'make', or set JAILRUN=/path/to/jailrun)"
 	exit 1
 fi
 jsondir=$(mktemp -d /tmp/jailrun-demo.XXXXXX)
+chmod 755 "$jsondir"
 lab_on_exit "rm -rf '$jsondir'"
 json=$jsondir/summary.json
+install -m 644 "$LAB_CA" "$jsondir/ca.pem"
+lab_logs_clear
 
-# jailrun [--json FILE] -- curl URL, in the lab host; print one line.
-sandboxed() {
-	local url=$1 t0 ms rc=0 out cmd
-	shift
-	cmd="jailrun --net none${*:+ $*} -- curl $url"
+# The command inside: plain curl and getent. jailrun gives it the proxy
+# variables and a resolv.conf pointing at its relay; the last try ignores
+# the proxy on purpose, like a tool that does not read HTTP_PROXY.
+inner='
+try() {
+	label=$1; shift
 	t0=$(date +%s%N)
-	# stdin is /dev/null: curl needs none, and a terminal on stdin would make
-	# jailrun (run under timeout, so not in the foreground) stop on SIGTTOU.
-	out=$(cd "$jsondir" && lab_host timeout -k 5 30 "$JAILRUN" --net none "$@" -- \
-		curl -sS --max-time 10 "$url" </dev/null 2>&1) || rc=$?
-	ms=$(ms_since "$t0")
-	out=$(grep -m1 . <<<"$out" || true)
-	if ((rc == 0)); then
-		bad "   \$ $cmd"$'\n'"     ${R}NOT refused: the sandbox reached the network: $out${N}"
-	elif ((rc == 125)); then
-		bad "   \$ $cmd"$'\n'"     ${R}jailrun could not set up the sandbox (exit 125): $out${N}"
-	elif ((ms > 2000)); then
-		bad "   \$ $cmd"$'\n'"     ${Y}refused, but only after $ms ms (exit $rc): $out${N}"
-	else
-		printf '   $ %s\n     %srefused: exit %s after %s ms%s  %s\n' "$cmd" "$G" "$rc" "$ms" "$N" "$out"
-	fi
+	if out=$("$@" 2>&1); then rc=0; else rc=$?; fi
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	printf "%s|%s|%s|%s\n" "$label" "$rc" "$ms" "$(printf "%s" "$out" | grep -m1 -E "served-by|jailrun:|curl:|^[0-9]" || printf "%s" "$out" | head -n1)"
 }
-sandboxed http://allowed.test/ --json summary.json
-sandboxed "http://$(lab_addr allowed.test)/"
-printf '   %sThe sandbox gets its own network namespace: loopback only, and firewall rules\n' "$D"
-printf '   that reject everything else. The name cannot be looked up, the address cannot\n'
-printf '   be reached, and curl learns it at once instead of hanging.%s\n\n' "$N"
+try "curl http://allowed.test/" curl -sS -m 10 http://allowed.test/
+try "curl https://allowed.test/" curl -sS -m 10 --cacert ca.pem https://allowed.test/
+try "curl http://denied.test/" curl -sS -m 10 http://denied.test/
+try "curl https://denied.test/" curl -sS -m 10 --cacert ca.pem https://denied.test/
+try "getent hosts denied.test" getent hosts denied.test
+try "curl --noproxy \"*\" http://DENIED4/" curl -sS -m 10 --noproxy "*" http://DENIED4/
+'
+inner=${inner//DENIED4/$(lab_addr denied.test 4)}
+printf '%s' "$inner" >"$jsondir/tries.sh"
+t0=$(date +%s%N)
+# stdin is /dev/null: a terminal on stdin would make jailrun (run under
+# timeout, so not in the foreground) keep its hands off it anyway.
+results=$(lab_host timeout -k 5 60 env -C "$jsondir" "$JAILRUN" --allow allowed.test \
+	--json summary.json --log audit.log -- bash tries.sh </dev/null 2>&1) || true
+total=$(ms_since "$t0")
+while IFS='|' read -r label rc ms out; do
+	[[ -n $label ]] || continue
+	case $label in
+	*//allowed.test/*) want=ok ;;
+	*) want=refused ;;
+	esac
+	if [[ $want == ok && $rc == 0 && $out == "served-by: allowed.test" ]]; then
+		printf '   $ %-34s %sreached%s  %s\n' "$label" "$G" "$N" "$out"
+	elif [[ $want == refused && $rc != 0 && $ms -lt 2000 ]]; then
+		printf '   $ %-34s %srefused%s  in %s ms: %s\n' "$label" "$G" "$N" "$ms" "${out:-no such host}"
+	elif [[ $want == refused && $out == jailrun:* ]]; then
+		printf '   $ %-34s %srefused%s  in %s ms: %s\n' "$label" "$G" "$N" "$ms" "$out"
+	else
+		bad "   \$ $label"$'\n'"     ${R}unexpected (exit $rc after $ms ms): $out${N}"
+	fi
+done <<<"$results"
+grep -q '|' <<<"$results" || bad "   ${R}jailrun did not run the command:${N} $results"
+if lab_web_served denied.test || lab_dns_queried denied.test; then
+	bad "   ${R}denied.test was reached or looked up in the lab internet${N}"
+else
+	printf '   %sThe lab'"'"'s own logs confirm: denied.test was never contacted, never even\n' "$D"
+	printf '   looked up. The whole sandbox ran in %s ms.%s\n' "$total" "$N"
+fi
+printf '   %sThe command reaches the world only through jailrun'"'"'s relay, which forwards\n' "$D"
+printf '   to allowlisted hosts; nftables rules installed and verified before the\n'
+printf '   command started reject everything else at once.%s\n\n' "$N"
 
 # ------------------------------------------------------------ 3. --json
-printf '%s3. What jailrun wrote for the first run (--json summary.json):%s\n' "$B" "$N"
+printf '%s3. What jailrun wrote (--json summary.json):%s\n' "$B" "$N"
 if [[ -s $json ]] && python3 -m json.tool "$json" >/dev/null 2>&1; then
 	# one line per top-level key
 	python3 -c 'import json, sys
@@ -100,6 +129,14 @@ elif [[ -e $json ]]; then
 	bad "   ${R}not valid JSON:${N} $(head -c 400 "$json")"
 else
 	bad "   ${R}jailrun wrote no summary${N}"
+fi
+echo
+printf '%s4. And the audit log (--log audit.log), one JSON line per connection, e.g.:%s\n' "$B" "$N"
+if [[ -s $jsondir/audit.log ]]; then
+	grep '"verdict":"deny"' "$jsondir/audit.log" | head -n1 | sed 's/^/   /'
+	grep '"verdict":"allow"' "$jsondir/audit.log" | grep '"via":"proxy"' | head -n1 | sed 's/^/   /'
+else
+	bad "   ${R}no audit log written${N}"
 fi
 echo
 if ((status == 0)); then
