@@ -4,7 +4,9 @@
 #   contrib/dev.sh demo    install build deps, build, run the demo in a lab
 #   contrib/dev.sh test    install build deps, build, run the whole suite:
 #                          make check (as root: root and rootless modes),
-#                          unit tests under ASan+UBSan, make distcheck
+#                          make check again under ASan+UBSan, the libFuzzer
+#                          targets (FUZZ_SECONDS each, default 20), and
+#                          make distcheck
 #   contrib/dev.sh deps    only install the Debian packages
 #   contrib/dev.sh build   only configure and build (in ./build)
 #
@@ -20,6 +22,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev libseccomp-dev
 	libssl-dev libcmocka-dev
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
+	clang libclang-rt-14-dev
 )
 
 as_root() {
@@ -65,11 +68,22 @@ run_tests() {
 	[ -f build/test-suite.log ] && count build/test-suite.log
 	[ $rc -eq 0 ] || { cat build/test-suite.log; }
 
-	echo "dev.sh: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	# The whole suite again with jailrun and the unit tests built with
+	# ASan+UBSan: the integration tests drive the relay and the runner
+	# through paths unit tests cannot reach.
+	echo "dev.sh: make check under AddressSanitizer + UndefinedBehaviorSanitizer"
 	mkdir -p build-asan
 	(cd build-asan && { [ -f Makefile ] || ../configure -q --enable-sanitizers; } &&
-		make -j"$(nproc)" check-unit) || rc=1
+		make -j"$(nproc)" check) || { rc=1; cat build-asan/test-suite.log; }
 	[ -f build-asan/test-suite.log ] && count build-asan/test-suite.log
+
+	echo "dev.sh: fuzzing the parsers (${FUZZ_SECONDS:-20} s per target)"
+	if FUZZ_SECONDS=${FUZZ_SECONDS:-20} tests/fuzz/run.sh | tee build/fuzz.log; then
+		TOTAL_PASS=$((TOTAL_PASS + $(grep -c '^ok: fuzz_' build/fuzz.log)))
+	else
+		rc=1
+		TOTAL_FAIL=$((TOTAL_FAIL + $(grep -c '^FAIL: fuzz_' build/fuzz.log) + 0))
+	fi
 
 	if [ $rc -eq 0 ]; then
 		echo "dev.sh: make distcheck"

@@ -146,11 +146,14 @@ int main(int argc, char **argv)
 	switch (opts.action) {
 	case JR_ACTION_HELP:
 		fputs(jr_usage_text, stdout);
+		jr_options_release(&opts);
 		return 0;
 	case JR_ACTION_VERSION:
 		printf("jailrun %s\n", PACKAGE_VERSION);
+		jr_options_release(&opts);
 		return 0;
 	case JR_ACTION_CHECK:
+		jr_options_release(&opts);
 		return jr_check_run();
 	case JR_ACTION_RUN:
 		break;
@@ -164,10 +167,8 @@ int main(int argc, char **argv)
 		.sudo_uid = getenv("SUDO_UID"),
 		.sudo_gid = getenv("SUDO_GID"),
 	};
-	if (jr_ids_resolve(opts.user, &caller, &ids, &err) < 0) {
-		jr_error("%s", err.msg);
-		return JR_EXIT_FAILURE;
-	}
+	if (jr_ids_resolve(opts.user, &caller, &ids, &err) < 0)
+		return fail_early(&opts, &policy, &err);
 	if (ids.privileged && ids.uid == 0)
 		jr_warn("--user root: the command runs as host uid 0 (without capabilities)");
 	jr_verbose("command runs as %s (uid %u, gid %u), %s", ids.name,

@@ -308,8 +308,11 @@ static void want_events(struct jr_relay *r, struct conn *c);
 /* Queue @len bytes for the client (copied). */
 static int queue_out(struct conn *c, const void *buf, size_t len)
 {
-	char *n = realloc(c->out, c->out_len + len);
+	char *n;
 
+	if (!len)
+		return 0;
+	n = realloc(c->out, c->out_len + len);
 	if (!n)
 		return -ENOMEM;
 	memcpy(n + c->out_len, buf, len);
@@ -757,6 +760,8 @@ static int make_pipe(int p[2], size_t *size)
 
 static int queue_up(struct conn *c, const void *buf, size_t len)
 {
+	if (!len)
+		return 0;
 	if (c->up_len + len > c->up_cap) {
 		size_t cap = c->up_cap ? c->up_cap : 4096;
 		char *n;

@@ -100,8 +100,14 @@ fi
 
 # --help and the man page list the same options.
 expect_status 0 "--help exits 0" "$JR" --help
-for opt in $(grep -o -- '^\\fB--[a-z-]*' "$JR_TOP_SRCDIR/man/jailrun.1" | sed 's/^\\fB//' | sort -u); do
+man_opts=$(grep -E '^\.BR? ' "$JR_TOP_SRCDIR/man/jailrun.1" | grep -oE '\\-\\-[a-z]([a-z]|\\-)*' | sed 's/\\-/-/g' | sort -u)
+if [ "$(echo "$man_opts" | wc -w)" -ge 15 ]; then ok "the man page documents $(echo "$man_opts" | wc -w) options"; else fail "option list from the man page: $man_opts"; fi
+for opt in $man_opts; do
 	expect_output_has "--help mentions $opt (from the man page)" "$opt"
+done
+# ...and the other way round: every long option --help shows is in the man page.
+for opt in $(printf '%s\n' "$OUT" | grep -oE '^  (-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+' | sort -u); do
+	if printf '%s\n' "$man_opts" | grep -qx -- "$opt"; then ok "man page documents $opt (from --help)"; else fail "man page lacks $opt"; fi
 done
 expect_status 0 "--version exits 0" "$JR" --version
 expect_output_has "--version prints the version" "jailrun "

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for options.c: every accepted form and every rejection. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@ static void test_command_after_dashdash(void **state)
 	assert_int_equal(o.timeout_ms, 0);
 	assert_null(o.user);
 	assert_null(o.json_path);
+	jr_options_release(&o);
 }
 
 static void test_command_options_not_ours(void **state)
@@ -42,6 +44,7 @@ static void test_command_options_not_ours(void **state)
 	assert_int_equal(o.verbosity, 0);
 	assert_int_equal(o.command_argc, 4);
 	assert_string_equal(o.command[1], "-v");
+	jr_options_release(&o);
 }
 
 static void test_all_options(void **state)
@@ -57,9 +60,11 @@ static void test_all_options(void **state)
 	assert_int_equal(o.timeout_ms, 2500);
 	assert_string_equal(o.user, "nobody:nogroup");
 	assert_string_equal(o.json_path, "/tmp/x.json");
+	jr_options_release(&o);
 	assert_int_equal(PARSE(&o, &e, "--net=none", "--timeout=1", "-q", "true"), 0);
 	assert_int_equal(o.verbosity, -1);
 	assert_int_equal(o.timeout_ms, 1000);
+	jr_options_release(&o);
 }
 
 static void test_help_version_check(void **state)
@@ -69,12 +74,16 @@ static void test_help_version_check(void **state)
 
 	assert_int_equal(PARSE(&o, &e, "--help"), 0);
 	assert_int_equal(o.action, JR_ACTION_HELP);
+	jr_options_release(&o);
 	assert_int_equal(PARSE(&o, &e, "-h"), 0);
 	assert_int_equal(o.action, JR_ACTION_HELP);
+	jr_options_release(&o);
 	assert_int_equal(PARSE(&o, &e, "-V"), 0);
 	assert_int_equal(o.action, JR_ACTION_VERSION);
+	jr_options_release(&o);
 	assert_int_equal(PARSE(&o, &e, "--check"), 0);
 	assert_int_equal(o.action, JR_ACTION_CHECK);
+	jr_options_release(&o);
 	assert_int_equal(PARSE(&o, &e, "--check", "ls"), -EINVAL);
 	assert_non_null(strstr(e.msg, "--check takes no command"));
 }
@@ -100,6 +109,7 @@ static void test_rejections(void **state)
 	REJECT("unknown option '-x'", "-x", "true");
 	REJECT("'--net' needs an argument", "--net");
 	REJECT("--net public: unknown network mode", "--net", "public", "true");
+	REJECT("--net everything: unknown network mode (known: allowlist, none)", "--net", "everything", "true");
 	REJECT("--timeout 0: expected seconds", "--timeout", "0", "true");
 	REJECT("--timeout -1", "--timeout", "-1", "true");
 	REJECT("--timeout 1.2345", "--timeout", "1.2345", "true");
@@ -136,11 +146,90 @@ static void test_duration(void **state)
 	assert_int_equal(jr_parse_duration_ms("184467440737095516160", &ms), -EINVAL);
 }
 
+static void test_allowlist_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char gw[INET_ADDRSTRLEN];
+
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_int_equal(o.net, JR_NET_NONE);
+	jr_options_release(&o);
+
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--allow", "*.b.test:443",
+			       "--allow-file", "/x", "--", "curl"), 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST); /* implied */
+	assert_int_equal(o.n_allow, 2);
+	assert_string_equal(o.allow[0], "a.test");
+	assert_string_equal(o.allow[1], "*.b.test:443");
+	assert_int_equal(o.n_allow_files, 1);
+	assert_string_equal(o.allow_files[0], "/x");
+	assert_int_equal(o.max_conns, JR_DEFAULT_MAX_CONNS);
+	assert_int_equal(o.header_timeout_ms, JR_DEFAULT_HEADER_TIMEOUT_MS);
+	assert_int_equal(o.idle_timeout_ms, JR_DEFAULT_IDLE_TIMEOUT_MS);
+	assert_int_equal(o.connect_timeout_ms, JR_DEFAULT_CONNECT_TIMEOUT_MS);
+	assert_int_equal(o.log_fd, -1);
+	inet_ntop(AF_INET, &o.gateway.relay, gw, sizeof(gw));
+	assert_string_equal(gw, "100.64.77.1");
+	inet_ntop(AF_INET, &o.gateway.worker, gw, sizeof(gw));
+	assert_string_equal(gw, "100.64.77.2");
+	assert_int_equal(o.gateway.prefix, 30);
+	jr_options_release(&o);
+
+	assert_int_equal(PARSE(&o, &e, "--net", "allowlist", "--gateway", "10.9.0.1/24",
+			       "--log-fd", "7", "--max-conns", "10", "--header-timeout", "1.5",
+			       "--connect-timeout", "2", "--idle-timeout", "60", "true"), 0);
+	assert_int_equal(o.n_allow, 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST);
+	assert_int_equal(o.log_fd, 7);
+	assert_int_equal(o.max_conns, 10);
+	assert_int_equal(o.header_timeout_ms, 1500);
+	assert_int_equal(o.connect_timeout_ms, 2000);
+	assert_int_equal(o.idle_timeout_ms, 60000);
+	inet_ntop(AF_INET, &o.gateway.worker, gw, sizeof(gw));
+	assert_string_equal(gw, "10.9.0.2");
+	jr_options_release(&o);
+
+	REJECT("need --net allowlist", "--net", "none", "--allow", "a.test", "true");
+	REJECT("--log and --log-fd", "--log", "/x", "--log-fd", "5", "true");
+	REJECT("--log-fd 2", "--log-fd", "2", "true");
+	REJECT("--max-conns 0", "--max-conns", "0", "true");
+	REJECT("--max-conns 70000", "--max-conns", "70000", "true");
+	REJECT("--idle-timeout 0", "--idle-timeout", "0", "true");
+	REJECT("--gateway 10.0.0.1", "--gateway", "10.0.0.1", "true");
+}
+
+static void test_gateway(void **state)
+{
+	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8", "192.0.2.5/29",
+					    "172.16.0.1/16" };
+	static const char *const bad[] = {
+		"100.64.77.0/30",  /* the network address */
+		"100.64.77.2/30",  /* G+1 would be the broadcast */
+		"100.64.77.1/31", "100.64.77.1/32", "100.64.77.1/0",
+		"127.0.0.1/8", "169.254.0.1/16", "224.0.0.1/4", "0.0.0.1/8",
+		"100.64.77.1", "100.64.77.1/", "100.64.77.1/030", "100.64.77.1/3x",
+		"2001:db8::1/64", "1.2.3/24", "",
+	};
+	struct jr_gateway g;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (jr_parse_gateway(good[i], &g) != 0)
+			fail_msg("gateway %s refused", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (jr_parse_gateway(bad[i], &g) == 0)
+			fail_msg("gateway %s accepted", bad[i]);
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net", "--timeout", "--user",
 					    "--json", "--check", "--verbose",
-					    "--quiet", "--help", "--version" };
+					    "--quiet", "--help", "--version",
+					    "--allow", "--allow-file", "--gateway",
+					    "--log", "--log-fd", "--max-conns",
+					    "--header-timeout", "--connect-timeout",
+					    "--idle-timeout" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))
@@ -156,6 +245,8 @@ int main(void)
 		cmocka_unit_test(test_help_version_check),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_allowlist_options),
+		cmocka_unit_test(test_gateway),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,6 +209,62 @@ static void test_rule_text(void **state)
 				 "  [ immediate reg 0 accept ]\n");
 }
 
+/*
+ * The allowlist mode: every rule, in order, as `nft --debug=netlink -f
+ * nft/jailrun-allowlist.nft` compiles the reference text.
+ */
+static void test_allowlist_rules(void **state)
+{
+	static const char *const want[] = {
+		"inet jailrun input\n  [ meta load iif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load oif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun input\n  [ ct load state => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x00000006 ) ^ 0x00000000 ]\n"
+		"  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000380c ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+	};
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.proxy_port = 3128,
+		.dns_port = 53,
+	};
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+	char buf[1024];
+
+	/* Without a gateway there is nothing to allow: refuse, do not guess. */
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), -EINVAL);
+	assert_null(rs);
+	params.gateway.s_addr = htonl(0x64404d01); /* 100.64.77.1 */
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_chain_count(rs), 3);
+	assert_int_equal(jr_ruleset_rule_count(rs), ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i], NFTNL_OUTPUT_DEFAULT, 0);
+		assert_string_equal(buf, want[i]);
+	}
+	jr_ruleset_free(rs);
+}
+
 static void test_unknown_mode(void **state)
 {
 	const struct jr_ruleset_params params = { .mode = (enum jr_net_mode)42 };
@@ -240,6 +296,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forward_has_no_rules, build_none,
 						free_ruleset),
 		cmocka_unit_test_setup_teardown(test_rule_text, build_none, free_ruleset),
+		cmocka_unit_test(test_allowlist_rules),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_free_null),
 	};
