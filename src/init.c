@@ -5,9 +5,12 @@
  * Theory of operation: the runner clone()s this process into new user,
  * network, PID, mount, IPC and UTS namespaces. It is the only process that
  * holds capabilities over them, so it does the setup that needs them
- * (hostname, mounts, lo) and hands the runner a NETLINK_NETFILTER socket of
- * the worker netns, through which the runner installs and verifies the
- * rules. Only after the runner says GO does it fork the command.
+ * (hostname, mounts, lo; in the allowlist mode the relay netns, the veth,
+ * addresses, route and resolv.conf) and hands the runner a NETLINK_NETFILTER
+ * socket of the worker netns, through which the runner installs and
+ * verifies the rules, plus the relay's listening sockets. Only after the
+ * runner says GO, and (allowlist) the relay has answered a self-check
+ * through the worker's own route and rules, does it fork the command.
  *
  * As PID 1 of a PID namespace it reaps every orphan; the kernel only
  * delivers signals to it that it has asked for (pid_namespaces(7)), so it

@@ -7,9 +7,12 @@
  * the command) propagates to the host, and no host mount event reaches in.
  * Then a new procfs instance is mounted over /proc: its pid view is the new
  * PID namespace, so the command sees only its own processes. /proc/sys is
- * bind-mounted onto itself and remounted read-only; the remount must repeat
- * nosuid,nodev,noexec because the kernel refuses to clear flags that are
- * set on the mount below (mount(2), "MS_REMOUNT").
+ * bind-mounted onto itself and remounted read-only, last (init writes the
+ * relay netns's sysctls first); the remount must repeat nosuid,nodev,noexec
+ * because the kernel refuses to clear flags that are set on the mount below
+ * (mount(2), "MS_REMOUNT"). Files jailrun generates for the sandbox
+ * (resolv.conf) are shown read-only from a detached tmpfs that no path of
+ * the sandbox reaches.
  */
 
 #include <errno.h>

@@ -426,6 +426,7 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 		}
 		c->st = ST_REPLY;
 		c->t_last = now_ms();
+		c->deadline = c->t_last + r->cfg.header_timeout_ms;
 		want_events(r, c);
 	}
 	dns_release(r, slot);
@@ -1079,9 +1080,22 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 	if (c->bytes_up != up0 || c->bytes_down != down0)
 		c->t_last = now_ms();
 
-	/* One request per connection: the response ends the exchange. */
-	if (tunnel ? (c->c_shut && c->u_shut) : c->c_shut)
-		goto done;
+	if (tunnel && c->c_shut && c->u_shut)
+		goto done; /* both sides said all they had to say */
+	if (!tunnel && c->c_shut) {
+		/*
+		 * One request per connection: the response ends the exchange.
+		 * The client may have sent more than the body (a pipelined
+		 * request we will not serve); closing with it unread would
+		 * reset the connection and could cut off the response's tail
+		 * still in our send queue, so linger for its EOF instead.
+		 */
+		audit_conn(r, c);
+		close_fd(&c->ufd);
+		c->uev = UINT32_MAX;
+		c->st = ST_LINGER;
+		c->deadline = now_ms() + RELAY_LINGER_MS;
+	}
 	want_events(r, c);
 	return;
 done:
@@ -1308,7 +1322,9 @@ static void sweep(struct jr_relay *r)
 			break;
 		case ST_REPLY:
 		case ST_LINGER:
-			if (c->kind == KIND_PROXY && now >= c->deadline)
+			/* A client that does not read its answer, or never
+			 * closes, does not keep the slot. */
+			if (now >= c->deadline)
 				conn_free(r, c);
 			break;
 		case ST_FREE:

@@ -12,9 +12,13 @@
  *   MAPS_DONE ------------------------->  hostname, mounts, lo up,
  *                                         NETLINK_NETFILTER socket
  *             <------------------------   SETUP_OK + socket fd
+ *                                         (+ relay listeners)
  *   install ruleset (one batch),
  *   read it back, compare
- *   GO (or ABORT, exit 125) ----------->  fork; child drops privileges,
+ *   allowlist: start the relay thread
+ *   on the listeners
+ *   GO (or ABORT, exit 125) ----------->  (allowlist) self-check the relay;
+ *                                         fork; child drops privileges,
  *                                         execs the command
  *             <------------------------   EXEC_OK / EXEC_FAIL
  *   relay pty, forward signals,           reap, forward signals
