@@ -10,6 +10,7 @@
 #ifndef JR_CLEANUP_H
 #define JR_CLEANUP_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -55,6 +56,12 @@ static inline void jr_closep(int *fd)
 		if (*p)                                                        \
 			free_fn(*p);                                           \
 	}
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

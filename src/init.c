@@ -44,6 +44,7 @@
 #include "err.h"
 #include "init.h"
 #include "link.h"
+#include "log.h"
 #include "mounts.h"
 #include "privs.h"
 #include "relaynet.h"
@@ -123,10 +124,27 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				   a->ids->gid, err);
 }
 
+/* The caller's and the command's /run/user sockets, and the system ones. */
+static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
+{
+	unsigned int hidden = 0;
+	int r;
+
+	r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->caller_uid,
+				   a->ids->uid, a->ids->gid, &hidden, err);
+	if (r == 0 && a->ids->uid != a->caller_uid)
+		r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->ids->uid,
+					   a->ids->uid, a->ids->gid, &hidden, err);
+	if (r == 0 && hidden)
+		jr_debug("hid %u host daemon socket%s", hidden, hidden == 1 ? "" : "s");
+	return r;
+}
+
 /*
  * Everything init does with its capabilities before the runner installs
- * the rules. Fills @fds: [0] the NETLINK_NETFILTER socket, then, in the
- * allowlist mode, the relay's three listeners; *@nfds says how many.
+ * the rules. Fills @fds: [0] the NETLINK_NETFILTER socket that will own the
+ * table, [1] a second one for the watchdog's change notifications, then,
+ * in the allowlist mode, the relay's three listeners; *@nfds says how many.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
@@ -142,25 +160,30 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	r = jr_mounts_setup(err);
 	if (r < 0)
 		return r;
+	r = hide_daemon_sockets(a, err);
+	if (r < 0)
+		return r;
 	r = jr_link_lo_up(err);
 	if (r < 0)
 		return r;
 	if (a->net == JR_NET_ALLOWLIST) {
-		r = setup_allowlist(a, fds + 1, err);
+		r = setup_allowlist(a, fds + 2, err);
 		if (r < 0)
 			return r;
-		*nfds = 4;
+		*nfds = 5;
 	} else {
-		*nfds = 1;
+		*nfds = 2;
 	}
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
-	fds[0] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-	if (fds[0] < 0)
-		return jr_err_set(err, errno,
-				  "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
-				  strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+		if (fds[i] < 0)
+			return jr_err_set(err, errno,
+					  "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
+					  strerror(errno));
+	}
 	return 0;
 }
 
@@ -302,6 +325,11 @@ exec_command(const struct jr_init_args *a, int report_fd)
 	sigemptyset(&none);
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* Last: from here on only what the command itself may do is left to
+	 * do (the filter needs no_new_privs, set by jr_privs_drop()). */
+	if (a->seccomp && jr_seccomp_load(a->seccomp, &err) < 0)
+		goto fail;
 
 	exec_search(a->command);
 

@@ -10,6 +10,7 @@
 
 #include "ids.h"
 #include "options.h"
+#include "seccomp.h"
 
 struct jr_init_args {
 	int ctl;		/* control socket, init's end (see ctl.h) */
@@ -19,6 +20,10 @@ struct jr_init_args {
 	bool pty_std[3];	/* which of fds 0,1,2 become the pty */
 	enum jr_net_mode net;
 	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
+	uid_t caller_uid;	/* the runner's uid, for /run/user/UID sockets */
+	char *const *expose;	/* --expose */
+	size_t n_expose;
+	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

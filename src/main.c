@@ -201,10 +201,13 @@ int main(int argc, char **argv)
 	}
 
 	jr_audit_event(&audit, "lifecycle", "sandbox starting");
+	if (!opts.seccomp)
+		jr_audit_event(&audit, "lifecycle", "seccomp filter disabled (--seccomp off)");
 	r = jr_sandbox_run(&opts, &ids, &policy, &audit, &res);
 	if (r < 0)
 		jr_error("%s", res.err.msg);
-	else if (res.ended == JR_END_EXEC_FAILED || res.ended == JR_END_SETUP_FAILED)
+	else if (res.ended == JR_END_EXEC_FAILED || res.ended == JR_END_SETUP_FAILED ||
+		 res.ended == JR_END_TAMPER)
 		jr_error("%s", res.err.msg);
 	else if (res.err.code)
 		jr_warn("%s", res.err.msg);
@@ -226,6 +229,9 @@ int main(int argc, char **argv)
 		.error = res.err.code ? res.err.msg : NULL,
 		.audit = opts.net == JR_NET_ALLOWLIST ? &audit : NULL,
 		.allow_entries = policy.n,
+		.tamper_events = res.watchdog.tamper_events,
+		.restores = res.watchdog.restores,
+		.max_restore_us = res.watchdog.max_restore_us,
 	};
 	report_denied(&audit, &opts);
 	jr_audit_event(&audit, "lifecycle", jr_end_name(res.ended));

@@ -16,11 +16,14 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/fsuid.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -122,5 +125,75 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 		return jr_err_set(err, errno,
 				  "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
 				  target, strerror(errno));
+	return 0;
+}
+
+const char *const jr_hidden_sockets[] = {
+	"/run/docker.sock",			/* Docker */
+	"/var/run/docker.sock",
+	"/run/containerd/containerd.sock",	/* containerd */
+	"/run/podman/podman.sock",		/* Podman */
+	"/run/buildkit/buildkitd.sock",		/* BuildKit */
+	"/run/dbus/system_bus_socket",		/* D-Bus system bus */
+	"/var/run/dbus/system_bus_socket",
+	"/run/systemd/private",			/* systemd's private API */
+	"/run/user/%u/bus",			/* the user's D-Bus session */
+	"/run/user/%u/docker.sock",		/* rootless Docker */
+	"/run/user/%u/podman/podman.sock",	/* rootless Podman */
+	"/run/user/%u/systemd/private",		/* systemd --user */
+	NULL,
+};
+
+static void expand(const char *pattern, uid_t caller_uid, char *out, size_t size)
+{
+	const char *pct = strstr(pattern, "%u");
+
+	if (!pct) {
+		snprintf(out, size, "%s", pattern);
+		return;
+	}
+	snprintf(out, size, "%.*s%u%s", (int)(pct - pattern), pattern,
+		 (unsigned)caller_uid, pct + 2);
+}
+
+bool jr_mounts_is_hidden_socket(const char *path, uid_t caller_uid)
+{
+	char p[256];
+
+	for (size_t i = 0; jr_hidden_sockets[i]; i++) {
+		expand(jr_hidden_sockets[i], caller_uid, p, sizeof(p));
+		if (strcmp(p, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+int jr_mounts_hide_sockets(char *const *exposed, size_t n_exposed,
+			   uid_t caller_uid, uid_t uid, gid_t gid,
+			   unsigned int *hidden, struct jr_err *err)
+{
+	for (size_t i = 0; jr_hidden_sockets[i]; i++) {
+		char path[256], canon[PATH_MAX], exp[PATH_MAX];
+		struct stat st;
+		bool keep = false;
+		int r;
+
+		expand(jr_hidden_sockets[i], caller_uid, path, sizeof(path));
+		/* Compare where the paths lead: /var/run is a symlink to
+		 * /run, and --expose of either name means the same socket. */
+		if (!realpath(path, canon) || stat(canon, &st) < 0 ||
+		    !S_ISSOCK(st.st_mode))
+			continue;
+		for (size_t j = 0; j < n_exposed; j++)
+			keep |= realpath(exposed[j], exp) && strcmp(exp, canon) == 0;
+		if (keep)
+			continue;
+		r = jr_mounts_bind_text(path, "", uid, gid, err);
+		if (r < 0)
+			return jr_err_prefix(err, "cannot hide the host daemon socket %s (use --expose %s to pass it on deliberately): ",
+					     path, path);
+		if (hidden)
+			(*hidden)++;
+	}
 	return 0;
 }

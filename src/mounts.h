@@ -5,6 +5,8 @@
 #ifndef JR_MOUNTS_H
 #define JR_MOUNTS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -36,5 +38,31 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err);
  */
 int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 			gid_t gid, struct jr_err *err);
+
+/*
+ * The unix sockets of host daemons that would open connections, start
+ * containers or run units on the command's behalf: a pathname unix socket
+ * is reachable from any network namespace. "%u" stands for the caller's
+ * uid (rootless Docker/Podman and the user's D-Bus session live under
+ * /run/user/UID).
+ */
+extern const char *const jr_hidden_sockets[];
+
+/*
+ * jr_mounts_hide_sockets - cover each socket of jr_hidden_sockets that
+ * exists with an empty read-only file (connect(2) then fails with
+ * ECONNREFUSED), except the paths in @exposed (--expose).
+ * @caller_uid: fills "%u"
+ * @uid/@gid: owner of the covering files (see jr_mounts_bind_text)
+ * @hidden: incremented per socket hidden (for -v); may be NULL
+ * Return: 0 or -errno with @err set: a socket that cannot be hidden is a
+ * failure, not a warning.
+ */
+int jr_mounts_hide_sockets(char *const *exposed, size_t n_exposed,
+			   uid_t caller_uid, uid_t uid, gid_t gid,
+			   unsigned int *hidden, struct jr_err *err);
+
+/* Is @path one of jr_hidden_sockets (after "%u" expansion)? */
+bool jr_mounts_is_hidden_socket(const char *path, uid_t caller_uid);
 
 #endif

@@ -41,13 +41,36 @@
  * three dumps are bracketed by reading the ruleset generation id; if it
  * moved, or the kernel flagged a dump as interrupted, they are read again.
  *
- * Only datagrams whose sender is the kernel (nl_pid 0) are read: the socket
- * lives in the sandbox's namespace, where a process with CAP_NET_ADMIN
- * there could unicast forged "ACKs" to its port id.
+ * Restoring is the install batch with one NFT_MSG_DELTABLE in front for
+ * every table a dump just listed (of every family, ours included):
+ * BEGIN, the deletions, the table, chains, rules, END. It is still one
+ * transaction: the old ruleset is either replaced whole or left alone.
+ * Tables are deleted by family and name, the lookup in which nf_tables
+ * checks ownership: deleting a table owned by another socket is EPERM,
+ * which aborts the batch. There is a window between the dump and the
+ * batch. A table deleted in it makes its DELTABLE fail with ENOENT, and one
+ * created in it with our table's name makes NEWTABLE fail; both mean "list
+ * again", and jr_nft_restore() does, a few times. A table of another name
+ * created in it survives the batch unnoticed here: the caller verifies
+ * after restoring and finds it then.
+ *
+ * Monitoring uses a second socket of the namespace subscribed to the
+ * NFNLGRP_NFTABLES multicast group, on which nf_tables announces every
+ * object each commit adds or deletes (after the commit, so a verify that
+ * follows the notification sees the change). The socket is only a hint
+ * that it is time to verify: notifications can be lost when its receive
+ * queue overflows (the kernel then reports ENOBUFS once), and nothing a
+ * notification says is trusted beyond "something changed".
+ *
+ * Only datagrams whose sender is the kernel (nl_pid 0) are read: the
+ * sockets live in the sandbox's namespace, where a process with
+ * CAP_NET_ADMIN there could unicast forged "ACKs" or notifications to
+ * their port ids.
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -100,6 +123,27 @@ JR_DEFINE_CLEANUP(struct nftnl_rule_list_iter, nftnl_rule_list_iter_destroy)
 #define JR_NFT_DUMP_TRIES 3
 /* Room for one rule in libnftnl's text form. */
 #define JR_NFT_RULE_TEXT 4096
+/*
+ * Receive buffer room per message of a batch: a success ACK is a small skb
+ * (its truesize, which the queue limit counts, is well under this); error
+ * ACKs, which echo the request, are covered by the batch's own size on top.
+ * nft budgets the same (NFT_MNL_ACK_MAXSIZE in nftables' src/mnl.c).
+ */
+#define JR_NFT_ACK_ROOM 1024
+/*
+ * Receive buffer asked for the monitor socket. Losing notifications is
+ * harmless (the caller re-verifies on ENOBUFS), so this only has to absorb
+ * the bursts between two drains; it also bounds the kernel memory that a
+ * sandbox flooding changes can pin in the queue. Without CAP_NET_ADMIN in
+ * the initial user namespace the kernel caps it at net.core.rmem_max.
+ */
+#define JR_NFT_MONITOR_RCVBUF (4 * 1024 * 1024)
+/*
+ * Datagrams one jr_nft_monitor_drain() reads at most: more than a full
+ * receive queue of the size above holds, so the bound only ends a drain
+ * that new notifications keep feeding, rather than starving the caller.
+ */
+#define JR_NFT_MONITOR_MAX_READS 65536
 
 /**
  * nft_seq_alloc() - reserve @n consecutive sequence numbers.
@@ -155,73 +199,127 @@ static ssize_t nft_recv(const struct mnl_socket *nl, void *buf, int flags)
 				continue;
 			return -errno;
 		}
-		if (msg.msg_flags & MSG_TRUNC)
-			return -EMSGSIZE;
+		/* Before the size: a forged datagram may be any size. */
 		if (msg.msg_namelen != sizeof(from) ||
 		    from.nl_family != AF_NETLINK || from.nl_pid != 0)
 			continue;
+		if (msg.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
 		return n;
 	}
 }
 
-int jr_nft_socket_from_fd(int fd, struct mnl_socket **out, struct jr_err *err)
+/**
+ * nft_adopt() - take over a NETLINK_NETFILTER socket fd and bind it.
+ * @fd: the socket; owned from here on, closed on failure
+ * @what: what the socket is for, in error messages ("nftables socket")
+ * @out: set to the bound socket
+ * @err: set on failure
+ *
+ * Checks that @fd is a netlink socket of protocol NETLINK_NETFILTER, makes
+ * it close-on-exec and binds it to a port id the kernel chooses.
+ *
+ * Return: 0, or -errno with @err set.
+ */
+static int nft_adopt(int fd, const char *what, struct mnl_socket **out,
+		     struct jr_err *err)
 {
 	_cleanup_close_ int owned = fd;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
-	int domain, proto, one = 1, e;
+	int domain, proto, e;
 	socklen_t len;
 
 	if (fd < 0)
-		return jr_err_set(err, EBADF,
-				  "no nftables netlink socket was passed");
+		return jr_err_set(err, EBADF, "no %s was passed", what);
 
 	len = sizeof(domain);
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "the nftables socket (fd %d) is not usable: %s",
-				  fd, strerror(e));
+		return jr_err_set(err, e, "the %s (fd %d) is not usable: %s",
+				  what, fd, strerror(e));
 	}
 	len = sizeof(proto);
 	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0) {
 		e = errno;
 		return jr_err_set(err, e,
-				  "cannot query the protocol of the nftables socket: %s",
-				  strerror(e));
+				  "cannot query the protocol of the %s: %s",
+				  what, strerror(e));
 	}
 	if (domain != AF_NETLINK || proto != NETLINK_NETFILTER)
 		return jr_err_set(err, EPROTOTYPE,
-				  "the socket passed for nftables is not a NETLINK_NETFILTER socket (domain %d, protocol %d)",
-				  domain, proto);
+				  "the socket passed as the %s is not a NETLINK_NETFILTER socket (domain %d, protocol %d)",
+				  what, domain, proto);
 
 	/*
-	 * Whoever holds this socket may rewrite the table it will own, so it
-	 * must not leak into anything the runner executes.
+	 * Whoever holds the install socket may rewrite the table it will own,
+	 * and the monitor socket is the runner's view of the sandbox: neither
+	 * may leak into anything the runner executes.
 	 */
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "cannot make the nftables socket close-on-exec: %s",
-				  strerror(e));
+		return jr_err_set(err, e, "cannot make the %s close-on-exec: %s",
+				  what, strerror(e));
 	}
 
 	nl = mnl_socket_fdopen(fd);
 	if (!nl) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "cannot adopt the nftables socket: %s",
+		return jr_err_set(err, e, "cannot adopt the %s: %s", what,
 				  strerror(e));
 	}
 	steal_fd(&owned);
 
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "cannot bind the nftables socket: %s%s", strerror(e),
+		return jr_err_set(err, e, "cannot bind the %s: %s%s", what,
+				  strerror(e),
 				  e == EINVAL ? " (it must be handed over unbound)" : "");
 	}
+	*out = steal_pointer(&nl);
+	return 0;
+}
+
+/**
+ * nft_sock_grow_buf() - make a socket buffer hold at least @size bytes.
+ * @nl: socket
+ * @force_opt: SO_RCVBUFFORCE or SO_SNDBUFFORCE
+ * @opt: SO_RCVBUF or SO_SNDBUF
+ * @size: bytes wanted
+ *
+ * The FORCE option ignores net.core.[rw]mem_max but needs CAP_NET_ADMIN
+ * in the initial user namespace (socket(7)), which a runner in a user
+ * namespace lacks; the plain option then gets as close as the sysctl
+ * allows. A buffer that is already large enough is left alone.
+ *
+ * Return: 0, or -errno if neither option could be set.
+ */
+static int nft_sock_grow_buf(const struct mnl_socket *nl, int force_opt,
+			     int opt, int size)
+{
+	int fd = mnl_socket_get_fd(nl), cur = 0;
+	socklen_t len = sizeof(cur);
+
+	/* The kernel reports (and stores) twice what was asked for. */
+	if (getsockopt(fd, SOL_SOCKET, opt, &cur, &len) == 0 && cur >= size)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, force_opt, &size, sizeof(size)) == 0)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, opt, &size, sizeof(size)) == 0)
+		return 0;
+	return -errno;
+}
+
+int jr_nft_socket_from_fd(int fd, struct mnl_socket **out, struct jr_err *err)
+{
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	int one = 1, ret;
+
+	ret = nft_adopt(fd, "nftables socket", &nl, err);
+	if (ret < 0)
+		return ret;
 	if (mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
-		e = errno;
+		int e = errno;
+
 		return jr_err_set(err, e,
 				  "cannot enable extended ACKs on the nftables socket: %s (Linux 4.12 or later is needed)",
 				  strerror(e));
@@ -235,9 +333,10 @@ int jr_nft_socket_from_fd(int fd, struct mnl_socket **out, struct jr_err *err)
  * Installing
  */
 
-/* What a message of the install batch creates. */
+/* What a message of the install (or restore) batch does. */
 enum nft_obj {
 	NFT_OBJ_BATCH,
+	NFT_OBJ_DELTABLE, /* deletes a table (restore only) */
 	NFT_OBJ_TABLE,
 	NFT_OBJ_CHAIN,
 	NFT_OBJ_RULE,
@@ -254,10 +353,15 @@ struct nft_batch_msg {
 };
 
 /**
- * struct nft_install - state of one install.
+ * struct nft_install - state of one install or restore batch.
  * @rs: what is installed
+ * @del: tables deleted before @rs is added (family and name only); NULL
+ *	for a plain install
+ * @n_del: number of @del
+ * @restore: this is jr_nft_restore()'s batch (changes the error hints)
  * @seq: sequence number of BATCH_BEGIN; message i has @seq + i
- * @msgs: the messages, BEGIN first and END last
+ * @msgs: the messages, BEGIN first and END last; only valid inside
+ *	install_talk()
  * @n_msgs: number of @msgs
  * @err_index: index of the first message the kernel rejected, or @n_msgs
  * @err_code: its positive errno
@@ -266,6 +370,9 @@ struct nft_batch_msg {
  */
 struct nft_install {
 	const struct jr_ruleset *rs;
+	struct nftnl_table *const *del;
+	size_t n_del;
+	bool restore;
 	uint32_t seq;
 	struct nft_batch_msg *msgs;
 	size_t n_msgs;
@@ -276,12 +383,15 @@ struct nft_install {
 };
 
 /**
- * install_obj() - what message @i of the batch creates.
+ * install_obj() - what message @i of the batch does.
  * @in: install state
  * @i: message index
- * @index: set to the index in rs->chains or rs->rules
+ * @index: set to the index in in->del, rs->chains or rs->rules
  *
- * Return: the kind of object.
+ * The batch is BEGIN, @in->n_del deletions, the table, the chains, the
+ * rules, END.
+ *
+ * Return: the kind of message.
  */
 static enum nft_obj install_obj(const struct nft_install *in, size_t i,
 				size_t *index)
@@ -291,13 +401,20 @@ static enum nft_obj install_obj(const struct nft_install *in, size_t i,
 	*index = 0;
 	if (i == 0 || i == in->n_msgs - 1)
 		return NFT_OBJ_BATCH;
-	if (i == 1)
+	i--;
+	if (i < in->n_del) {
+		*index = i;
+		return NFT_OBJ_DELTABLE;
+	}
+	i -= in->n_del;
+	if (i == 0)
 		return NFT_OBJ_TABLE;
-	if (i - 2 < rs->n_chains) {
-		*index = i - 2;
+	i--;
+	if (i < rs->n_chains) {
+		*index = i;
 		return NFT_OBJ_CHAIN;
 	}
-	*index = i - 2 - rs->n_chains;
+	*index = i - rs->n_chains;
 	return NFT_OBJ_RULE;
 }
 
@@ -327,6 +444,71 @@ static const char *nft_family_name(uint32_t family)
 	}
 }
 
+/*
+ * Room for a whole table name as nft_name_escape() writes it: the kernel
+ * allows NFT_NAME_MAXLEN - 1 = 255 bytes, each at most 4 once escaped.
+ */
+#define JR_NFT_NAME_TEXT (4 * 255 + 1)
+/* Room for a table name in an error message, which has more to say. */
+#define JR_NFT_NAME_SHORT 100
+
+/**
+ * nft_name_escape() - @name fit for a log line or an error message.
+ * @name: an object name read from the kernel, or NULL
+ * @buf: output
+ * @size: size of @buf, at least 8; JR_NFT_NAME_TEXT holds any name whole,
+ *	and a name that does not fit ends in "..."
+ *
+ * Whoever created the object chose its name, and the kernel takes any
+ * bytes but NUL: a newline or a terminal escape sequence in a table name
+ * must not reach the tamper log as such. Bytes outside printable ASCII,
+ * and the backslash, become \xHH.
+ *
+ * Return: @buf.
+ */
+static const char *nft_name_escape(const char *name, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (!name)
+		name = "(unnamed)";
+	for (; *name; name++) {
+		unsigned char ch = (unsigned char)*name;
+		bool plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+
+		/* Room for this byte, and for "..." if more follow. */
+		if (o + (plain ? 1 : 4) + (name[1] ? 3 : 0) >= size) {
+			memcpy(buf + o, "...", 4);
+			return buf;
+		}
+		if (plain)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/**
+ * table_describe() - "the table inet jailrun", for a person.
+ * @t: table with family and name
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Long names are cut short (JR_NFT_NAME_SHORT) so that the message still
+ * says what is wrong with the table.
+ */
+static void table_describe(const struct nftnl_table *t, char *buf, size_t len)
+{
+	char name[JR_NFT_NAME_SHORT];
+
+	snprintf(buf, len, "the table %s %s",
+		 nft_family_name(nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY)),
+		 nft_name_escape(nftnl_table_get_str(t, NFTNL_TABLE_NAME), name,
+				 sizeof(name)));
+}
+
 /**
  * rule_position() - the 1-based position of rule @k within its chain.
  * @rs: ruleset
@@ -348,7 +530,7 @@ static size_t rule_position(const struct jr_ruleset *rs, size_t k)
 }
 
 /**
- * install_describe() - name what message @i creates, for a person.
+ * install_describe() - name what message @i does, for a person.
  * @in: install state
  * @i: message index
  * @buf: output
@@ -364,11 +546,15 @@ static void install_describe(const struct nft_install *in, size_t i,
 	case NFT_OBJ_BATCH:
 		snprintf(buf, len, "the batch as a whole");
 		break;
+	case NFT_OBJ_DELTABLE: {
+		char table[JR_NFT_NAME_SHORT + 32];
+
+		table_describe(in->del[k], table, sizeof(table));
+		snprintf(buf, len, "the removal of %s", table);
+		break;
+	}
 	case NFT_OBJ_TABLE:
-		snprintf(buf, len, "the table %s %s",
-			 nft_family_name(nftnl_table_get_u32(rs->table,
-							     NFTNL_TABLE_FAMILY)),
-			 nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME));
+		table_describe(rs->table, buf, len);
 		break;
 	case NFT_OBJ_CHAIN:
 		snprintf(buf, len, "the '%s' chain",
@@ -394,6 +580,7 @@ static void install_describe(const struct nft_install *in, size_t i,
 static const char *attr_name(enum nft_obj obj, uint16_t type)
 {
 	switch (obj) {
+	case NFT_OBJ_DELTABLE:
 	case NFT_OBJ_TABLE:
 		switch (type) {
 		case NFTA_TABLE_NAME:
@@ -514,13 +701,25 @@ static void install_blamed(const struct nft_install *in, char *buf,
 
 /**
  * install_hint() - what a person can do about error @code on @obj.
+ * @in: install state
  * @obj: kind of message the kernel rejected
  * @code: positive errno
  *
  * Return: a static string starting with ": ", or "".
  */
-static const char *install_hint(enum nft_obj obj, int code)
+static const char *install_hint(const struct nft_install *in,
+				enum nft_obj obj, int code)
 {
+	/*
+	 * A restore lists the tables first; these mean the list was stale,
+	 * even after jr_nft_restore() listed them again.
+	 */
+	if (obj == NFT_OBJ_DELTABLE && code == ENOENT)
+		return ": it disappeared after jailrun listed the tables, again and again: something in the sandbox keeps changing them";
+	if (in->restore && obj == NFT_OBJ_TABLE &&
+	    (code == EEXIST || code == EPERM))
+		return ": a table of that name appeared after jailrun listed the tables, again and again: something in the sandbox keeps changing them";
+
 	switch (code) {
 	case EPERM:
 		if (obj == NFT_OBJ_TABLE)
@@ -535,6 +734,8 @@ static const char *install_hint(enum nft_obj obj, int code)
 		switch (obj) {
 		case NFT_OBJ_BATCH:
 			return ": the kernel lacks nf_tables (CONFIG_NF_TABLES) or cannot load the nf_tables module";
+		case NFT_OBJ_DELTABLE:
+			break;
 		case NFT_OBJ_TABLE:
 			return ": the kernel lacks nf_tables support for owned tables (Linux 5.12 or later)";
 		case NFT_OBJ_CHAIN:
@@ -633,7 +834,7 @@ static void *batch_tail(struct nftnl_batch *b)
 }
 
 /**
- * install_build() - write the batch for @in->rs into @b.
+ * install_build() - write the batch for @in into @b.
  * @in: install state; its @msgs are filled
  * @b: empty batch
  *
@@ -650,7 +851,26 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 		return -ENOMEM;
 	i++;
 
-	/* EXCL: in a fresh namespace, nothing of ours may exist yet. */
+	/*
+	 * By family and name (in->del carries nothing else): that lookup
+	 * checks the table's owner, and it names what is deleted the way
+	 * the error message does.
+	 */
+	for (k = 0; k < in->n_del; k++) {
+		nlh = nftnl_nlmsg_build_hdr(
+			batch_tail(b), NFT_MSG_DELTABLE,
+			nftnl_table_get_u32(in->del[k], NFTNL_TABLE_FAMILY),
+			NLM_F_ACK, in->seq + i);
+		nftnl_table_nlmsg_build_payload(nlh, in->del[k]);
+		in->msgs[i++].nlh = nlh;
+		if (nftnl_batch_update(b) < 0)
+			return -ENOMEM;
+	}
+
+	/*
+	 * EXCL: in a fresh namespace, nothing of ours may exist yet; in a
+	 * restore, the deletions above have just freed the name.
+	 */
 	nlh = nftnl_nlmsg_build_hdr(batch_tail(b), NFT_MSG_NEWTABLE,
 				    nftnl_table_get_u32(rs->table,
 							NFTNL_TABLE_FAMILY),
@@ -691,16 +911,36 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 }
 
 /**
+ * buf_size() - @bytes as a socket buffer size, saturated.
+ * @bytes: wanted
+ *
+ * Return: @bytes, or INT_MAX / 2 if larger (the kernel doubles it).
+ */
+static int buf_size(size_t bytes)
+{
+	return bytes > INT_MAX / 2 ? INT_MAX / 2 : (int)bytes;
+}
+
+/**
  * install_send() - send the whole batch @b in one sendmsg().
  * @nl: socket
  * @b: batch
+ * @n_msgs: number of messages in @b
  *
  * nfnetlink only treats messages as one batch when they arrive in one
- * datagram, so every page goes out in a single sendmsg().
+ * datagram, so every page goes out in a single sendmsg(), which the send
+ * buffer must hold. Every answer is queued before sendmsg() returns (see
+ * the top of this file), so the receive buffer must hold all of them at
+ * once; an overflow would lose answers (ENOBUFS). A restore of a namespace
+ * with many tables can exceed the defaults, so both buffers are grown
+ * first when needed, as nft's mnl_batch_talk() does. Growing is best
+ * effort: where the limits stop it, the send fails with EMSGSIZE or the
+ * lost answers are reported.
  *
  * Return: 0 or -errno.
  */
-static int install_send(const struct mnl_socket *nl, struct nftnl_batch *b)
+static int install_send(const struct mnl_socket *nl, struct nftnl_batch *b,
+			size_t n_msgs)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	int n_iov = nftnl_batch_iovec_len(b);
@@ -721,6 +961,12 @@ static int install_send(const struct mnl_socket *nl, struct nftnl_batch *b)
 		total += iov[i].iov_len;
 	msg.msg_iov = iov;
 	msg.msg_iovlen = (size_t)n_iov;
+
+	/* netlink_sendmsg() refuses a datagram over the send buffer - 32. */
+	(void)nft_sock_grow_buf(nl, SO_SNDBUFFORCE, SO_SNDBUF,
+				buf_size(total + 32));
+	(void)nft_sock_grow_buf(nl, SO_RCVBUFFORCE, SO_RCVBUF,
+				buf_size(n_msgs * JR_NFT_ACK_ROOM + total));
 
 	sent = sendmsg(mnl_socket_get_fd(nl), &msg, 0);
 	if (sent < 0)
@@ -777,68 +1023,141 @@ static int install_read_acks(const struct mnl_socket *nl,
 	}
 }
 
-int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
-		   struct jr_err *err)
+/**
+ * install_report() - turn the kernel's answers to the batch into a result.
+ * @in: install state after install_read_acks()
+ * @lost: install_read_acks() reported lost answers (-ENOBUFS)
+ * @outcome: what a rejected batch means, e.g. "nothing was installed"
+ * @err: set on failure
+ *
+ * Return: 0 if the kernel acknowledged every message, or -errno with @err
+ * naming the earliest failing object.
+ */
+static int install_report(const struct nft_install *in, bool lost,
+			  const char *outcome, struct jr_err *err)
 {
-	_cleanup_(nftnl_batch_freep) struct nftnl_batch *b = NULL;
-	_cleanup_free_ struct nft_batch_msg *msgs = NULL;
-	struct nft_install in = { .rs = rs };
-	char what[128], blamed[128];
-	size_t i, k;
+	char what[JR_NFT_NAME_SHORT + 64];
+	size_t i;
+
+	if (in->err_index < in->n_msgs) {
+		char blamed[128];
+		size_t k;
+		enum nft_obj obj = install_obj(in, in->err_index, &k);
+
+		/*
+		 * nft_table_lookup() refuses a table owned by another socket
+		 * with EPERM; lacking CAP_NET_ADMIN would have failed the
+		 * batch as a whole instead.
+		 */
+		if (obj == NFT_OBJ_DELTABLE && in->err_code == EPERM) {
+			table_describe(in->del[k], what, sizeof(what));
+			return jr_err_set(err, EPERM,
+					  "%s is owned by another netlink socket and cannot be removed, so %s (%s%s%s)",
+					  what, outcome, strerror(EPERM),
+					  in->ext_msg[0] ? "; kernel: " : "",
+					  in->ext_msg);
+		}
+		install_describe(in, in->err_index, what, sizeof(what));
+		install_blamed(in, blamed, sizeof(blamed));
+		return jr_err_set(err, in->err_code,
+				  "nftables rejected %s%s, so %s: %s%s%s%s%s",
+				  what, blamed, outcome, strerror(in->err_code),
+				  in->ext_msg[0] ? " (kernel: " : "", in->ext_msg,
+				  in->ext_msg[0] ? ")" : "",
+				  install_hint(in, obj, in->err_code));
+	}
+	if (lost)
+		return jr_err_set(err, ENOBUFS,
+				  "the kernel dropped some answers to the nftables batch (receive queue full); whether it was applied is unknown");
+
+	/* BEGIN and END carry no NLM_F_ACK; everything between must be answered. */
+	for (i = 1; i + 1 < in->n_msgs; i++) {
+		if (in->msgs[i].answered)
+			continue;
+		install_describe(in, i, what, sizeof(what));
+		return jr_err_set(err, EPROTO,
+				  "the kernel did not acknowledge %s in the nftables batch; whether it was applied is unknown",
+				  what);
+	}
+	return 0;
+}
+
+/**
+ * install_exchange() - build and send the batch for @in, read the answers.
+ * @nl: socket
+ * @in: install state with @msgs allocated
+ * @b: empty batch
+ * @outcome: see install_report()
+ * @err: set on failure
+ *
+ * Return: see install_report().
+ */
+static int install_exchange(const struct mnl_socket *nl,
+			    struct nft_install *in, struct nftnl_batch *b,
+			    const char *outcome, struct jr_err *err)
+{
 	int ret;
 
-	/* BEGIN, table, chains, rules, END. */
-	in.n_msgs = 3 + rs->n_chains + rs->n_rules;
-	in.err_index = in.n_msgs;
-	msgs = calloc(in.n_msgs, sizeof(*msgs));
-	b = nftnl_batch_alloc(JR_NFT_BATCH_PAGE, JR_NFT_MSG_MAX);
-	if (!msgs || !b)
-		return jr_err_set(err, ENOMEM,
-				  "out of memory building the nftables batch");
-	in.msgs = msgs;
-	in.seq = nft_seq_alloc((uint32_t)in.n_msgs);
-
-	if (install_build(&in, b) < 0)
+	if (install_build(in, b) < 0)
 		return jr_err_set(err, ENOMEM,
 				  "out of memory building the nftables batch");
 
-	ret = install_send(nl, b);
+	ret = install_send(nl, b, in->n_msgs);
 	if (ret < 0)
 		return jr_err_set(err, -ret,
-				  "cannot send the nftables ruleset to the kernel: %s",
+				  "cannot send the nftables batch to the kernel: %s",
 				  strerror(-ret));
 
-	ret = install_read_acks(nl, &in);
+	ret = install_read_acks(nl, in);
 	if (ret < 0 && ret != -ENOBUFS)
 		return jr_err_set(err, -ret,
 				  "cannot read the kernel's answers to the nftables batch: %s",
 				  strerror(-ret));
+	return install_report(in, ret == -ENOBUFS, outcome, err);
+}
 
-	if (in.err_index < in.n_msgs) {
-		install_describe(&in, in.err_index, what, sizeof(what));
-		install_blamed(&in, blamed, sizeof(blamed));
-		return jr_err_set(err, in.err_code,
-				  "nftables rejected %s%s, so nothing was installed: %s%s%s%s%s",
-				  what, blamed, strerror(in.err_code),
-				  in.ext_msg[0] ? " (kernel: " : "", in.ext_msg,
-				  in.ext_msg[0] ? ")" : "",
-				  install_hint(install_obj(&in, in.err_index, &k),
-					       in.err_code));
-	}
-	if (ret == -ENOBUFS)
-		return jr_err_set(err, ENOBUFS,
-				  "the kernel dropped some answers to the nftables batch (receive queue full); whether the ruleset is installed is unknown");
+/**
+ * install_talk() - send the batch for @in and map the kernel's answers.
+ * @nl: socket
+ * @in: install state with @rs, @del, @n_del and @restore set; on return,
+ *	@err_index and @err_code say which message the kernel rejected, if
+ *	any (@msgs is gone by then)
+ * @outcome: what a rejected batch means, e.g. "nothing was installed"
+ * @err: set on failure
+ *
+ * Return: 0 once the kernel has acknowledged every message, or -errno with
+ * @err naming the failing object.
+ */
+static int install_talk(const struct mnl_socket *nl, struct nft_install *in,
+			const char *outcome, struct jr_err *err)
+{
+	_cleanup_(nftnl_batch_freep) struct nftnl_batch *b = NULL;
+	_cleanup_free_ struct nft_batch_msg *msgs = NULL;
+	int ret;
 
-	/* BEGIN and END carry no NLM_F_ACK; everything between must be answered. */
-	for (i = 1; i + 1 < in.n_msgs; i++) {
-		if (in.msgs[i].answered)
-			continue;
-		install_describe(&in, i, what, sizeof(what));
-		return jr_err_set(err, EPROTO,
-				  "the kernel did not acknowledge %s of the nftables batch; whether the ruleset is installed is unknown",
-				  what);
-	}
-	return 0;
+	/* BEGIN, deletions, table, chains, rules, END. */
+	in->n_msgs = 3 + in->n_del + in->rs->n_chains + in->rs->n_rules;
+	in->err_index = in->n_msgs;
+	in->err_code = 0;
+	msgs = calloc(in->n_msgs, sizeof(*msgs));
+	b = nftnl_batch_alloc(JR_NFT_BATCH_PAGE, JR_NFT_MSG_MAX);
+	if (!msgs || !b)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory building the nftables batch");
+	in->msgs = msgs;
+	in->seq = nft_seq_alloc((uint32_t)in->n_msgs);
+
+	ret = install_exchange(nl, in, b, outcome, err);
+	in->msgs = NULL; /* freed on return, and its messages live in @b */
+	return ret;
+}
+
+int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
+		   struct jr_err *err)
+{
+	struct nft_install in = { .rs = rs };
+
+	return install_talk(nl, &in, "nothing was installed", err);
 }
 
 /*
@@ -1610,4 +1929,382 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 	if (ret == -EPROTO && err)
 		jr_err_prefix(err, "the nftables ruleset in the sandbox's network namespace is not the one jailrun installed: ");
 	return ret;
+}
+
+/*
+ * Restoring
+ */
+
+JR_DEFINE_CLEANUP(struct nftnl_table_list, nftnl_table_list_free)
+
+/**
+ * struct nft_restore_list - the tables a restore deletes.
+ * @tables: family and name of each table the dump listed, in its order
+ * @foreign: for each of @tables, whether it is anything but the table
+ *	this socket owns (a namesake of ours that another socket owns, or
+ *	that nobody owns, counts as foreign): what the tamper log reports
+ * @n: number of @tables
+ */
+struct nft_restore_list {
+	struct nftnl_table **tables;
+	bool *foreign;
+	size_t n;
+};
+
+/**
+ * restore_list_clear() - free what @l holds and empty it.
+ * @l: list
+ */
+static void restore_list_clear(struct nft_restore_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		nftnl_table_free(l->tables[i]);
+	free(l->tables);
+	free(l->foreign);
+	*l = (struct nft_restore_list){ 0 };
+}
+
+/**
+ * restore_list_add() - append table @family @name to @l.
+ * @l: list
+ * @family: NFPROTO_* value
+ * @name: table name
+ * @foreign: see struct nft_restore_list
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int restore_list_add(struct nft_restore_list *l, uint32_t family,
+			    const char *name, bool foreign)
+{
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
+	struct nftnl_table **tables;
+	bool *flags;
+
+	t = nftnl_table_alloc();
+	if (!t)
+		return -ENOMEM;
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, family);
+	if (nftnl_table_set_str(t, NFTNL_TABLE_NAME, name) < 0)
+		return -ENOMEM;
+	tables = reallocarray(l->tables, l->n + 1, sizeof(*tables));
+	if (!tables)
+		return -ENOMEM;
+	l->tables = tables;
+	flags = reallocarray(l->foreign, l->n + 1, sizeof(*flags));
+	if (!flags)
+		return -ENOMEM;
+	l->foreign = flags;
+	l->tables[l->n] = steal_pointer(&t);
+	l->foreign[l->n] = foreign;
+	l->n++;
+	return 0;
+}
+
+/**
+ * restore_list_fill() - list every table of the namespace, of every family.
+ * @nl: socket (the one that owns, or is to own, the table of @rs)
+ * @rs: intended ruleset
+ * @l: empty list, filled
+ *
+ * The dump is not bracketed by generation ids as jr_nft_verify()'s are: a
+ * stale list can only make the batch fail (and jr_nft_restore() list
+ * again) or miss a table the caller's verification finds.
+ *
+ * Return: 0 or -errno.
+ */
+static int restore_list_fill(const struct mnl_socket *nl,
+			     const struct jr_ruleset *rs,
+			     struct nft_restore_list *l)
+{
+	_cleanup_(nftnl_table_list_freep) struct nftnl_table_list *dumped = NULL;
+	_cleanup_(nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it = NULL;
+	uint32_t our_family = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY);
+	const char *our_name = nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME);
+	uint32_t portid = mnl_socket_get_portid(nl);
+	bool interrupted = false;
+	struct nftnl_table *t;
+	int ret;
+
+	dumped = nftnl_table_list_alloc();
+	if (!dumped)
+		return -ENOMEM;
+	ret = nft_get(nl, NFT_MSG_GETTABLE, NLM_F_DUMP, NFT_MSG_NEWTABLE,
+		      table_cb, dumped, &interrupted);
+	if (ret < 0)
+		return ret;
+	it = nftnl_table_list_iter_create(dumped);
+	if (!it)
+		return -ENOMEM;
+	while ((t = nftnl_table_list_iter_next(it))) {
+		uint32_t family = nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY);
+		const char *name = nftnl_table_get_str(t, NFTNL_TABLE_NAME);
+		bool ours;
+
+		if (!name)
+			return -EPROTO;
+		ours = family == our_family && !strcmp(name, our_name) &&
+		       (nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS) &
+			NFT_TABLE_F_OWNER) &&
+		       nftnl_table_is_set(t, NFTNL_TABLE_OWNER) &&
+		       nftnl_table_get_u32(t, NFTNL_TABLE_OWNER) == portid;
+		ret = restore_list_add(l, family, name, !ours);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * restore_removed() - "inet evil, ip nat": the foreign tables of @l.
+ * @l: list
+ * @buf: output, may be NULL; a list that does not fit ends in "...";
+ *	names are escaped (nft_name_escape())
+ * @size: size of @buf
+ */
+static void restore_removed(const struct nft_restore_list *l, char *buf,
+			    size_t size)
+{
+	size_t i, used = 0;
+
+	if (!buf || !size)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < l->n; i++) {
+		char name[JR_NFT_NAME_TEXT];
+		int n;
+
+		if (!l->foreign[i])
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s %s",
+			     used ? ", " : "",
+			     nft_family_name(nftnl_table_get_u32(l->tables[i],
+								 NFTNL_TABLE_FAMILY)),
+			     nft_name_escape(nftnl_table_get_str(l->tables[i],
+								 NFTNL_TABLE_NAME),
+					     name, sizeof(name)));
+		if (n < 0 || (size_t)n >= size - used) {
+			if (size >= 4)
+				memcpy(buf + size - 4, "...", 4);
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
+/**
+ * restore_raced() - whether @in failed because its table list went stale.
+ * @in: install state after install_talk()
+ *
+ * A listed table deleted before the batch makes its DELTABLE fail with
+ * ENOENT; a table with our name created before the batch makes NEWTABLE
+ * fail with EEXIST (or EPERM if its creator owns it).
+ *
+ * Return: true if listing again and retrying may succeed.
+ */
+static bool restore_raced(const struct nft_install *in)
+{
+	size_t k;
+
+	if (in->err_index >= in->n_msgs)
+		return false;
+	switch (install_obj(in, in->err_index, &k)) {
+	case NFT_OBJ_DELTABLE:
+		return in->err_code == ENOENT;
+	case NFT_OBJ_TABLE:
+		return in->err_code == EEXIST || in->err_code == EPERM;
+	default:
+		return false;
+	}
+}
+
+int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
+		   char *removed, size_t removed_size, struct jr_err *err)
+{
+	int tries;
+
+	if (removed && removed_size)
+		removed[0] = '\0';
+	for (tries = 1;; tries++) {
+		_cleanup_(restore_list_clear) struct nft_restore_list l = { 0 };
+		struct nft_install in = { .rs = rs, .restore = true };
+		int ret;
+
+		ret = restore_list_fill(nl, rs, &l);
+		if (ret < 0)
+			return jr_err_set(err, -ret,
+					  "cannot restore the nftables ruleset of the sandbox's network namespace: cannot list its tables: %s",
+					  strerror(-ret));
+		in.del = l.tables;
+		in.n_del = l.n;
+		ret = install_talk(nl, &in, "nothing was changed", err);
+		if (ret == 0) {
+			restore_removed(&l, removed, removed_size);
+			return 0;
+		}
+		if (tries < JR_NFT_DUMP_TRIES && restore_raced(&in))
+			continue;
+		if (err)
+			jr_err_prefix(err, "cannot restore the nftables ruleset of the sandbox's network namespace: ");
+		return ret;
+	}
+}
+
+/*
+ * Monitoring
+ */
+
+/*
+ * NFT_MSG_DESTROY* (Linux 6.3): delete, but no error if absent. The
+ * kernel announces such a deletion with the DESTROY type itself, and uapi
+ * headers older than 6.3 lack the names; the values are ABI.
+ */
+#define JR_NFT_MSG_DESTROYTABLE 26
+#define JR_NFT_MSG_DESTROYFLOWTABLE 32
+
+/**
+ * monitor_is_change() - whether notification type @type changes the ruleset.
+ * @type: nlmsg_type of a notification
+ *
+ * Objects are counted, not commits: every commit that changes anything
+ * announces each object it adds, updates or deletes (NEW for an update,
+ * e.g. a new chain policy) and then NFT_MSG_NEWGEN, which is not counted:
+ * it never comes without object messages, and counting it would count
+ * every commit twice. Set elements count too: they change what a rule
+ * matches. NFT_MSG_TRACE goes to another group, and the device events of
+ * newer kernels (NEWDEV/DELDEV: an interface joined or left a netdev
+ * hook) change no rule.
+ *
+ * Return: true for NEW, DEL and DESTROY of tables, chains, rules, sets,
+ * set elements, stateful objects and flowtables.
+ */
+static bool monitor_is_change(uint16_t type)
+{
+	if (NFNL_SUBSYS_ID(type) != NFNL_SUBSYS_NFTABLES)
+		return false;
+	switch (NFNL_MSG_TYPE(type)) {
+	case NFT_MSG_NEWTABLE:
+	case NFT_MSG_DELTABLE:
+	case NFT_MSG_NEWCHAIN:
+	case NFT_MSG_DELCHAIN:
+	case NFT_MSG_NEWRULE:
+	case NFT_MSG_DELRULE:
+	case NFT_MSG_NEWSET:
+	case NFT_MSG_DELSET:
+	case NFT_MSG_NEWSETELEM:
+	case NFT_MSG_DELSETELEM:
+	case NFT_MSG_NEWOBJ:
+	case NFT_MSG_DELOBJ:
+	case NFT_MSG_NEWFLOWTABLE:
+	case NFT_MSG_DELFLOWTABLE:
+		return true;
+	}
+	return NFNL_MSG_TYPE(type) >= JR_NFT_MSG_DESTROYTABLE &&
+	       NFNL_MSG_TYPE(type) <= JR_NFT_MSG_DESTROYFLOWTABLE;
+}
+
+int jr_nft_monitor_open(int fd, struct mnl_socket **out, struct jr_err *err)
+{
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	int group = NFNLGRP_NFTABLES, flags, e, ret;
+
+	ret = nft_adopt(fd, "nftables monitor socket", &nl, err);
+	if (ret < 0)
+		return ret;
+	fd = mnl_socket_get_fd(nl);
+
+	/* Belt and braces: jr_nft_monitor_drain() never blocks either way. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot make the nftables monitor socket non-blocking: %s",
+				  strerror(e));
+	}
+
+	ret = nft_sock_grow_buf(nl, SO_RCVBUFFORCE, SO_RCVBUF,
+				JR_NFT_MONITOR_RCVBUF);
+	if (ret < 0)
+		return jr_err_set(err, -ret,
+				  "cannot enlarge the receive buffer of the nftables monitor socket: %s",
+				  strerror(-ret));
+
+	/*
+	 * The socket option rather than bind(2)'s nl_groups mask: the mask
+	 * only reaches groups 1 to 32 and is kept for compatibility
+	 * (netlink(7)), the option takes any group number; and binding stays
+	 * the one step nft_adopt() does for both sockets, so a refused
+	 * subscription is reported as such. Either way the kernel requires
+	 * CAP_NET_ADMIN over the namespace (netlink_allowed()).
+	 */
+	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		e = errno;
+		return jr_err_set(err, e,
+				  "cannot subscribe the nftables monitor socket to ruleset changes: %s%s",
+				  strerror(e),
+				  e == EPERM ? ": jailrun needs CAP_NET_ADMIN in the user namespace that owns the sandbox's network namespace" : "");
+	}
+
+	*out = steal_pointer(&nl);
+	return 0;
+}
+
+/*
+ * @changes may be NULL. Notifications queued while the drain runs are read
+ * too, up to JR_NFT_MONITOR_MAX_READS datagrams; anything left stays
+ * queued, and the socket readable, for the next drain. A datagram too large
+ * for the buffer (never one of the kernel's: nf_tables notifications fit
+ * in NLMSG_GOODSIZE) is treated like a lost one.
+ */
+int jr_nft_monitor_drain(struct mnl_socket *mon, unsigned int *changes)
+{
+	_cleanup_free_ void *buf = NULL;
+	unsigned int n_changes = 0, reads;
+	bool lost = false;
+	int ret = 0;
+
+	if (changes)
+		*changes = 0;
+	if (!mon)
+		return -EBADF;
+	buf = malloc(JR_NFT_RECV_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	for (reads = 0; reads < JR_NFT_MONITOR_MAX_READS; reads++) {
+		const struct nlmsghdr *nlh;
+		ssize_t n;
+		int len;
+
+		n = nft_recv(mon, buf, MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			break;
+		/*
+		 * The queue overflowed (the kernel reports that once, on the
+		 * next read) or a datagram did not fit: keep
+		 * going, so that the queue empties and the socket leaves its
+		 * congested state, then report the loss.
+		 */
+		if (n == -ENOBUFS || n == -EMSGSIZE) {
+			lost = true;
+			continue;
+		}
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		len = (int)n;
+		for (nlh = buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (monitor_is_change(nlh->nlmsg_type) &&
+			    n_changes < UINT_MAX)
+				n_changes++;
+		}
+	}
+	if (changes)
+		*changes = n_changes;
+	if (ret < 0)
+		return ret;
+	return lost ? -ENOBUFS : 0;
 }

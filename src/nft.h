@@ -49,4 +49,34 @@ int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
 int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		  struct jr_err *err);
 
+/*
+ * jr_nft_restore - make the namespace's whole ruleset exactly @rs again, in
+ * one atomic batch: every table present (of any family, ours included) is
+ * deleted and @rs is added, so the kernel applies all of it or none.
+ * A table owned by another socket cannot be deleted (EPERM): then nothing
+ * changes and the caller must treat the sandbox as lost.
+ * @removed: set to the names of the tables that were removed besides ours
+ *           ("inet evil, ip nat"), for the tamper log; may be NULL
+ * Return: 0, or -errno with @err set.
+ */
+int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
+		   char *removed, size_t removed_size, struct jr_err *err);
+
+/*
+ * jr_nft_monitor_open - subscribe a second NETLINK_NETFILTER socket of the
+ * worker netns to nf_tables change notifications (NFNLGRP_NFTABLES),
+ * non-blocking, with a large receive buffer. Takes ownership of @fd.
+ * Return: 0 and *out, or -errno with @err set.
+ */
+int jr_nft_monitor_open(int fd, struct mnl_socket **out, struct jr_err *err);
+
+/*
+ * jr_nft_monitor_drain - read every queued notification without blocking.
+ * @changes: set to the number of ruleset-changing messages read (tables,
+ *           chains, rules, sets, objects, flowtables: NEW and DEL)
+ * Return: 0, -ENOBUFS if notifications were lost (overrun: the caller must
+ * re-verify everything), or another -errno.
+ */
+int jr_nft_monitor_drain(struct mnl_socket *mon, unsigned int *changes);
+
 #endif

@@ -49,6 +49,20 @@ const char jr_usage_text[] =
 	"  --idle-timeout SECONDS\n"
 	"                      close a tunnel idle this long (default 900)\n"
 	"\n"
+	"Hardening:\n"
+	"  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
+	"                      debugging and is logged loudly)\n"
+	"  --allow-nested      let the command create user and network namespaces\n"
+	"                      (for commands that sandbox themselves: bwrap, browsers)\n"
+	"  --expose PATH       do not hide this host daemon socket (e.g.\n"
+	"                      /run/docker.sock); repeatable\n"
+	"  --on-tamper restore|kill\n"
+	"                      when the sandbox's rules or network namespace are\n"
+	"                      tampered with: restore them (default), or end the\n"
+	"                      sandbox with status 125\n"
+	"  --watchdog-interval SECONDS\n"
+	"                      how often the rules are re-verified (default 1)\n"
+	"\n"
 	"Sandbox:\n"
 	"  --timeout SECONDS   kill the whole sandbox after SECONDS (decimals allowed)\n"
 	"                      and exit 124\n"
@@ -81,6 +95,11 @@ enum {
 	OPT_HEADER_TIMEOUT,
 	OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
+	OPT_SECCOMP,
+	OPT_ALLOW_NESTED,
+	OPT_EXPOSE,
+	OPT_ON_TAMPER,
+	OPT_WATCHDOG_INTERVAL,
 	OPT_TIMEOUT,
 	OPT_USER,
 	OPT_JSON,
@@ -98,6 +117,11 @@ static const struct option jr_long_options[] = {
 	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
+	{ "allow-nested", no_argument, NULL, OPT_ALLOW_NESTED },
+	{ "expose", required_argument, NULL, OPT_EXPOSE },
+	{ "on-tamper", required_argument, NULL, OPT_ON_TAMPER },
+	{ "watchdog-interval", required_argument, NULL, OPT_WATCHDOG_INTERVAL },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "json", required_argument, NULL, OPT_JSON },
@@ -230,8 +254,9 @@ void jr_options_release(struct jr_options *opts)
 {
 	free(opts->allow);
 	free(opts->allow_files);
-	opts->allow = opts->allow_files = NULL;
-	opts->n_allow = opts->n_allow_files = 0;
+	free(opts->expose);
+	opts->allow = opts->allow_files = opts->expose = NULL;
+	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
 }
 
 static int parse_timeout_option(const char *name, const char *arg,
@@ -258,12 +283,15 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->header_timeout_ms = JR_DEFAULT_HEADER_TIMEOUT_MS;
 	opts->idle_timeout_ms = JR_DEFAULT_IDLE_TIMEOUT_MS;
 	opts->connect_timeout_ms = JR_DEFAULT_CONNECT_TIMEOUT_MS;
+	opts->watchdog_interval_ms = JR_DEFAULT_WATCHDOG_INTERVAL_MS;
+	opts->seccomp = true;
 	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
 	/* argc bounds how many of each there can be. */
 	opts->allow = calloc((size_t)argc + 1, sizeof(*opts->allow));
 	opts->allow_files = calloc((size_t)argc + 1, sizeof(*opts->allow_files));
-	if (!opts->allow || !opts->allow_files) {
+	opts->expose = calloc((size_t)argc + 1, sizeof(*opts->expose));
+	if (!opts->allow || !opts->allow_files || !opts->expose) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -306,6 +334,41 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(err, EINVAL,
 						  "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
 						  optarg);
+			break;
+		case OPT_SECCOMP:
+			if (strcmp(optarg, "on") == 0)
+				opts->seccomp = true;
+			else if (strcmp(optarg, "off") == 0)
+				opts->seccomp = false;
+			else
+				return jr_err_set(err, EINVAL,
+						  "--seccomp %s: expected on or off", optarg);
+			break;
+		case OPT_ALLOW_NESTED:
+			opts->allow_nested = true;
+			break;
+		case OPT_EXPOSE:
+			if (optarg[0] != '/')
+				return jr_err_set(err, EINVAL,
+						  "--expose %s: expected an absolute path", optarg);
+			opts->expose[opts->n_expose++] = optarg;
+			break;
+		case OPT_ON_TAMPER:
+			if (strcmp(optarg, "restore") == 0)
+				opts->tamper_kill = false;
+			else if (strcmp(optarg, "kill") == 0)
+				opts->tamper_kill = true;
+			else
+				return jr_err_set(err, EINVAL,
+						  "--on-tamper %s: expected restore or kill", optarg);
+			break;
+		case OPT_WATCHDOG_INTERVAL:
+			if (parse_timeout_option("watchdog-interval", optarg,
+						 &opts->watchdog_interval_ms, err) < 0)
+				return -EINVAL;
+			if (opts->watchdog_interval_ms < 10)
+				return jr_err_set(err, EINVAL,
+						  "--watchdog-interval %s: at least 0.01 seconds", optarg);
 			break;
 		case OPT_LOG:
 			if (!*optarg)

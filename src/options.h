@@ -39,6 +39,7 @@ struct jr_gateway {
 #define JR_DEFAULT_HEADER_TIMEOUT_MS 10000
 #define JR_DEFAULT_IDLE_TIMEOUT_MS 900000
 #define JR_DEFAULT_CONNECT_TIMEOUT_MS 10000
+#define JR_DEFAULT_WATCHDOG_INTERVAL_MS 1000
 
 struct jr_options {
 	enum jr_action action;
@@ -56,6 +57,12 @@ struct jr_options {
 	uint64_t idle_timeout_ms;
 	uint64_t connect_timeout_ms;
 	uint64_t timeout_ms;	/* 0: no timeout */
+	const char **expose;	/* --expose paths (point into argv) */
+	size_t n_expose;
+	bool seccomp;		/* --seccomp on (default) / off */
+	bool allow_nested;	/* --allow-nested */
+	bool tamper_kill;	/* --on-tamper kill (default: restore) */
+	uint64_t watchdog_interval_ms;
 	const char *user;	/* --user spec, NULL: the default */
 	const char *json_path;	/* --json FILE, NULL: none */
 	char *const *command;	/* NULL-terminated argv of the command */

@@ -63,6 +63,8 @@
 #include "nft.h"
 #include "pty.h"
 #include "relay.h"
+#include "seccomp.h"
+#include "watchdog.h"
 #include "ruleset.h"
 #include "sandbox.h"
 #include "userns.h"
@@ -77,7 +79,10 @@ struct sandbox {
 	int sigfd;
 	int timerfd;
 	struct mnl_socket *nft; /* owns the worker's nft table */
+	struct jr_ruleset *rs;	/* what it must hold, for the watchdog */
 	struct jr_relay *relay;	/* JR_NET_ALLOWLIST */
+	struct jr_watchdog *watchdog;
+	struct jr_seccomp_filter seccomp; /* built before the clone */
 	struct jr_pty pty;
 	bool init_reaped;
 	int init_status;
@@ -123,6 +128,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 {
 	_cleanup_close_ int child_end = -1;
 	struct jr_ctl_msg m;
+	uid_t caller_uid;
 	int sv[2];
 	int r;
 
@@ -131,6 +137,9 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	sb->ctl = sv[0];
 	child_end = sv[1];
 
+	/* Read before the clone: in the child, until its maps are written,
+	 * getuid() answers the overflow uid. */
+	caller_uid = getuid();
 	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
 	if (sb->init_pid < 0)
 		return jr_userns_explain("cannot create the sandbox namespaces",
@@ -143,6 +152,10 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.pty_slave = sb->pty.slave,
 			.net = opts->net,
 			.gateway = opts->gateway,
+			.caller_uid = caller_uid,
+			.expose = (char *const *)opts->expose,
+			.n_expose = opts->n_expose,
+			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -191,7 +204,8 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.proxy_port = JR_PROXY_PORT,
 		.dns_port = JR_DNS_PORT,
 	};
-	size_t want = opts->net == JR_NET_ALLOWLIST ? 4 : 1;
+	size_t want = opts->net == JR_NET_ALLOWLIST ? 5 : 2;
+	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
 	size_t nfds = JR_CTL_MAX_FDS;
@@ -214,6 +228,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 
 	r = jr_nft_socket_from_fd(fds[0], &nl, err);
 	fds[0] = -1;
+	if (r == 0)
+		r = jr_nft_monitor_open(fds[1], &mon, err);
+	fds[1] = -1;
 	if (r < 0) {
 		close_fds(fds, nfds);
 		return r;
@@ -243,11 +260,12 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	 * exactly as long as the socket, so the sandbox keeps it open until
 	 * the command is gone. */
 	sb->nft = steal_pointer(&nl);
+	sb->rs = steal_pointer(&rs);
 
 	if (opts->net == JR_NET_ALLOWLIST) {
 		struct jr_relay_config rc = {
 			.policy = policy,
-			.listeners = { fds[1], fds[2], fds[3] },
+			.listeners = { fds[2], fds[3], fds[4] },
 			.max_conns = opts->max_conns,
 			.header_timeout_ms = opts->header_timeout_ms,
 			.connect_timeout_ms = opts->connect_timeout_ms,
@@ -263,6 +281,23 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			   inet_ntoa(opts->gateway.relay), JR_PROXY_PORT, JR_DNS_PORT,
 			   policy->n);
 	}
+
+	struct jr_watchdog_config wc = {
+		.nl = sb->nft,
+		.mon = steal_pointer(&mon),
+		.rs = sb->rs,
+		.interval_ms = opts->watchdog_interval_ms,
+		.kill_on_tamper = opts->tamper_kill,
+		.allow_nested = opts->allow_nested,
+		.init_pid = sb->init_pid,
+		.audit = audit,
+	};
+	/* From here on only the watchdog uses the owner socket. */
+	r = jr_watchdog_start(&wc, &sb->watchdog, err);
+	if (r < 0)
+		return r;
+	jr_verbose("watchdog armed: rules re-verified on every change and every %.3f s",
+		   (double)opts->watchdog_interval_ms / 1000.0);
 	return 0;
 }
 
@@ -417,6 +452,14 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 static void fill_result(const struct sandbox *sb, const struct outcome *o,
 			struct jr_run_result *res)
 {
+	if (res->watchdog.killed) {
+		/* Fail closed: whatever the command was doing, the lockdown
+		 * did not hold, and the sandbox was ended for it. */
+		res->ended = JR_END_TAMPER;
+		res->exit_status = JR_EXIT_FAILURE;
+		jr_err_set(&res->err, EPERM, "%s", res->watchdog.reason);
+		return;
+	}
 	if (o->timed_out) {
 		res->ended = JR_END_TIMEOUT;
 		res->exit_status = JR_EXIT_TIMEOUT;
@@ -459,11 +502,21 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 		   "the sandbox init exited without reporting the command's status");
 }
 
-static void sandbox_release(struct sandbox *sb)
+static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 {
+	struct jr_watchdog_report rep;
+
 	kill_and_reap(sb);
+	if (sb->watchdog) {
+		jr_watchdog_stop(sb->watchdog, &rep);
+		sb->watchdog = NULL;
+		res->watchdog = rep;
+	}
 	jr_relay_stop(sb->relay);
 	sb->relay = NULL;
+	jr_ruleset_free(sb->rs);
+	sb->rs = NULL;
+	jr_seccomp_release(&sb->seccomp);
 	jr_pty_close(&sb->pty);
 	if (sb->nft)
 		mnl_socket_close(sb->nft);
@@ -492,6 +545,17 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = block_signals(&sb.sigfd, &res->err);
 	if (r < 0)
 		goto fail;
+	if (opts->seccomp) {
+		struct jr_seccomp_options so = { .allow_nested = opts->allow_nested };
+
+		/* Built here, in the runner, with libseccomp; the pre-exec
+		 * child only loads the finished BPF. */
+		r = jr_seccomp_build(&so, &sb.seccomp, &res->err);
+		if (r < 0)
+			goto fail;
+	} else {
+		jr_warn("--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user; for debugging only");
+	}
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;
@@ -519,8 +583,8 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	jr_pty_raw(&sb.pty);
 	supervise(&sb, opts->timeout_ms, &o);
 	jr_pty_restore(&sb.pty);
+	sandbox_release(&sb, res);
 	fill_result(&sb, &o, res);
-	sandbox_release(&sb);
 	return 0;
 
 fail:
@@ -528,7 +592,7 @@ fail:
 		jr_ctl_msg_init(&m, JR_CTL_ABORT, 0, NULL);
 		jr_ctl_send(sb.ctl, &m, NULL, 0);
 	}
-	sandbox_release(&sb);
+	sandbox_release(&sb, res);
 	res->ended = JR_END_SETUP_FAILED;
 	res->exit_status = JR_EXIT_FAILURE;
 	return r < 0 ? r : -EIO;

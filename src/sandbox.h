@@ -15,6 +15,7 @@
 #include "options.h"
 #include "policy.h"
 #include "summary.h"
+#include "watchdog.h"
 
 struct jr_run_result {
 	enum jr_end ended;
@@ -22,7 +23,8 @@ struct jr_run_result {
 	int signal;	     /* JR_END_SIGNALED: the signal */
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
-	struct jr_err err;   /* for SETUP_FAILED / EXEC_FAILED */
+	struct jr_watchdog_report watchdog;
+	struct jr_err err;   /* for SETUP_FAILED / EXEC_FAILED / TAMPER */
 };
 
 /*

@@ -23,6 +23,8 @@ const char *jr_end_name(enum jr_end end)
 		return "setup-failed";
 	case JR_END_EXEC_FAILED:
 		return "exec-failed";
+	case JR_END_TAMPER:
+		return "tamper-killed";
 	}
 	return "unknown";
 }
@@ -86,6 +88,12 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 		jr_json_object_end(&j);
 	}
 	jr_json_array_end(&j);
+	jr_json_key(&j, "tamper_events");
+	jr_json_uint(&j, s->tamper_events);
+	jr_json_key(&j, "restores");
+	jr_json_uint(&j, s->restores);
+	jr_json_key(&j, "max_restore_us");
+	jr_json_uint(&j, s->max_restore_us);
 	jr_json_object_end(&j);
 	jr_json_key(&j, "user");
 	jr_json_object_begin(&j);

@@ -22,6 +22,7 @@ enum jr_end {
 	JR_END_TIMEOUT,	     /* --timeout expired, sandbox killed */
 	JR_END_SETUP_FAILED, /* jailrun failed before the command ran */
 	JR_END_EXEC_FAILED,  /* command not found / not executable */
+	JR_END_TAMPER,	     /* the watchdog ended the sandbox */
 };
 
 struct jr_summary {
@@ -41,6 +42,9 @@ struct jr_summary {
 	/* Relay counts (network mode allowlist); NULL audit: none. */
 	const struct jr_audit *audit;
 	size_t allow_entries;
+	/* Watchdog. */
+	unsigned int tamper_events, restores;
+	uint64_t max_restore_us;
 };
 
 const char *jr_end_name(enum jr_end end);

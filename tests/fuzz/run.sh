@@ -19,7 +19,7 @@ command -v "$CLANG" >/dev/null || skip "clang not found (apt-get install clang l
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-D_GNU_SOURCE -I"$top/src" -include /dev/null)
+	-D_GNU_SOURCE -iquote "$top/src" -include /dev/null)
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)n * 0; }' >"$work/probe.c"
 "$CLANG" "${flags[@]}" "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 	skip "clang cannot build libFuzzer targets (apt-get install libclang-rt-14-dev)"
@@ -30,6 +30,7 @@ targets=(
 	"http src/http.c"
 	"authority src/http.c"
 	"dns src/dns.c"
+	"tls src/tls.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do

@@ -12,9 +12,10 @@
  * Each test opens its own sockets: "owner" is jailrun's (adopted with
  * jr_nft_socket_from_fd(), it installs and owns the table), "other" plays
  * any other process of the namespace, e.g. one inside the sandbox with
- * CAP_NET_ADMIN. Closing the owner socket in the teardown makes the kernel
- * delete the table, so every test starts from an empty ruleset (the setup
- * checks that, which also tests the owner flag's cleanup once per test).
+ * CAP_NET_ADMIN; "extra", when a test opens it, owns a table of its own.
+ * Closing the owner sockets in the teardown makes the kernel delete their
+ * tables, so every test starts from an empty ruleset (the setup checks
+ * that, which also tests the owner flag's cleanup once per test).
  *
  * Changes to the owned table can only go through the owner socket, so the
  * tests that check that jr_nft_verify() notices a change make it through
@@ -69,6 +70,7 @@ struct ctx {
 	struct jr_ruleset *rs;
 	struct mnl_socket *owner; /* jailrun's, through jr_nft_socket_from_fd() */
 	struct mnl_socket *other; /* anyone else in the namespace */
+	struct mnl_socket *extra; /* a test's third socket, if any */
 };
 
 static int nfnl_fd(void)
@@ -361,6 +363,8 @@ static int teardown(void **state)
 	/* Closing the owner deletes its table; flushing removes the rest. */
 	if (c->owner)
 		mnl_socket_close(c->owner);
+	if (c->extra)
+		mnl_socket_close(c->extra);
 	if (c->other) {
 		flush_ruleset(c->other);
 		mnl_socket_close(c->other);
@@ -775,6 +779,503 @@ static void test_verify_changed_verdict(void **state)
 }
 
 /*
+ * Restoring
+ */
+
+/*
+ * Table @name of @family, owned by whoever sends it if @owned, with a base
+ * chain "output" (filter hook output, policy accept) when @family is inet:
+ * what a process in the sandbox would add to let its traffic out.
+ * Return: send_batch()'s result.
+ */
+static int add_foreign_table(struct mnl_socket *nl, uint32_t family,
+			     const char *name, bool owned)
+{
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(family, name);
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = nftnl_chain_alloc();
+	struct cmd cmds[2] = {
+		{ .type = NFT_MSG_NEWTABLE, .flags = NLM_F_CREATE | NLM_F_EXCL, .table = t },
+		{ .type = NFT_MSG_NEWCHAIN, .flags = NLM_F_CREATE | NLM_F_EXCL, .chain = ch },
+	};
+
+	assert_non_null(ch);
+	if (owned)
+		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
+	nftnl_chain_set_u32(ch, NFTNL_CHAIN_FAMILY, family);
+	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_TABLE, name), 0);
+	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_NAME, "output"), 0);
+	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_TYPE, "filter"), 0);
+	nftnl_chain_set_u32(ch, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+	nftnl_chain_set_s32(ch, NFTNL_CHAIN_PRIO, 0);
+	nftnl_chain_set_u32(ch, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	return send_batch(nl, cmds, family == NFPROTO_INET ? 2 : 1);
+}
+
+struct table_query {
+	uint32_t family;
+	const char *name;
+	uint64_t handle; /* 0: not found */
+};
+
+static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct table_query *q = data;
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = nftnl_table_alloc();
+
+	if (!t || nftnl_table_nlmsg_parse(nlh, t) < 0)
+		return MNL_CB_ERROR;
+	if (nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY) == q->family &&
+	    !strcmp(nftnl_table_get_str(t, NFTNL_TABLE_NAME), q->name))
+		q->handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+	return MNL_CB_OK;
+}
+
+/*
+ * The handle of table @family @name, by a dump independent of nft.c. The
+ * kernel gives every new table a new handle, so an unchanged handle means
+ * the table was neither deleted nor re-created.
+ * Return: the handle, or 0 if there is no such table.
+ */
+static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
+			     const char *name)
+{
+	alignas(struct nlmsghdr) char buf[32768];
+	struct table_query q = { .family = family, .name = name };
+	uint32_t seq = 4343;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_UNSPEC,
+				    NLM_F_DUMP, seq);
+	assert_true(mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) >= 0);
+	do {
+		ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		assert_true(ret > 0);
+		ret = mnl_cb_run(buf, (size_t)ret, seq,
+				 mnl_socket_get_portid(nl), table_handle_cb, &q);
+		assert_true(ret >= 0);
+	} while (ret > 0);
+	return q.handle;
+}
+
+/* jr_nft_restore() through the owner socket must succeed, removing @want. */
+static void restore_ok(struct ctx *c, const char *want)
+{
+	struct jr_err err = { 0 };
+	char removed[256];
+
+	memcpy(removed, "junk", 5);
+	assert_ok(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
+		  &err);
+	assert_string_equal(removed, want);
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+/* The case restore exists for: a table that lets traffic out. */
+static void test_restore_removes_foreign_table(void **state)
+{
+	struct ctx *c = *state;
+
+	install_ok(c);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	verify_fails(c, "there is a table inet evil besides table inet jailrun");
+	restore_ok(c, "inet evil");
+	assert_int_equal(count_tables(c->other), 1);
+	/* Nothing foreign left: restoring again removes nothing else. */
+	restore_ok(c, "");
+}
+
+/*
+ * Every family, in the kernel's order, and changes inside our own table
+ * (made through the owner socket, as a bug in jailrun would) repaired
+ * without being reported as a foreign table.
+ */
+static void test_restore_lists_every_foreign_table(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	struct jr_err err = { 0 };
+	char small[8];
+
+	install_ok(c);
+	r = mk_rule("output");
+	rule_add_verdict(r, NF_ACCEPT);
+	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE,
+				   NLM_F_CREATE | NLM_F_APPEND, r), 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV6, "nat", false), 0);
+	restore_ok(c, "ip filter, inet evil, ip6 nat");
+	assert_int_equal(count_tables(c->other), 1);
+
+	/* A list that does not fit is cut short, visibly. */
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_ok(jr_nft_restore(c->owner, c->rs, small, sizeof(small), &err), &err);
+	assert_string_equal(small, "ip f...");
+	/* No buffer at all is fine too. */
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_ok(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), &err);
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+/*
+ * The sandbox names its tables, with any bytes: what reaches the tamper log
+ * and error messages is escaped, one line, while the table itself is
+ * deleted by its real name.
+ */
+static void test_restore_escapes_names(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	char name[256], want[5 + 4 * 255 + 1] = "inet ", removed[2048];
+	size_t i;
+
+	c->extra = open_other();
+	assert_non_null(c->extra);
+	install_ok(c);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "ev\nil\\", false), 0);
+	restore_ok(c, "inet ev\\x0ail\\x5c");
+
+	/* The longest name the kernel takes, every byte escaped: no overflow. */
+	memset(name, 1, sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (i = 0; i < sizeof(name) - 1; i++)
+		memcpy(want + 5 + 4 * i, "\\x01", 4);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, name, false), 0);
+	assert_ok(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err), &err);
+	assert_string_equal(removed, want);
+	/* In an error message, a long name is cut short for the reason to fit. */
+	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, name, true), 0);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "the table inet \\x01\\x01");
+	assert_msg_contains(&err, "\\x01... is owned by another netlink socket and cannot be removed");
+
+	mnl_socket_close(c->extra);
+	c->extra = open_other();
+	assert_non_null(c->extra);
+	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, "\033[2Jx", true), 0);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
+	assert_msg_contains(&err, "the table inet \\x1b[2Jx is owned by another netlink socket");
+}
+
+/*
+ * A table owned by another socket cannot be deleted: the whole batch
+ * fails, naming it, and changes nothing, the other tables included.
+ */
+static void test_restore_foreign_owned_table(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	char removed[64] = "junk";
+	uint64_t ours;
+
+	c->extra = open_other();
+	assert_non_null(c->extra);
+	install_ok(c);
+	ours = table_handle(c->other, NFPROTO_INET, "jailrun");
+	assert_true(ours != 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, "evil", true), 0);
+
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
+			 -EPERM);
+	print_message("%s\n", err.msg);
+	assert_int_equal(err.code, EPERM);
+	assert_msg_contains(&err, "the table inet evil is owned by another netlink socket and cannot be removed");
+	assert_msg_contains(&err, "nothing was changed");
+	assert_string_equal(removed, "");
+	/* Atomic: our table is the same one, the unowned one is still there. */
+	assert_int_equal(count_tables(c->other), 3);
+	assert_int_equal(table_handle(c->other, NFPROTO_INET, "jailrun"), ours);
+	assert_true(table_handle(c->other, NFPROTO_IPV4, "filter") != 0);
+
+	/* Its owner gone, the table goes with it, and restoring works again. */
+	mnl_socket_close(c->extra);
+	c->extra = NULL;
+	restore_ok(c, "ip filter");
+}
+
+/*
+ * "Our" table owned by another socket (say the sandbox created it first):
+ * the restore socket cannot take it over, and says so.
+ */
+static void test_restore_impostor_of_our_table(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+
+	c->extra = open_owner();
+	assert_non_null(c->extra);
+	assert_ok(jr_nft_install(c->extra, c->rs, &err), &err);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "the table inet jailrun is owned by another netlink socket and cannot be removed");
+	assert_int_equal(count_tables(c->other), 1);
+	assert_ok(jr_nft_verify(c->extra, c->rs, &err), &err);
+}
+
+/*
+ * A table with our name that nobody owns is not ours: it is replaced, and
+ * reported like any other foreign table.
+ */
+static void test_restore_unowned_namesake(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "jailrun");
+
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
+	restore_ok(c, "inet jailrun");
+	assert_int_equal(count_tables(c->other), 1);
+}
+
+/*
+ * Our table gone (it cannot be deleted from another socket, so this is a
+ * fresh socket with no table present): restoring installs it.
+ */
+static void test_restore_installs_when_missing(void **state)
+{
+	struct ctx *c = *state;
+
+	assert_int_equal(count_tables(c->other), 0);
+	restore_ok(c, "");
+	assert_int_equal(count_tables(c->other), 1);
+	assert_true(table_handle(c->other, NFPROTO_INET, "jailrun") != 0);
+}
+
+/*
+ * An error in the ruleset part of a restore batch maps to the right object
+ * past the deletions, and nothing is deleted.
+ */
+static void test_restore_error_names_chain(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	uint64_t ours;
+
+	install_ok(c);
+	ours = table_handle(c->other, NFPROTO_INET, "jailrun");
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_int_equal(nftnl_chain_set_str(c->rs->chains[1], NFTNL_CHAIN_TYPE,
+					     "no-such-type"), 0);
+	assert_true(jr_nft_restore(c->owner, c->rs, NULL, 0, &err) < 0);
+	print_message("%s\n", err.msg);
+	assert_msg_contains(&err, "rejected the 'output' chain (in its type), so nothing was changed");
+	assert_int_equal(count_tables(c->other), 3);
+	assert_int_equal(table_handle(c->other, NFPROTO_INET, "jailrun"), ours);
+}
+
+/*
+ * Monitoring
+ */
+
+static struct mnl_socket *open_monitor(void)
+{
+	struct jr_err err = { 0 };
+	struct mnl_socket *mon = NULL;
+
+	if (jr_nft_monitor_open(nfnl_fd(), &mon, &err) < 0)
+		fail_msg("jr_nft_monitor_open: %s", err.msg);
+	return mon;
+}
+
+static int rcvbuf(int fd)
+{
+	int size = 0;
+	socklen_t len = sizeof(size);
+
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &len), 0);
+	return size;
+}
+
+static void test_monitor_open(void **state)
+{
+	struct jr_err err = { 0 };
+	struct mnl_socket *mon = NULL;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER);
+	int fresh = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	uint32_t groups[4] = { 0 };
+	socklen_t len = sizeof(groups);
+
+	assert_true(fd >= 0);
+	assert_true(fresh >= 0);
+	assert_ok(jr_nft_monitor_open(fd, &mon, &err), &err);
+	assert_int_equal(mnl_socket_get_fd(mon), fd);
+	assert_true(mnl_socket_get_portid(mon) != 0);
+	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	/* Raised above the default, as far as this namespace allows. */
+	assert_true(rcvbuf(fd) > rcvbuf(fresh));
+	assert_int_equal(getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS,
+				    groups, &len), 0);
+	assert_int_equal(groups[0], 1U << (NFNLGRP_NFTABLES - 1));
+	close(fresh);
+	mnl_socket_close(mon);
+}
+
+static void test_monitor_open_bad_fd(void **state)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
+	struct jr_err err = { 0 };
+	struct mnl_socket *mon = NULL;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(jr_nft_monitor_open(fd, &mon, &err), -EPROTOTYPE);
+	assert_null(mon);
+	assert_msg_contains(&err, "monitor socket is not a NETLINK_NETFILTER socket");
+	assert_int_equal(close(fd), -1); /* closed on failure too */
+
+	fd = nfnl_fd();
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(jr_nft_monitor_open(fd, &mon, &err), -EINVAL);
+	assert_null(mon);
+	assert_int_equal(close(fd), -1);
+
+	assert_int_equal(jr_nft_monitor_open(-1, &mon, &err), -EBADF);
+	assert_null(mon);
+}
+
+static void test_monitor_idle(void **state)
+{
+	struct mnl_socket *mon = open_monitor();
+	unsigned int changes = 42;
+
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 0);
+	mnl_socket_close(mon);
+}
+
+static void test_monitor_reports_change(void **state)
+{
+	struct ctx *c = *state;
+	struct mnl_socket *mon = open_monitor();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t1 = mk_table(NFPROTO_IPV4, "one");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t2 = mk_table(NFPROTO_IPV6, "two");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t3 = mk_table(NFPROTO_ARP, "three");
+	struct jr_err err = { 0 };
+	unsigned int changes = 0;
+
+	/* Three commits, so several datagrams: the drain reads them all. */
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t1), 0);
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t2), 0);
+	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t3), 0);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 3);
+	/* Everything was read: nothing left for the next drain. */
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 0);
+	/* Any socket's changes, jailrun's own included. */
+	assert_ok(jr_nft_install(c->owner, c->rs, &err), &err);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_true(changes > 0);
+	mnl_socket_close(mon);
+}
+
+/*
+ * Objects are counted, not messages: a table, a chain and a rule added in
+ * one commit are 3 changes (the commit's NEWGEN is not one), and deleting
+ * the table deletes (and announces) all three.
+ */
+static void test_monitor_counts_objects(void **state)
+{
+	struct ctx *c = *state;
+	struct mnl_socket *mon = open_monitor();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "jailrun");
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = mk_chain("c");
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = mk_rule("c");
+	struct cmd cmds[3] = {
+		{ .type = NFT_MSG_NEWTABLE, .flags = NLM_F_CREATE, .table = t },
+		{ .type = NFT_MSG_NEWCHAIN, .flags = NLM_F_CREATE, .chain = ch },
+		{ .type = NFT_MSG_NEWRULE, .flags = NLM_F_CREATE | NLM_F_APPEND, .rule = r },
+	};
+	unsigned int changes = 0;
+
+	rule_add_verdict(r, NF_ACCEPT);
+	assert_int_equal(send_batch(c->other, cmds, ARRAY_SIZE(cmds)), 0);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 3);
+	assert_int_equal(send_table(c->other, NFT_MSG_DELTABLE, 0, t), 0);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 3);
+	mnl_socket_close(mon);
+}
+
+/*
+ * Anyone in the namespace can unicast to the monitor's port id; a forged
+ * notification is not a change, and neither is an oversized datagram.
+ */
+static void test_monitor_ignores_forged(void **state)
+{
+	struct ctx *c = *state;
+	struct mnl_socket *mon = open_monitor();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "evil");
+	alignas(struct nlmsghdr) char buf[1024] = { 0 };
+	struct sockaddr_nl to = {
+		.nl_family = AF_NETLINK,
+		.nl_pid = mnl_socket_get_portid(mon),
+	};
+	_cleanup_free_ char *big = calloc(1, 100000);
+	unsigned int changes = 42;
+	struct nlmsghdr *nlh;
+
+	assert_non_null(big);
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_NEWTABLE, NFPROTO_INET, 0, 0);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	assert_int_equal(sendto(mnl_socket_get_fd(c->other), nlh, nlh->nlmsg_len, 0,
+				(struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)nlh->nlmsg_len);
+	memcpy(big, nlh, nlh->nlmsg_len);
+	assert_int_equal(sendto(mnl_socket_get_fd(c->other), big, 100000, 0,
+				(struct sockaddr *)&to, sizeof(to)),
+			 100000);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 0);
+	mnl_socket_close(mon);
+}
+
+/*
+ * More notifications than the receive queue holds: the drain reports the
+ * overrun (-ENOBUFS) once, leaves the queue empty, and the monitor goes on
+ * working.
+ */
+static void test_monitor_overrun(void **state)
+{
+	struct ctx *c = *state;
+	struct mnl_socket *mon = open_monitor();
+	int tiny = 1; /* the kernel rounds it up to its minimum */
+	int roomy = 1 << 20;
+	unsigned int changes = 0, i;
+
+	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUF,
+				    &tiny, sizeof(tiny)), 0);
+	for (i = 0; i < 64; i++) {
+		_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
+		char name[16];
+
+		snprintf(name, sizeof(name), "flood%u", i);
+		t = mk_table(NFPROTO_IPV4, name);
+		assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
+	}
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), -ENOBUFS);
+	print_message("read %u of 64 changes before the overrun\n", changes);
+	assert_true(changes < 64);
+
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 0);
+	/* With room again, every one of 64 deletions is seen. */
+	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUF,
+				    &roomy, sizeof(roomy)), 0);
+	assert_int_equal(flush_ruleset(c->other), 0);
+	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
+	assert_int_equal(changes, 64);
+	mnl_socket_close(mon);
+}
+
+/*
  * Whether this process runs in the initial user namespace, whose uid_map is
  * the identity over the whole range. unshare -Ur maps one id only.
  */
@@ -864,6 +1365,21 @@ int main(void)
 		T(test_verify_rule_inserted_first),
 		T(test_verify_missing_rule),
 		T(test_verify_changed_verdict),
+		T(test_restore_removes_foreign_table),
+		T(test_restore_lists_every_foreign_table),
+		T(test_restore_escapes_names),
+		T(test_restore_foreign_owned_table),
+		T(test_restore_impostor_of_our_table),
+		T(test_restore_unowned_namesake),
+		T(test_restore_installs_when_missing),
+		T(test_restore_error_names_chain),
+		T(test_monitor_open),
+		T(test_monitor_open_bad_fd),
+		T(test_monitor_idle),
+		T(test_monitor_reports_change),
+		T(test_monitor_counts_objects),
+		T(test_monitor_ignores_forged),
+		T(test_monitor_overrun),
 	};
 #undef T
 

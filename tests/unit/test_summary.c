@@ -37,7 +37,8 @@ static void test_exited(void **state)
 		"\"wall_time_ms\":42,"
 		"\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 		"\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
-		"\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[]},"
+		"\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
+		"\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 		"\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
 		"\"error\":null}\n");
 	free(out);

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * seccomp.c - the command's seccomp filter.
+ *
+ * Theory of operation: the namespaces and the dropped privileges already
+ * keep the command from most of what is listed here; the filter is the
+ * second wall, and the only one for the few things the kernel does not
+ * namespace or lets an unprivileged user do: vsock and other socket
+ * families, the session keyring, io_uring (which opens and connects
+ * sockets without calling socket(2) or connect(2)), user namespaces.
+ *
+ * The default action is ALLOW and every rule answers with an errno, never
+ * a kill: a program that meets a rule sees the same error it would see on
+ * a kernel built without the feature, or from the kernel's own permission
+ * check, and takes the fallback path it already has. We pick, for each
+ * rule, the errno the kernel itself gives in that case (ENOSYS for
+ * optional syscalls callers probe for: io_uring, clone3, keyctl;
+ * EAFNOSUPPORT / EPROTONOSUPPORT for socket families and netlink
+ * protocols; EPERM for the rest).
+ *
+ * rules[] below is the whole policy, one row per syscall (or per
+ * condition), each with its reason; the man page's SECCOMP section is
+ * written from it. The filter is built once in the runner with libseccomp
+ * and exported as classic BPF (seccomp_export_bpf(3)) into a memfd we read
+ * back; the pre-exec child then makes one seccomp(2) call, with no
+ * allocation and no libseccomp in it (crun does the same,
+ * libcrun/seccomp.c). With --allow-nested the namespace and mount rows are
+ * left out: what the command builds then has no link out and no power over
+ * jailrun's namespaces.
+ *
+ * Limits: with a default of ALLOW, a syscall this table does not name
+ * passes, including ones newer than libseccomp's tables (open_tree_attr,
+ * Linux 6.15, is unknown to libseccomp 2.5 and gets a row only when built
+ * against a libseccomp that knows it); the kernel's own checks still
+ * apply. Syscalls allowed whatever their arguments cost nothing per call:
+ * the kernel caches that verdict (Linux 5.11+) and skips the program.
+ *
+ * ABIs: on x86 the kernel takes syscalls from three ABIs in one process
+ * (x86_64, i386 through int 0x80, x32 with bit 30 set in the number), and
+ * seccomp sees each with its own AUDIT_ARCH and numbering. The filter
+ * covers all three, so a 32-bit or x32 syscall meets the same rules; an
+ * ABI the filter does not know (none on x86; 32-bit ARM compat on arm64)
+ * kills the process rather than passing unfiltered.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/net.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <seccomp.h> /* libseccomp's */
+
+#include "cleanup.h"
+#include "seccomp.h"
+
+/* With src on the -I path, <seccomp.h> is this project's header. A static
+ * assertion rather than #error, so that cppcheck can still walk this
+ * branch. */
+#ifndef SCMP_VER_MAJOR
+_Static_assert(
+    0,
+    "<seccomp.h> found jailrun's src/seccomp.h, not libseccomp's: add src with -iquote, not -I (as Makefile.am does)");
+#endif
+
+#ifndef CLONE_NEWUSER
+#define CLONE_NEWUSER 0x10000000
+#endif
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif
+
+/*
+ * clone(2), NOTES: the raw syscall's argument order differs per
+ * architecture; on s390 and CRIS the flags are the second argument.
+ * libseccomp does not reorder them, so we say where they are. Every ABI
+ * one build covers (x86_64/i386/x32, or arm64) has them first.
+ */
+#if defined(__s390__) || defined(__CRIS__)
+#define JR_CLONE_FLAGS_ARG 1
+#else
+#define JR_CLONE_FLAGS_ARG 0
+#endif
+
+/* The socket families the command may create, and the one netlink protocol. */
+static const int allowed_families[] = { AF_UNIX, AF_INET, AF_INET6,
+					AF_NETLINK };
+
+struct jr_seccomp_rule {
+	const char *name; /* the syscall, for messages */
+	int nr;		  /* SCMP_SYS(): native or libseccomp pseudo number */
+	int errnum;	  /* what the caller sees */
+	bool nested;	  /* dropped with --allow-nested */
+	bool families;	  /* socket(2): expanded from allowed_families[] */
+	unsigned int nargs;
+	struct scmp_arg_cmp args[2];
+	const char *reason;
+};
+
+/* clang-format off */
+#define SYS(n) .name = #n, .nr = SCMP_SYS(n)
+#define CMP(a, o, x) { .arg = (a), .op = (o), .datum_a = (x) }
+/* Equal in the low 32 bits: for an int or unsigned int argument the kernel
+ * ignores the upper half of the register, so must we. */
+#define CMP_LO32(a, x) { .arg = (a), .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffU, .datum_b = (x) }
+#define CMP_BITS(a, m) { .arg = (a), .op = SCMP_CMP_MASKED_EQ, .datum_a = (m), .datum_b = (m) }
+
+#define REASON_MOUNT                                                           \
+	"mounts are the sandbox's shape; the command holds no capability " \
+	"over its mount namespace, this also closes the filesystem-context " \
+	"parsers (fsconfig: CVE-2022-0185). Permitted with --allow-nested, " \
+	"where they can only act on a mount namespace the command made: " \
+	"the mounts it inherits stay locked (mount_namespaces(7))"
+#define REASON_CLOCK                                                           \
+	"the clocks are the host's (time_namespaces(7) does not cover " \
+	"CLOCK_REALTIME); a PTP clock opened for writing is adjusted with " \
+	"no capability check"
+
+static const struct jr_seccomp_rule rules[] = {
+	/*
+	 * i386's socketcall(2) multiplexer carries socket()'s arguments in
+	 * memory, where BPF cannot read them. libseccomp turns every
+	 * argument rule on socket/socketpair below into a rule on the whole
+	 * socketcall sub-call, so i386 programs that use socketcall (glibc
+	 * built for kernels before 4.3, which is every distribution's i386
+	 * glibc, and musl) cannot create sockets at all; those using the
+	 * direct socket syscall (359, Linux 4.3+) get the same family rules
+	 * as 64-bit ones. These two rows come first: libseccomp rejects
+	 * (EEXIST) a shorter rule added after a longer one with another
+	 * action on the same syscall, and socket's netlink row below has
+	 * EPROTONOSUPPORT.
+	 */
+	{ SYS(socketcall), .errnum = EAFNOSUPPORT, .nargs = 1,
+	  .args = { CMP(0, SCMP_CMP_EQ, SYS_SOCKET) },
+	  .reason = "i386 only: the family is in memory, out of the filter's sight; refused for every family rather than allowed for every family" },
+	{ SYS(socketcall), .errnum = EAFNOSUPPORT, .nargs = 1,
+	  .args = { CMP(0, SCMP_CMP_EQ, SYS_SOCKETPAIR) },
+	  .reason = "i386 only: as socketcall(SYS_SOCKET)" },
+
+	/* Socket families. */
+	{ SYS(socket), .errnum = EAFNOSUPPORT, .families = true,
+	  .reason = "only AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK: AF_VSOCK talks to the hypervisor and its guests, outside the sandbox's network namespace and firewall; the others (AF_PACKET, AF_BLUETOOTH, AF_CAN, AF_TIPC...) are rarely used kernel code, some of it loaded on demand; EAFNOSUPPORT is the kernel's own answer for a family it lacks, so libraries fall back" },
+	{ SYS(socket), .errnum = EPROTONOSUPPORT, .nargs = 2,
+	  .args = { CMP(0, SCMP_CMP_EQ, AF_NETLINK),
+		    CMP(2, SCMP_CMP_NE, NETLINK_ROUTE) },
+	  .reason = "netlink only as NETLINK_ROUTE (getifaddrs(3), if_nametoindex(3)): NETLINK_NETFILTER (the sandbox's firewall), NETLINK_AUDIT, sock_diag, uevents... are kernel attack surface the command does not need; EPROTONOSUPPORT is what libaudit, sudo and friends read as 'not in this kernel' and carry on" },
+	{ SYS(socketpair), .errnum = EAFNOSUPPORT, .nargs = 1,
+	  .args = { CMP(0, SCMP_CMP_NE, AF_UNIX) },
+	  .reason = "socketpair(2) is for AF_UNIX; for another family the kernel first creates a socket of it (loading its module) and then mostly answers EOPNOTSUPP" },
+	{ SYS(io_uring_setup), .errnum = ENOSYS,
+	  .reason = "io_uring opens, binds and connects sockets (IORING_OP_SOCKET...) past every socket rule here, and is a large attack surface; ENOSYS as on kernels without it, so liburing users fall back to plain syscalls" },
+	{ SYS(io_uring_enter), .errnum = ENOSYS, .reason = "as io_uring_setup" },
+	{ SYS(io_uring_register), .errnum = ENOSYS, .reason = "as io_uring_setup" },
+
+	/* Namespaces. The command may not make new ones unless told so. */
+	{ SYS(unshare), .errnum = EPERM, .nested = true, .nargs = 1,
+	  .args = { CMP_BITS(0, CLONE_NEWUSER) },
+	  .reason = "a new user namespace gives back every capability over the namespaces made with it, and the kernel code reachable only with them (nf_tables, ...); the other CLONE_NEW* need a capability the command does not hold" },
+	{ SYS(unshare), .errnum = EPERM, .nested = true, .nargs = 1,
+	  .args = { CMP_BITS(0, CLONE_NEWNET) },
+	  .reason = "a network namespace of its own is outside the sandbox's firewall" },
+	{ SYS(clone), .errnum = EPERM, .nested = true, .nargs = 1,
+	  .args = { CMP_BITS(JR_CLONE_FLAGS_ARG, CLONE_NEWUSER) },
+	  .reason = "as unshare(CLONE_NEWUSER)" },
+	{ SYS(clone), .errnum = EPERM, .nested = true, .nargs = 1,
+	  .args = { CMP_BITS(JR_CLONE_FLAGS_ARG, CLONE_NEWNET) },
+	  .reason = "as unshare(CLONE_NEWNET)" },
+	{ SYS(clone3), .errnum = ENOSYS, .nested = true,
+	  .reason = "its flags are in memory, out of the filter's sight; ENOSYS makes glibc (2.34+) and other callers fall back to clone(2), whose flags the rules above see" },
+	{ SYS(setns), .errnum = EPERM, .nested = true,
+	  .reason = "the namespace type is that of the file descriptor (nstype 0 accepts any, a pidfd several), which the filter cannot see; the command has no business in another namespace" },
+
+	/* Mounts. */
+	{ SYS(mount), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(umount2), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(umount), .errnum = EPERM, .nested = true, .reason = "i386 only: as umount2" },
+	{ SYS(move_mount), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(open_tree), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(fsopen), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(fsconfig), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(fsmount), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(fspick), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+	{ SYS(mount_setattr), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+#ifdef __SNR_open_tree_attr
+	{ SYS(open_tree_attr), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+#endif
+	{ SYS(pivot_root), .errnum = EPERM, .nested = true, .reason = REASON_MOUNT },
+
+	/* Kernel attack surface an unprivileged program does not need. */
+	{ SYS(bpf), .errnum = EPERM,
+	  .reason = "eBPF verifier and maps are a recurring source of kernel exploits; EPERM is what kernel.unprivileged_bpf_disabled answers" },
+	{ SYS(perf_event_open), .errnum = EPERM,
+	  .reason = "kernel exploits and side channels (kernel addresses, other processes); EPERM is what perf_event_paranoid answers" },
+	{ SYS(userfaultfd), .errnum = EPERM,
+	  .reason = "stalls the kernel in the middle of a copy from user memory, the standard way to win an exploit's race; EPERM is what vm.unprivileged_userfaultfd=0 answers" },
+	{ SYS(keyctl), .errnum = ENOSYS,
+	  .reason = "the session keyring is inherited from the caller and is not namespaced: it may hold the caller's secrets (Kerberos tickets, ecryptfs and fscrypt v1 keys); ENOSYS as on a kernel without CONFIG_KEYS, which keyutils callers handle" },
+	{ SYS(add_key), .errnum = ENOSYS, .reason = "as keyctl" },
+	{ SYS(request_key), .errnum = ENOSYS, .reason = "as keyctl" },
+	{ SYS(open_by_handle_at), .errnum = EPERM,
+	  .reason = "opens an inode from a (guessable) handle, past the mount tree and directory permissions: the 'shocker' container escape; name_to_handle_at stays allowed: its handles are useless without this call, and systemd and util-linux use it to identify mounts" },
+
+	/* Whole-machine state: the kernel asks for a capability in the
+	 * initial user namespace, which the command never has. Refused here
+	 * as well so that a mistake elsewhere does not open them. */
+	{ SYS(kexec_load), .errnum = EPERM, .reason = "replaces the running kernel" },
+	{ SYS(kexec_file_load), .errnum = EPERM, .reason = "replaces the running kernel" },
+	{ SYS(init_module), .errnum = EPERM, .reason = "loads kernel code" },
+	{ SYS(finit_module), .errnum = EPERM, .reason = "loads kernel code" },
+	{ SYS(delete_module), .errnum = EPERM, .reason = "unloads kernel code" },
+	{ SYS(reboot), .errnum = EPERM, .reason = "reboots the machine (in a PID namespace: kills its init)" },
+	{ SYS(swapon), .errnum = EPERM, .reason = "machine-wide memory configuration" },
+	{ SYS(swapoff), .errnum = EPERM, .reason = "machine-wide memory configuration" },
+	{ SYS(acct), .errnum = EPERM, .reason = "machine-wide process accounting to a file of the caller's choosing" },
+	{ SYS(quotactl), .errnum = EPERM, .reason = "filesystem quota administration; the command's own quota report (Q_GETQUOTA) is lost too" },
+	{ SYS(quotactl_fd), .errnum = EPERM, .reason = "as quotactl" },
+	{ SYS(lookup_dcookie), .errnum = EPERM, .reason = "oprofile's, removed from recent kernels; refused for older ones" },
+	{ SYS(nfsservctl), .errnum = EPERM, .reason = "knfsd control, gone from Linux 3.1; refused for older kernels" },
+	{ SYS(vhangup), .errnum = EPERM, .reason = "hangs up the terminal, which is jailrun's pty; needs CAP_SYS_TTY_CONFIG anyway" },
+	{ SYS(settimeofday), .errnum = EPERM, .reason = REASON_CLOCK },
+	{ SYS(stime), .errnum = EPERM, .reason = "i386 only: " REASON_CLOCK },
+	{ SYS(clock_settime), .errnum = EPERM, .reason = REASON_CLOCK },
+	{ SYS(clock_settime64), .errnum = EPERM, .reason = "i386 only: " REASON_CLOCK },
+	/*
+	 * adjtimex and clock_adjtime on a static clock stay allowed: the
+	 * mode that says "read only" (modes == 0, what ntp_gettime(3),
+	 * chronyc and timedatectl use) is inside struct timex, out of the
+	 * filter's sight, and the kernel refuses every other mode without
+	 * CAP_SYS_TIME in the initial user namespace.
+	 */
+	{ SYS(clock_adjtime), .errnum = EPERM, .nargs = 1,
+	  .args = { CMP_BITS(0, 0x80000000U) },
+	  .reason = "negative clock ids: fd-based clocks (PTP, dynamic posix clocks) are adjusted with only the file's write mode as a check; CPU-time clocks, also negative, cannot be adjusted anyway" },
+	{ SYS(clock_adjtime64), .errnum = EPERM, .nargs = 1,
+	  .args = { CMP_BITS(0, 0x80000000U) },
+	  .reason = "i386 only: as clock_adjtime" },
+
+	/* Terminals. */
+	{ SYS(ioctl), .errnum = EPERM, .nargs = 1, .args = { CMP_LO32(1, TIOCSTI) },
+	  .reason = "pushes input into a terminal: typed commands into the caller's shell when the terminal is shared (CVE-2017-5226); the request is compared in its low 32 bits, as the kernel reads it" },
+	{ SYS(ioctl), .errnum = EPERM, .nargs = 1, .args = { CMP_LO32(1, TIOCLINUX) },
+	  .reason = "virtual console selection and paste: input injection as TIOCSTI" },
+};
+
+#undef SYS
+#undef CMP
+#undef CMP_LO32
+#undef CMP_BITS
+/* clang-format on */
+
+static inline void jr_scmp_ctx_freep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+
+static bool family_allowed(int family)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(allowed_families); i++)
+		if (allowed_families[i] == family)
+			return true;
+	return false;
+}
+
+/*
+ * add_family_rules - socket(2) refused for every family not in
+ * allowed_families[]. BPF has no "not in set" test, and libseccomp does not
+ * take two comparisons of one argument in one rule, so: one EQ rule for
+ * each refused family below the largest allowed one, and one GE rule above
+ * it. On a 64-bit ABI the comparison covers all 64 bits, so a family with
+ * garbage in the upper half is refused too (the kernel would read only the
+ * low half): fail closed.
+ */
+static int add_family_rules(scmp_filter_ctx ctx,
+			    const struct jr_seccomp_rule *r)
+{
+	struct scmp_arg_cmp cmp = { .arg = 0, .op = SCMP_CMP_EQ };
+	int max = 0;
+	int rc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(allowed_families); i++)
+		if (allowed_families[i] > max)
+			max = allowed_families[i];
+	for (int family = 0; family < max; family++) {
+		if (family_allowed(family))
+			continue;
+		cmp.datum_a = (scmp_datum_t)family;
+		rc = seccomp_rule_add_array(
+		    ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), r->nr, 1, &cmp);
+		if (rc < 0)
+			return rc;
+	}
+	cmp.op = SCMP_CMP_GE;
+	cmp.datum_a = (scmp_datum_t)max + 1;
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum),
+				      r->nr, 1, &cmp);
+}
+
+/* Every ABI this machine's kernel may accept from one process. */
+static int add_arches(scmp_filter_ctx ctx)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const uint32_t arches[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86,
+					   SCMP_ARCH_X32 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++) {
+		int rc = seccomp_arch_add(ctx, arches[i]);
+
+		if (rc < 0 && rc != -EEXIST) /* EEXIST: the native one */
+			return rc;
+	}
+#else
+	(void)ctx; /* native only; other ABIs meet the bad-arch action */
+#endif
+	return 0;
+}
+
+/*
+ * export_bpf - the filter as classic BPF in a malloc'd buffer.
+ * seccomp_export_bpf() (libseccomp 2.5) only writes to an fd; a memfd keeps
+ * it off the filesystem.
+ */
+static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog,
+		      struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ struct sock_filter *buf = NULL;
+	struct stat st;
+	size_t size, done = 0;
+	int rc;
+
+	fd = memfd_create("jailrun-seccomp", MFD_CLOEXEC);
+	if (fd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot create a memfd for the seccomp filter: %s",
+		    strerror(errno));
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc < 0)
+		return jr_err_set(err, -rc,
+				  "cannot export the seccomp filter: %s",
+				  strerror(-rc));
+	if (fstat(fd, &st) < 0)
+		return jr_err_set(err, errno, "fstat of the seccomp filter: %s",
+				  strerror(errno));
+	size = (size_t)st.st_size;
+	if (size == 0 || size % sizeof(struct sock_filter) != 0 ||
+	    size / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return jr_err_set(
+		    err, EINVAL,
+		    "the exported seccomp filter has an unusable size (%zu bytes; at most %d instructions)",
+		    size, BPF_MAXINSNS);
+	buf = malloc(size);
+	if (!buf)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory for the seccomp filter");
+	while (done < size) {
+		ssize_t n =
+		    pread(fd, (char *)buf + done, size - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return jr_err_set(
+			    err, n < 0 ? errno : EIO,
+			    "cannot read back the seccomp filter: %s",
+			    n < 0 ? strerror(errno) : "short read");
+		done += (size_t)n;
+	}
+	prog->len = (unsigned short)(size / sizeof(struct sock_filter));
+	prog->filter = steal_pointer(&buf);
+	return 0;
+}
+
+int jr_seccomp_build(const struct jr_seccomp_options *o,
+		     struct jr_seccomp_filter *out, struct jr_err *err)
+{
+	_cleanup_(jr_scmp_ctx_freep) scmp_filter_ctx ctx = NULL;
+	bool allow_nested = o && o->allow_nested;
+	int rc;
+
+	out->prog.len = 0;
+	out->prog.filter = NULL;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return jr_err_set(
+		    err, ENOMEM,
+		    "cannot create a seccomp filter (seccomp_init)");
+	/*
+	 * An ABI the filter does not cover must not pass unfiltered; killing
+	 * the whole process (not only the thread, libseccomp's default) makes
+	 * the failure plain. libseccomp takes KILL_PROCESS only once it has
+	 * asked the kernel (seccomp(SECCOMP_GET_ACTION_AVAIL), Linux 4.14):
+	 * where the runner cannot ask (under valgrind, or a filter of its
+	 * own), the thread is killed instead.
+	 */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			      SCMP_ACT_KILL_PROCESS);
+	if (rc < 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+				      SCMP_ACT_KILL_THREAD);
+	if (rc < 0)
+		return jr_err_set(
+		    err, -rc,
+		    "cannot set the seccomp bad-architecture action: %s",
+		    strerror(-rc));
+	rc = add_arches(ctx);
+	if (rc < 0)
+		return jr_err_set(
+		    err, -rc,
+		    "cannot add the 32-bit ABIs to the seccomp filter: %s",
+		    strerror(-rc));
+
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		const struct jr_seccomp_rule *r = &rules[i];
+
+		if (r->nested && allow_nested)
+			continue;
+		if (r->families)
+			rc = add_family_rules(ctx, r);
+		else
+			rc = seccomp_rule_add_array(
+			    ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), r->nr,
+			    r->nargs, r->args);
+		if (rc < 0)
+			return jr_err_set(
+			    err, -rc,
+			    "cannot add the seccomp rule for %s (%s): %s",
+			    r->name, r->reason, strerror(-rc));
+	}
+	return export_bpf(ctx, &out->prog, err);
+}
+
+int jr_seccomp_load(const struct jr_seccomp_filter *f, struct jr_err *err)
+{
+	/*
+	 * seccomp(2): without no_new_privs the kernel takes a filter only
+	 * from a caller with CAP_SYS_ADMIN in its namespace. jr_privs_drop()
+	 * sets it; if it is not set the privileges were not dropped, and we
+	 * refuse rather than lean on the capability.
+	 */
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return jr_err_set(
+		    err, EPERM,
+		    "no_new_privs is not set: the seccomp filter is loaded only after the privileges are dropped");
+	if (!f->prog.filter || f->prog.len == 0)
+		return jr_err_set(err, EINVAL, "no seccomp filter was built");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f->prog) == 0)
+		return 0;
+	/* Linux before 3.17 has only the prctl() form. */
+	if (errno == ENOSYS &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &f->prog, 0, 0) == 0)
+		return 0;
+	return jr_err_set(err, errno, "cannot load the seccomp filter: %s",
+			  strerror(errno));
+}
+
+void jr_seccomp_release(struct jr_seccomp_filter *f)
+{
+	if (!f)
+		return;
+	free(f->prog.filter);
+	f->prog.filter = NULL;
+	f->prog.len = 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * seccomp.h - the command's seccomp filter: built once in the runner with
+ * libseccomp, exported as BPF, loaded by the pre-exec child last before
+ * execve().
+ */
+#ifndef JR_SECCOMP_H
+#define JR_SECCOMP_H
+
+#include <stdbool.h>
+#include <linux/filter.h>
+
+#include "err.h"
+
+struct jr_seccomp_options {
+	bool allow_nested; /* --allow-nested: unshare/clone/setns of user and
+			      net namespaces permitted */
+};
+
+struct jr_seccomp_filter {
+	struct sock_fprog prog; /* points into a private buffer */
+};
+
+/*
+ * jr_seccomp_build - build the filter for every ABI the kernel accepts on
+ * this machine (x86_64: native, i386 via int 0x80, x32), and export it as
+ * BPF. Return: 0 or -errno with @err set.
+ */
+int jr_seccomp_build(const struct jr_seccomp_options *o,
+		     struct jr_seccomp_filter *out, struct jr_err *err);
+
+/*
+ * jr_seccomp_load - install @f in the calling thread (after no_new_privs).
+ * Async-signal-safe apart from error formatting: meant for the pre-exec
+ * child. Return: 0 or -errno with @err set.
+ */
+int jr_seccomp_load(const struct jr_seccomp_filter *f, struct jr_err *err);
+
+void jr_seccomp_release(struct jr_seccomp_filter *f);
+
+#endif
