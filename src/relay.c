@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -72,6 +73,7 @@
 #include "relay.h"
 #include "resolver.h"
 #include "selfcheck.h"
+#include "tls.h"
 
 #define RELAY_RESOLVER_THREADS 4
 #define RELAY_DNS_PENDING 256	  /* UDP/TCP DNS queries being resolved */
@@ -138,6 +140,7 @@ struct conn {
 	int pipe_cu[2], pipe_uc[2];
 	size_t cu_pending, uc_pending, pipe_size;
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
+	bool sni_pending; /* CONNECT: client bytes held until the SNI is checked */
 
 	uint64_t t_start, t_last, deadline;
 	uint64_t bytes_up, bytes_down;
@@ -812,12 +815,14 @@ static void connected(struct jr_relay *r, struct conn *c)
 	}
 	if (c->req.form == JR_HTTP_FORM_CONNECT) {
 		n = jr_http_connect_established(head, sizeof(head));
-		if (n < 0 || queue_out(c, head, (size_t)n) < 0 ||
-		    queue_up(c, c->in + c->req.head_len,
-			     c->in_len - c->req.head_len) < 0) {
+		if (n < 0 || queue_out(c, head, (size_t)n) < 0) {
 			conn_free(r, c);
 			return;
 		}
+		/* Keep what followed the head: it may be the ClientHello. */
+		memmove(c->in, c->in + c->req.head_len, c->in_len - c->req.head_len);
+		c->in_len -= c->req.head_len;
+		c->sni_pending = true;
 	} else {
 		jr_http_body_init(&c->body, &c->req);
 		c->c_done = c->body.done;
@@ -827,10 +832,10 @@ static void connected(struct jr_relay *r, struct conn *c)
 			conn_free(r, c);
 			return;
 		}
+		free(c->in);
+		c->in = NULL;
+		c->in_len = c->in_cap = 0;
 	}
-	free(c->in);
-	c->in = NULL;
-	c->in_len = c->in_cap = 0;
 	c->st = ST_RELAY;
 	c->t_last = now_ms();
 	want_events(r, c);
@@ -1015,6 +1020,112 @@ static int flush_buf(int fd, const char *buf, size_t len, size_t *off)
 	return 0;
 }
 
+/* Does the ClientHello's @sni name the host the CONNECT asked for? */
+static bool sni_matches(const char *host, const char *sni)
+{
+	size_t hl = strlen(host);
+
+	if (hl && host[hl - 1] == '.')
+		hl--; /* the policy ignores one trailing dot; so do we */
+	return strlen(sni) == hl && strncasecmp(host, sni, hl) == 0;
+}
+
+static void tunnel_refused(struct jr_relay *r, struct conn *c, const char *reason)
+{
+	c->allowed = false;
+	c->reason = reason;
+	conn_free(r, c); /* nothing was forwarded: close both sides */
+}
+
+/*
+ * The first client bytes of a CONNECT tunnel: if they are a TLS
+ * ClientHello, its server name must be the host the policy allowed (an
+ * allowed CONNECT must not carry TLS for another site through the same
+ * address, e.g. a CDN); nothing is forwarded before that is known, and
+ * what cannot be read as a hello is refused (fail closed). Bytes that are
+ * not TLS at all pass: the policy allowed the destination, and plain
+ * protocols (SSH, a database) have no name to check.
+ * Return: 0 to go on (decided, or waiting for more bytes), -1 if the
+ * connection was closed.
+ */
+static int sni_check(struct jr_relay *r, struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char sni[256];
+	size_t used;
+
+	for (;;) {
+		enum jr_tls_sni v = jr_tls_client_hello_sni(
+			(const uint8_t *)c->in, c->in_len, sni, sizeof(sni), &used);
+		ssize_t n;
+
+		switch (v) {
+		case JR_TLS_NEED_MORE:
+			break;
+		case JR_TLS_SNI_FOUND:
+			if (!sni_matches(c->req.host, sni)) {
+				jr_debug("relay: CONNECT %s carried TLS for %s", c->req.host, sni);
+				tunnel_refused(r, c, "sni-mismatch");
+				return -1;
+			}
+			goto pass;
+		case JR_TLS_NO_SNI:
+			/* Normal for an address; for a name it cannot be checked. */
+			if (literal_address(c, &ss, &sl))
+				goto pass;
+			tunnel_refused(r, c, "sni-missing");
+			return -1;
+		case JR_TLS_NOT_TLS:
+			goto pass;
+		case JR_TLS_MALFORMED:
+		default:
+			tunnel_refused(r, c, "tls-malformed");
+			return -1;
+		}
+		if (c->in_cap - c->in_len < RELAY_HEAD_CHUNK && c->in_cap < JR_TLS_HELLO_MAX) {
+			size_t cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
+			char *nb;
+
+			if (cap > JR_TLS_HELLO_MAX)
+				cap = JR_TLS_HELLO_MAX;
+			nb = realloc(c->in, cap);
+			if (!nb) {
+				conn_free(r, c);
+				return -1;
+			}
+			c->in = nb;
+			c->in_cap = cap;
+		}
+		if (c->in_len == c->in_cap) {
+			tunnel_refused(r, c, "tls-malformed");
+			return -1;
+		}
+		n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : (conn_free(r, c), -1);
+		if (n == 0) {
+			/* EOF before the hello was complete: nothing to check,
+			 * so nothing goes out. */
+			tunnel_refused(r, c, "tls-incomplete");
+			return -1;
+		}
+		c->in_len += (size_t)n;
+		c->bytes_up += (uint64_t)n;
+		c->t_last = now_ms();
+	}
+pass:
+	c->sni_pending = false;
+	if (queue_up(c, c->in, c->in_len) < 0) {
+		conn_free(r, c);
+		return -1;
+	}
+	free(c->in);
+	c->in = NULL;
+	c->in_len = c->in_cap = 0;
+	return 0;
+}
+
 /* Copy an absolute-form request body client -> up buffer, by the framing. */
 static int copy_body(struct conn *c)
 {
@@ -1051,8 +1162,11 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 	    flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0)
 		goto done;
 
+	if (c->sni_pending && c->out_off == c->out_len && sni_check(r, c) < 0)
+		return;
+
 	/* client -> upstream */
-	if (c->up_off == c->up_len) {
+	if (c->up_off == c->up_len && !c->sni_pending) {
 		if (tunnel) {
 			if (splice_dir(c->cfd, c->ufd, c->pipe_cu, c->pipe_size,
 				       &c->cu_pending, &c->c_eof, &c->bytes_up,
@@ -1129,7 +1243,10 @@ static void want_events(struct jr_relay *r, struct conn *c)
 			ce |= EPOLLOUT;
 		if (c->up_off < c->up_len || c->cu_pending)
 			ue |= EPOLLOUT;
-		if (tunnel) {
+		if (c->sni_pending) {
+			if (c->out_off == c->out_len)
+				ce |= EPOLLIN;
+		} else if (tunnel) {
 			if (!c->c_eof && c->cu_pending < c->pipe_size &&
 			    c->up_off == c->up_len)
 				ce |= EPOLLIN;

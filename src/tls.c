@@ -117,7 +117,6 @@
  */
 
 #include <stdbool.h>
-#include <string.h>
 
 #include "tls.h"
 
@@ -141,11 +140,11 @@ enum tls_content_type {
 	TLS_CT_HEARTBEAT = 24, /* RFC 6520 */
 };
 
-#define TLS_HT_CLIENT_HELLO 1   /* RFC 8446 4 */
-#define TLS_EXT_SERVER_NAME 0   /* RFC 6066 1.1 */
-#define TLS_NAME_TYPE_HOST 0    /* RFC 6066 3 */
-#define TLS_SESSION_ID_MAX 32   /* RFC 8446 4.1.2 legacy_session_id<0..32> */
-#define SSL2_MT_CLIENT_HELLO 1  /* RFC 5246 E.2 */
+#define TLS_HT_CLIENT_HELLO 1  /* RFC 8446 4 */
+#define TLS_EXT_SERVER_NAME 0  /* RFC 6066 1.1 */
+#define TLS_NAME_TYPE_HOST 0   /* RFC 6066 3 */
+#define TLS_SESSION_ID_MAX 32  /* RFC 8446 4.1.2 legacy_session_id<0..32> */
+#define SSL2_MT_CLIENT_HELLO 1 /* RFC 5246 E.2 */
 
 /* RFC 1035 2.3.4 (253 characters in text form without the root's dot). */
 #define DNS_NAME_MAX 253
@@ -213,7 +212,8 @@ static size_t min_total(const struct hello_cursor *c)
 	if (!rest)
 		return end;
 	return end + rest +
-	       TLS_RECORD_HEADER * ((rest + TLS_RECORD_MAX - 1) / TLS_RECORD_MAX);
+	       TLS_RECORD_HEADER *
+		   ((rest + TLS_RECORD_MAX - 1) / TLS_RECORD_MAX);
 }
 
 /*
@@ -243,15 +243,14 @@ static enum step next_record(struct hello_cursor *c)
 {
 	uint8_t h[TLS_RECORD_HEADER];
 	size_t i, n;
-	enum step r;
 
 	for (i = 0; i < TLS_RECORD_HEADER; i++) {
-		r = fetch(c, c->pos + i, &h[i]);
+		enum step r = fetch(c, c->pos + i, &h[i]);
+
 		if (r != STEP_OK)
 			return r;
 		if ((i == 0 && h[0] != TLS_CT_HANDSHAKE) ||
-		    (i == 1 && h[1] != 3) ||
-		    (i == 2 && (h[2] < 1 || h[2] > 3)))
+		    (i == 1 && h[1] != 3) || (i == 2 && (h[2] < 1 || h[2] > 3)))
 			return STEP_BAD;
 	}
 	n = (size_t)h[3] << 8 | h[4];
@@ -289,11 +288,11 @@ static enum step hs_byte(struct hello_cursor *c, uint8_t *b)
 static enum step hs_uint(struct hello_cursor *c, size_t n, size_t *v)
 {
 	uint8_t b = 0;
-	enum step r;
 
 	*v = 0;
 	while (n--) {
-		r = hs_byte(c, &b);
+		enum step r = hs_byte(c, &b);
+
 		if (r != STEP_OK)
 			return r;
 		*v = *v << 8 | b;
@@ -307,12 +306,12 @@ static enum step hs_uint(struct hello_cursor *c, size_t n, size_t *v)
  */
 static enum step hs_skip(struct hello_cursor *c, size_t n)
 {
-	enum step r;
-	size_t take;
-
 	while (n) {
+		size_t take;
+
 		if (!c->rec_left) {
-			r = next_record(c);
+			enum step r = next_record(c);
+
 			if (r != STEP_OK)
 				return r;
 		}
@@ -370,12 +369,12 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
 {
 	size_t i, label = 0, out;
 	uint8_t b = 0;
-	enum step r;
 
 	if (n == 0 || n > DNS_NAME_MAX + 1)
 		return STEP_BAD;
 	for (i = 0; i < n; i++) {
-		r = hs_byte(c, &b);
+		enum step r = hs_byte(c, &b);
+
 		if (r != STEP_OK)
 			return r;
 		if (b == '.') {
@@ -386,8 +385,8 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
 			return STEP_BAD;
 		}
 		if (i + 1 < sni_size)
-			sni[i] = (b >= 'A' && b <= 'Z') ? (char)(b | 0x20)
-							: (char)b;
+			sni[i] =
+			    (b >= 'A' && b <= 'Z') ? (char)(b | 0x20) : (char)b;
 	}
 	out = b == '.' ? n - 1 : n; /* fold one trailing dot */
 	if (out > DNS_NAME_MAX || out >= sni_size)
@@ -400,8 +399,8 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
  * read_server_name - the extension_data of server_name, @n bytes
  * (RFC 6066 3): a ServerNameList holding exactly one host_name.
  */
-static enum step read_server_name(struct hello_cursor *c, size_t n,
-				  char *sni, size_t sni_size)
+static enum step read_server_name(struct hello_cursor *c, size_t n, char *sni,
+				  size_t sni_size)
 {
 	size_t end = c->hs_off + n, list, name_len, type;
 	enum step r;
@@ -430,15 +429,15 @@ static enum step read_server_name(struct hello_cursor *c, size_t n,
  * read_extensions - walk the extensions block up to @end (RFC 8446 4.2).
  * @found: set when a server_name was read into @sni
  */
-static enum step read_extensions(struct hello_cursor *c, size_t end,
-				 char *sni, size_t sni_size, bool *found)
+static enum step read_extensions(struct hello_cursor *c, size_t end, char *sni,
+				 size_t sni_size, bool *found)
 {
-	uint64_t seen[65536 / 64];
-	size_t type, n;
-	enum step r;
+	uint64_t seen[65536 / 64] = { 0 }; /* a bit per extension type */
 
-	memset(seen, 0, sizeof(seen));
 	while (left(c, end)) {
+		size_t type, n;
+		enum step r;
+
 		if (left(c, end) < 4)
 			return STEP_BAD;
 		r = hs_uint(c, 2, &type);
@@ -595,7 +594,9 @@ enum jr_tls_sni jr_tls_client_hello_sni(const uint8_t *buf, size_t len,
 
 	if (consumed)
 		*consumed = 0;
-	if (sni && sni_size)
+	if (!sni)
+		sni_size = 0; /* no room: a name found is MALFORMED */
+	if (sni_size)
 		sni[0] = '\0';
 	if (!sniff(buf, len, &verdict, &want)) {
 		if (verdict == JR_TLS_NEED_MORE && consumed)
@@ -611,7 +612,7 @@ enum jr_tls_sni jr_tls_client_hello_sni(const uint8_t *buf, size_t len,
 		c.want = c.pos;
 		r = STEP_MORE;
 	}
-	if (r != STEP_OK && sni && sni_size)
+	if (r != STEP_OK && sni_size)
 		sni[0] = '\0';
 	switch (r) {
 	case STEP_OK:

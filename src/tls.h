@@ -31,6 +31,7 @@ enum jr_tls_sni {
  *                 dot, NUL-terminated, when JR_TLS_SNI_FOUND; "" otherwise.
  *                 Names are at most 253 bytes, so 254 bytes always do; a
  *                 name that does not fit is JR_TLS_MALFORMED, never cut.
+ *                 @sni may be NULL (no room) when no name is wanted.
  * @consumed: may be NULL. On JR_TLS_SNI_FOUND and JR_TLS_NO_SNI, the number
  *            of bytes the complete ClientHello took, records included
  *            (<= @len; what follows belongs to the tunnel). On

@@ -144,13 +144,15 @@ static enum jr_tls_sni ref_hello(const uint8_t *buf, size_t n, char *name,
 {
 	static uint8_t hs[JR_TLS_HELLO_MAX];
 	static uint64_t seen[1024];
-	size_t p = 0, hn = 0, want = 0, rl, v, type;
+	size_t p = 0, hn = 0, want = 0, v, type;
 	struct rd r, body, sub, list, host;
 	const uint8_t *random;
 	bool found = false;
 
 	/* records, reassembled */
 	for (;;) {
+		size_t rl;
+
 		if (n - p < 5 || buf[p] != 22 || buf[p + 1] != 3 ||
 		    buf[p + 2] < 1 || buf[p + 2] > 3)
 			return JR_TLS_MALFORMED;
@@ -175,8 +177,7 @@ static enum jr_tls_sni ref_hello(const uint8_t *buf, size_t n, char *name,
 	/* the ClientHello, in one piece */
 	body = (struct rd){ hs + 4, hn - 4, 0 };
 	if (!rd_uint(&body, 2, &v) || v < 0x0301 || v > 0x0303 ||
-	    !rd_take(&body, 32, &random) ||
-	    !rd_vec(&body, 1, 0, 32, &sub) ||
+	    !rd_take(&body, 32, &random) || !rd_vec(&body, 1, 0, 32, &sub) ||
 	    !rd_vec(&body, 2, 2, 65534, &sub) || sub.n % 2 ||
 	    !rd_vec(&body, 1, 1, 255, &sub))
 		return JR_TLS_MALFORMED;
@@ -195,8 +196,8 @@ static enum jr_tls_sni ref_hello(const uint8_t *buf, size_t n, char *name,
 			continue;
 		if (!rd_vec(&sub, 2, 1, 65535, &list) || sub.off != sub.n ||
 		    !rd_uint(&list, 1, &type) || type != 0 ||
-		    !rd_vec(&list, 2, 1, 65535, &host) ||
-		    list.off != list.n || !ref_name(&host, name))
+		    !rd_vec(&list, 2, 1, 65535, &host) || list.off != list.n ||
+		    !ref_name(&host, name))
 			return JR_TLS_MALFORMED;
 		found = true;
 	}
@@ -291,17 +292,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		len = pused;
 	}
-	check(pv == JR_TLS_NEED_MORE ? v == JR_TLS_NEED_MORE ||
-					      v == JR_TLS_MALFORMED
-				     : pv == v);
+	check(pv == JR_TLS_NEED_MORE
+		  ? v == JR_TLS_NEED_MORE || v == JR_TLS_MALFORMED
+		  : pv == v);
 	check(pv != v || !complete(v) || !strcmp(pname, name));
 
 	/* the name buffer: exactly enough, one byte short */
 	if (v == JR_TLS_SNI_FOUND) {
 		size_t need = strlen(name) + 1;
 
-		check(jr_tls_client_hello_sni(data, size, pname, need, &pused) ==
-		      JR_TLS_SNI_FOUND);
+		check(jr_tls_client_hello_sni(data, size, pname, need,
+					      &pused) == JR_TLS_SNI_FOUND);
 		check(!strcmp(pname, name) && pused == used);
 		check(jr_tls_client_hello_sni(data, size, pname, need - 1,
 					      &pused) == JR_TLS_MALFORMED);

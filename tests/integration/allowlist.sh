@@ -59,6 +59,32 @@ for m in $(jr_modes); do
 	expect_output_has "$m: curl saw the 403" "403"
 	never_served "$m" denied.test
 
+	# --- a CONNECT tunnel carries TLS for the host it was allowed for only
+	lab_logs_clear
+	expect_status 0 "$m: SNI check" jl "$m" --allow allowed.test -- python3 -c '
+import socket, ssl, sys
+def tunnel(sni):
+    s = socket.create_connection(("100.64.77.1", 3128), timeout=10)
+    s.sendall(b"CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")
+    s.recv(100)
+    ctx = ssl.create_default_context(cafile=sys.argv[1]); ctx.check_hostname = False
+    try:
+        t = ctx.wrap_socket(s, server_hostname=sni)
+        t.sendall(b"GET /sni HTTP/1.1\r\nHost: " + sni.encode() + b"\r\nConnection: close\r\n\r\n")
+        body = b""
+        while True:
+            b = t.recv(4096)
+            if not b: break
+            body += b
+        print(sni, "tunnel:", body.decode().split("\r\n\r\n", 1)[1].splitlines()[0])
+    except (OSError, ssl.SSLError) as e:
+        print(sni, "tunnel refused:", type(e).__name__)
+tunnel("allowed.test"); tunnel("denied.test")
+' "$CA"
+	expect_output_has "$m: matching SNI passes" "allowed.test tunnel: served-by: allowed.test"
+	expect_output_has "$m: SNI for another host is refused" "denied.test tunnel refused"
+	never_served "$m" denied.test
+
 	# --- wildcard depth and apex, port scoping
 	expect_status 0 "$m: wildcard" jl "$m" --allow '*.allowed.test' -- sh -c '
 		curl -sS -m 10 http://a.allowed.test/; curl -sS -m 10 http://deep.b.allowed.test/

@@ -212,7 +212,8 @@ static void put_body(struct wire *b, const struct wire *exts)
 	}
 }
 
-static void put_handshake(struct wire *h, unsigned type, const struct wire *body)
+static void put_handshake(struct wire *h, unsigned type,
+			  const struct wire *body)
 {
 	put_u8(h, type);
 	put_u24(h, (unsigned)body->n);
@@ -349,25 +350,30 @@ static void check_stream(const char *what, const uint8_t *buf, size_t n,
 		r = call(buf, k, sni, SNI_BUF, &used);
 		if (k < decided) {
 			if (r != JR_TLS_NEED_MORE)
-				fail_msg("%s: %zu of %zu bytes: verdict %d, want NEED_MORE until %zu",
-					 what, k, n, r, decided);
+				fail_msg(
+				    "%s: %zu of %zu bytes: verdict %d, want NEED_MORE until %zu",
+				    what, k, n, r, decided);
 			if (used <= k || used > JR_TLS_HELLO_MAX)
 				fail_msg("%s: %zu bytes: hint %zu", what, k,
 					 used);
 			if (complete(verdict) && used > decided)
-				fail_msg("%s: %zu bytes: hint %zu past the hello's end %zu",
-					 what, k, used, decided);
+				fail_msg(
+				    "%s: %zu bytes: hint %zu past the hello's end %zu",
+				    what, k, used, decided);
 			if (verdict == JR_TLS_NOT_TLS && used != k + 1)
-				fail_msg("%s: %zu bytes: hint %zu delays NOT_TLS",
-					 what, k, used);
+				fail_msg(
+				    "%s: %zu bytes: hint %zu delays NOT_TLS",
+				    what, k, used);
 			if (sni[0])
-				fail_msg("%s: %zu bytes: name '%.20s' on NEED_MORE",
-					 what, k, sni);
+				fail_msg(
+				    "%s: %zu bytes: name '%.20s' on NEED_MORE",
+				    what, k, sni);
 			continue;
 		}
 		if (r != verdict)
-			fail_msg("%s: %zu of %zu bytes: verdict %d, want %d from %zu bytes on",
-				 what, k, n, r, verdict, decided);
+			fail_msg(
+			    "%s: %zu of %zu bytes: verdict %d, want %d from %zu bytes on",
+			    what, k, n, r, verdict, decided);
 		if (verdict == JR_TLS_SNI_FOUND) {
 			if (strcmp(sni, want_sni))
 				fail_msg("%s: name '%s', want '%s'", what, sni,
@@ -498,23 +504,18 @@ static void b_three_records(struct wire *w)
 
 static void b_one_byte_records(struct wire *w)
 {
-	static const size_t sizes[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-					1, 1, 1, 1, 1, 1, 1, 1, 0 };
+	static const size_t sizes[] = {
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
+	};
 	_cleanup_wire_ struct wire hs = { 0 };
 
 	hs_named(&hs, "allowed.test", 12);
@@ -889,22 +890,30 @@ static void b_one_byte_records_over(struct wire *w)
 struct vector {
 	const char *what;
 	void (*build)(struct wire *w);
-	size_t at;	 /* overwrite bytes at @at with @hex, unless NULL */
+	size_t at; /* overwrite bytes at @at with @hex, unless NULL */
 	const char *hex;
 	enum jr_tls_sni verdict;
-	const char *sni;  /* SNI_FOUND: the name */
-	size_t decided;	  /* NOT_TLS, MALFORMED: shortest prefix decided */
-	size_t trailing;  /* SNI_FOUND, NO_SNI: bytes after the hello */
+	const char *sni; /* SNI_FOUND: the name */
+	size_t decided;	 /* NOT_TLS, MALFORMED: shortest prefix decided */
+	size_t trailing; /* SNI_FOUND, NO_SNI: bytes after the hello */
 };
 
-#define FOUND(what, build, at, hex)                                           \
-	{ what, build, at, hex, JR_TLS_SNI_FOUND, "allowed.test", 0, 0 }
+#define FOUND(what, build, at, hex)                                            \
+	{                                                                      \
+		what, build, at, hex, JR_TLS_SNI_FOUND, "allowed.test", 0, 0   \
+	}
 #define NOSNI(what, build)                                                     \
-	{ what, build, 0, NULL, JR_TLS_NO_SNI, NULL, 0, 0 }
+	{                                                                      \
+		what, build, 0, NULL, JR_TLS_NO_SNI, NULL, 0, 0                \
+	}
 #define NOTTLS(what, build, decided)                                           \
-	{ what, build, 0, NULL, JR_TLS_NOT_TLS, NULL, decided, 0 }
+	{                                                                      \
+		what, build, 0, NULL, JR_TLS_NOT_TLS, NULL, decided, 0         \
+	}
 #define BAD(what, build, at, hex, decided)                                     \
-	{ what, build, at, hex, JR_TLS_MALFORMED, NULL, decided, 0 }
+	{                                                                      \
+		what, build, at, hex, JR_TLS_MALFORMED, NULL, decided, 0       \
+	}
 
 /* The handshake offset of the name in b_std: 0x66 = 102. */
 static const struct vector vectors[] = {
@@ -920,8 +929,8 @@ static const struct vector vectors[] = {
 	FOUND("empty session id", b_no_sid, 0, NULL),
 	{ "CCS and early data after the hello", b_trailing, 0, NULL,
 	  JR_TLS_SNI_FOUND, "allowed.test", 0, 6 + 10 },
-	FOUND("two records, cut after the handshake header", b_two_records,
-	      0, NULL),
+	FOUND("two records, cut after the handshake header", b_two_records, 0,
+	      NULL),
 	FOUND("three records, the name cut", b_three_records, 0, NULL),
 	FOUND("one record per handshake byte", b_one_byte_records, 0, NULL),
 	FOUND("exactly JR_TLS_HELLO_MAX bytes", b_hello_max, 0, NULL),
@@ -938,8 +947,7 @@ static const struct vector vectors[] = {
 	NOTTLS("handshake type, version 1.x", b_16_01, 2),
 	NOTTLS("alert type, version not 3.x", b_alert_not_3, 2),
 	NOTTLS("SSL 2.0 header, not CLIENT-HELLO", b_ssl2_other_msg, 3),
-	NOTTLS("SSL 2.0 CLIENT-HELLO shape, version 2.3", b_ssl2_version_2x,
-	       4),
+	NOTTLS("SSL 2.0 CLIENT-HELLO shape, version 2.3", b_ssl2_version_2x, 4),
 	NOTTLS("SSL 2.0 CLIENT-HELLO shape, version 0.3", b_ssl2_version_0003,
 	       5),
 	NOTTLS("telnet IAC WILL ECHO", b_telnet, 4),
@@ -960,16 +968,12 @@ static const struct vector vectors[] = {
 	BAD("handshake type hello_request", b_std, OFF_HS_TYPE, "00", 6),
 	BAD("handshake length 40", b_std, OFF_HS_LEN, "00 00 28", 9),
 	/* refused on its length, before the missing byte is noticed */
-	BAD("a hello of 40 bytes in its own record", b_hello_of_40, 0, NULL,
-	    9),
+	BAD("a hello of 40 bytes in its own record", b_hello_of_40, 0, NULL, 9),
 	BAD("handshake length 2^24 - 1", b_std, OFF_HS_LEN, "ff ff ff", 9),
-	BAD("handshake length 2^24 - 1 (patched)", b_hs_len_huge, 0, NULL,
-	    9),
+	BAD("handshake length 2^24 - 1 (patched)", b_hs_len_huge, 0, NULL, 9),
 	BAD("handshake shorter than its record", b_hs_short, 0, NULL, 9),
-	BAD("a byte after the hello in its record", b_record_extra, 0, NULL,
-	    9),
-	BAD("over JR_TLS_HELLO_MAX by one byte", b_hello_max_plus1, 0, NULL,
-	    9),
+	BAD("a byte after the hello in its record", b_record_extra, 0, NULL, 9),
+	BAD("over JR_TLS_HELLO_MAX by one byte", b_hello_max_plus1, 0, NULL, 9),
 	BAD("one-byte records past JR_TLS_HELLO_MAX", b_one_byte_records_over,
 	    0, NULL, 6 * 10905 + 5),
 	BAD("legacy_version 0x0300", b_std, OFF_VERSION, "03 00", 11),
@@ -988,7 +992,8 @@ static const struct vector vectors[] = {
 	    NULL, 85),
 	BAD("extensions block one byte longer", b_exts_long, 0, NULL, 88),
 	BAD("extensions block one byte shorter", b_exts_short, 0, NULL, 88),
-	BAD("extension header cut short", b_ext_header_cut, 0, NULL, 5 + 83 + 21),
+	BAD("extension header cut short", b_ext_header_cut, 0, NULL,
+	    5 + 83 + 21),
 	BAD("extension past the block", b_ext_past_block, 0, NULL,
 	    5 + 83 + 21 + 4),
 	BAD("duplicate server_name", b_dup_sni, 0, NULL, 5 + 83 + 21 + 10 + 2),
@@ -997,8 +1002,8 @@ static const struct vector vectors[] = {
 	BAD("server_name without data", b_sni_empty, 0, NULL, OFF_SNI_EXT + 4),
 	BAD("server_name list past the extension", b_std, OFF_SNI_LIST_LEN,
 	    "00 10", OFF_SNI_LIST_LEN + 2),
-	BAD("server_name list short of the extension", b_std,
-	    OFF_SNI_LIST_LEN, "00 0e", OFF_SNI_LIST_LEN + 2),
+	BAD("server_name list short of the extension", b_std, OFF_SNI_LIST_LEN,
+	    "00 0e", OFF_SNI_LIST_LEN + 2),
 	BAD("empty server_name list", b_std, OFF_SNI_LIST_LEN, "00 00",
 	    OFF_SNI_LIST_LEN + 2),
 	BAD("name type 1", b_std, OFF_NAME_TYPE, "01", OFF_NAME_TYPE + 1),
@@ -1112,9 +1117,8 @@ static void check_name(const char *what, const char *name, size_t n,
 	_cleanup_wire_ struct wire w = { 0 };
 
 	hello_named_n(&w, name, n);
-	check_stream(what, w.b, w.n,
-		     want ? JR_TLS_SNI_FOUND : JR_TLS_MALFORMED, want,
-		     OFF_NAME + decided, 0);
+	check_stream(what, w.b, w.n, want ? JR_TLS_SNI_FOUND : JR_TLS_MALFORMED,
+		     want, OFF_NAME + decided, 0);
 }
 
 static void test_names(void **state)
@@ -1178,8 +1182,7 @@ static void test_first_bytes(void **state)
 				fail_msg("byte 0x%02x: %d, hint %zu", b, r,
 					 used);
 		} else if (r != JR_TLS_NOT_TLS || used != 0) {
-			fail_msg("byte 0x%02x: %d, want NOT_TLS at once", b,
-				 r);
+			fail_msg("byte 0x%02x: %d, want NOT_TLS at once", b, r);
 		}
 		r = call(two, 2, sni, SNI_BUF, &used);
 		if (b == 22 || b >= 0x80)
@@ -1366,8 +1369,8 @@ static const struct {
 	  JR_TLS_SNI_FOUND },
 	{ "openssl TLS 1.2", real_openssl12, sizeof(real_openssl12),
 	  JR_TLS_SNI_FOUND },
-	{ "openssl without SNI", real_openssl_nosni,
-	  sizeof(real_openssl_nosni), JR_TLS_NO_SNI },
+	{ "openssl without SNI", real_openssl_nosni, sizeof(real_openssl_nosni),
+	  JR_TLS_NO_SNI },
 	{ "openssl Allowed.TEST", real_openssl_upper,
 	  sizeof(real_openssl_upper), JR_TLS_SNI_FOUND },
 	{ "curl", real_curl, sizeof(real_curl), JR_TLS_SNI_FOUND },
@@ -1391,7 +1394,8 @@ static void test_real_hellos(void **state)
 		size_t n = reals[i].n;
 		enum jr_tls_sni v = reals[i].verdict;
 		_cleanup_wire_ struct wire hs = { 0 }, ones = { 0 };
-		const char *name = v == JR_TLS_SNI_FOUND ? "allowed.test" : NULL;
+		const char *name =
+		    v == JR_TLS_SNI_FOUND ? "allowed.test" : NULL;
 
 		check_stream(reals[i].what, b, n, v, name, 0, 0);
 
@@ -1402,8 +1406,8 @@ static void test_real_hellos(void **state)
 
 			assert_non_null(in);
 			memcpy(in, b, k);
-			if (jr_tls_client_hello_sni(in, k, sni, SNI_BUF, &used) !=
-			    JR_TLS_NEED_MORE)
+			if (jr_tls_client_hello_sni(in, k, sni, SNI_BUF,
+						    &used) != JR_TLS_NEED_MORE)
 				fail_msg("%s: first read of %zu", reals[i].what,
 					 k);
 			memcpy(in + k, b + k, n - k);
@@ -1491,9 +1495,9 @@ static void test_sni_buffer(void **state)
 	assert_int_equal(jr_tls_client_hello_sni(w.b, w.n, NULL, 0, &used),
 			 JR_TLS_MALFORMED);
 	b_no_sni(&none);
-	assert_int_equal(jr_tls_client_hello_sni(none.b, none.n, NULL, 0,
-						 &used),
-			 JR_TLS_NO_SNI);
+	assert_int_equal(
+	    jr_tls_client_hello_sni(none.b, none.n, NULL, 0, &used),
+	    JR_TLS_NO_SNI);
 	assert_int_equal(used, none.n);
 }
 
@@ -1543,7 +1547,8 @@ static void test_hint(void **state)
 		fail_msg("%zu calls for %zu bytes of one-byte records", calls,
 			 ones.n);
 	/* before the handshake header is known: at least a minimal hello */
-	assert_int_equal(call(ones.b, 6, sni, SNI_BUF, &used), JR_TLS_NEED_MORE);
+	assert_int_equal(call(ones.b, 6, sni, SNI_BUF, &used),
+			 JR_TLS_NEED_MORE);
 	assert_int_equal(used, 6 + 44 + 5);
 
 	/* a padded hello of JR_TLS_HELLO_MAX in four records */
