@@ -1491,12 +1491,20 @@ static void test_sni_buffer(void **state)
 	assert_string_equal(sni, "allowed.test");
 	for (i = 13; i < sizeof(sni); i++)
 		assert_int_equal(sni[i], 'X');
-	/* no buffer at all: a name cannot be delivered, no name can */
+	/* no buffer at all: a name cannot be delivered, no name can; a
+	 * NULL @sni is no room whatever @sni_size says */
 	assert_int_equal(jr_tls_client_hello_sni(w.b, w.n, NULL, 0, &used),
 			 JR_TLS_MALFORMED);
+	assert_int_equal(jr_tls_client_hello_sni(w.b, w.n, NULL, 300, &used),
+			 JR_TLS_MALFORMED);
+	assert_int_equal(used, 0);
 	b_no_sni(&none);
 	assert_int_equal(
 	    jr_tls_client_hello_sni(none.b, none.n, NULL, 0, &used),
+	    JR_TLS_NO_SNI);
+	assert_int_equal(used, none.n);
+	assert_int_equal(
+	    jr_tls_client_hello_sni(none.b, none.n, NULL, 300, &used),
 	    JR_TLS_NO_SNI);
 	assert_int_equal(used, none.n);
 }
