@@ -24,6 +24,21 @@
 JR_DEFINE_CLEANUP(struct nl_sock, nl_socket_free)
 JR_DEFINE_CLEANUP(struct rtnl_link, rtnl_link_put)
 
+static int route_socket(struct nl_sock **out, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = nl_socket_alloc();
+	int r;
+
+	if (!sk)
+		return jr_err_set(err, ENOMEM, "cannot allocate a netlink socket");
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot open a route netlink socket: %s",
+				  nl_geterror(r));
+	*out = steal_pointer(&sk);
+	return 0;
+}
+
 static int get_lo(struct nl_sock *sk, struct rtnl_link **out, struct jr_err *err)
 {
 	int r = rtnl_link_get_kernel(sk, 0, "lo", out);
@@ -42,13 +57,9 @@ int jr_link_lo_up(struct jr_err *err)
 	_cleanup_(rtnl_link_putp) struct rtnl_link *after = NULL;
 	int r;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return jr_err_set(err, ENOMEM, "cannot allocate a netlink socket");
-	r = nl_connect(sk, NETLINK_ROUTE);
+	r = route_socket(&sk, err);
 	if (r < 0)
-		return jr_err_set(err, EIO, "cannot open a route netlink socket: %s",
-				  nl_geterror(r));
+		return r;
 	r = get_lo(sk, &lo, err);
 	if (r < 0)
 		return r;
@@ -73,20 +84,6 @@ int jr_link_lo_up(struct jr_err *err)
 	return 0;
 }
 
-static int route_socket(struct nl_sock **out, struct jr_err *err)
-{
-	_cleanup_(nl_socket_freep) struct nl_sock *sk = nl_socket_alloc();
-	int r;
-
-	if (!sk)
-		return jr_err_set(err, ENOMEM, "cannot allocate a netlink socket");
-	r = nl_connect(sk, NETLINK_ROUTE);
-	if (r < 0)
-		return jr_err_set(err, EIO, "cannot open a route netlink socket: %s",
-				  nl_geterror(r));
-	*out = steal_pointer(&sk);
-	return 0;
-}
 
 int jr_link_create_veth(const char *name, const char *peer_name,
 			int peer_netns_fd, struct jr_err *err)

@@ -20,6 +20,7 @@
 #include "audit.h"
 #include "check.h"
 #include "cleanup.h"
+#include "io.h"
 #include "exitcode.h"
 #include "ids.h"
 #include "log.h"
@@ -36,22 +37,6 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_summary(int fd, const char *path, const struct jr_summary *s)
 {
 	_cleanup_free_ char *text = NULL;
@@ -64,7 +49,7 @@ static int write_summary(int fd, const char *path, const struct jr_summary *s)
 		jr_error("cannot render the JSON summary: %s", strerror(-r));
 		return r;
 	}
-	r = write_all(fd, text, strlen(text));
+	r = jr_write_all(fd, text, strlen(text));
 	if (r == 0 && fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
 		r = -errno;
 	if (r < 0)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "pty.h"
 
 void jr_pty_init(struct jr_pty *p)
@@ -155,22 +156,6 @@ int jr_pty_pump_in(struct jr_pty *p)
 	return jr_pty_flush_in(p);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int jr_pty_pump_out(struct jr_pty *p)
 {
 	char buf[16384];
@@ -188,7 +173,7 @@ int jr_pty_pump_out(struct jr_pty *p)
 		return -EIO;
 	/* If our own output is gone, keep draining so the command never
 	 * blocks on a full pty; the bytes have nowhere to go. */
-	if (p->out_fd >= 0 && write_all(p->out_fd, buf, (size_t)n) < 0)
+	if (p->out_fd >= 0 && jr_write_all(p->out_fd, buf, (size_t)n) < 0)
 		p->out_fd = -1;
 	return (int)n;
 }
