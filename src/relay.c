@@ -141,6 +141,7 @@ struct conn {
 	size_t cu_pending, uc_pending, pipe_size;
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
 	bool sni_pending; /* CONNECT: client bytes held until the SNI is checked */
+	size_t sni_need;  /* below this many bytes the hello cannot be complete */
 
 	uint64_t t_start, t_last, deadline;
 	uint64_t bytes_up, bytes_down;
@@ -1056,10 +1057,18 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 	size_t used;
 
 	for (;;) {
-		enum jr_tls_sni v = jr_tls_client_hello_sni(
-			(const uint8_t *)c->in, c->in_len, sni, sizeof(sni), &used);
+		enum jr_tls_sni v = JR_TLS_NEED_MORE;
 		ssize_t n;
 
+		/* The parser starts over on every call; its hint says how many
+		 * bytes it needs at least, so a client dribbling its hello one
+		 * byte at a time costs a few parses, not one per byte. */
+		if (c->in_len >= c->sni_need) {
+			v = jr_tls_client_hello_sni((const uint8_t *)c->in, c->in_len,
+						    sni, sizeof(sni), &used);
+			if (v == JR_TLS_NEED_MORE)
+				c->sni_need = used;
+		}
 		switch (v) {
 		case JR_TLS_NEED_MORE:
 			break;
