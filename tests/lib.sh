@@ -115,7 +115,9 @@ expect_status() {
 
 # expect_output_has DESC NEEDLE - check $OUT from the last expect_status.
 expect_output_has() {
-	if printf '%s' "$OUT" | grep -qF -- "$2"; then
+	# A here-string, not a pipe: with pipefail, grep -q exiting at the
+	# first match would make printf die of SIGPIPE and fail the check.
+	if grep -qF -- "$2" <<<"$OUT"; then
 		ok "$1"
 	else
 		fail "$1: output lacks '$2'; output: $OUT"

@@ -129,7 +129,7 @@ try:
 except OSError as e:
     print("udp no reply:", e.strerror or e)
 ' "$RAW4"
-	if printf '%s' "$OUT" | grep -qE 'tcp refused in 0\.[0-9]+ s'; then ok "$m: raw TCP refused in under a second"; else fail "$m: raw TCP: $OUT"; fi
+	if grep -qE 'tcp refused in 0\.[0-9]+ s' <<<"$OUT"; then ok "$m: raw TCP refused in under a second"; else fail "$m: raw TCP: $OUT"; fi
 	expect_output_has "$m: raw UDP gets nothing" "udp no reply"
 
 	# --- tricks that must not reach denied.test

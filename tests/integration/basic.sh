@@ -107,7 +107,7 @@ for opt in $man_opts; do
 done
 # ...and the other way round: every long option --help shows is in the man page.
 for opt in $(printf '%s\n' "$OUT" | grep -oE '^  (-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+' | sort -u); do
-	if printf '%s\n' "$man_opts" | grep -qx -- "$opt"; then ok "man page documents $opt (from --help)"; else fail "man page lacks $opt"; fi
+	if grep -qx -- "$opt" <<<"$man_opts"; then ok "man page documents $opt (from --help)"; else fail "man page lacks $opt"; fi
 done
 expect_status 0 "--version exits 0" "$JR" --version
 expect_output_has "--version prints the version" "jailrun "

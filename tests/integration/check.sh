@@ -7,7 +7,7 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: --check passes" as_mode "$m" "$JR" --check
 	for item in "user namespaces" "network namespaces" "IPC and UTS namespaces" \
 		"PID and mount namespaces" "nf_tables" "seccomp filters" "pseudo-terminals"; do
-		if printf '%s\n' "$OUT" | grep -q "^  ok    $item"; then ok "$m: --check: $item ok"; else fail "$m: --check: $item: $OUT"; fi
+		if grep -q "^  ok    $item" <<<"$OUT"; then ok "$m: --check: $item ok"; else fail "$m: --check: $item: $OUT"; fi
 	done
 	expect_status 125 "$m: --check with a command is refused" as_mode "$m" "$JR" --check ls
 done

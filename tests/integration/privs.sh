@@ -9,13 +9,13 @@ jr_require_sandbox
 for m in $(jr_modes); do
 	expect_status 0 "$m: read /proc/self/status" jr "$m" -- cat /proc/self/status
 	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
-		if printf '%s\n' "$OUT" | grep -qE "^$f:[[:space:]]+0+$"; then
+		if grep -qE "^$f:[[:space:]]+0+$" <<<"$OUT"; then
 			ok "$m: $f is empty"
 		else
 			fail "$m: $f not empty: $(printf '%s\n' "$OUT" | grep "^$f:")"
 		fi
 	done
-	if printf '%s\n' "$OUT" | grep -qE '^NoNewPrivs:[[:space:]]+1$'; then
+	if grep -qE '^NoNewPrivs:[[:space:]]+1$' <<<"$OUT"; then
 		ok "$m: NoNewPrivs is 1"
 	else
 		fail "$m: NoNewPrivs: $(printf '%s\n' "$OUT" | grep NoNewPrivs)"
@@ -25,8 +25,8 @@ for m in $(jr_modes); do
 	# capabilities back (SECBIT_NOROOT, empty bounding set).
 	if [ "$m" = root ]; then
 		expect_status 0 "root: --user root status" jr root --user root -- cat /proc/self/status
-		if printf '%s\n' "$OUT" | grep -qE '^CapEff:[[:space:]]+0+$' &&
-			printf '%s\n' "$OUT" | grep -qE '^CapPrm:[[:space:]]+0+$'; then
+		if grep -qE '^CapEff:[[:space:]]+0+$' <<<"$OUT" &&
+			grep -qE '^CapPrm:[[:space:]]+0+$' <<<"$OUT"; then
 			ok "root: --user root holds no capabilities"
 		else
 			fail "root: --user root has capabilities: $(printf '%s\n' "$OUT" | grep '^Cap')"
@@ -55,11 +55,11 @@ for m in $(jr_modes); do
 	expect_status 1 "$m: /proc/sys write fails" jr "$m" -- sh -c 'echo x 2>&1 > /proc/sys/kernel/domainname || exit 1'
 	expect_output_has "$m: /proc/sys write fails as read-only" "Read-only file system"
 	expect_status 0 "$m: /proc/sys mount flags" jr "$m" -- sh -c 'grep " /proc/sys " /proc/self/mountinfo'
-	if printf '%s' "$OUT" | grep -qE ' /proc/sys ro,'; then ok "$m: /proc/sys is mounted ro"; else fail "$m: /proc/sys mount: $OUT"; fi
+	if grep -qE ' /proc/sys ro,' <<<"$OUT"; then ok "$m: /proc/sys is mounted ro"; else fail "$m: /proc/sys mount: $OUT"; fi
 
 	# Mounts are private: no shared: propagation tags.
 	expect_status 0 "$m: mountinfo" jr "$m" -- cat /proc/self/mountinfo
-	if printf '%s' "$OUT" | grep -q 'shared:'; then fail "$m: a mount still propagates: $(printf '%s' "$OUT" | grep shared: | head -3)"; else ok "$m: all mounts private"; fi
+	if grep -q 'shared:' <<<"$OUT"; then fail "$m: a mount still propagates: $(printf '%s' "$OUT" | grep shared: | head -3)"; else ok "$m: all mounts private"; fi
 
 	# Without a pty the command has no controlling terminal (TIOCSTI-proof).
 	expect_status 0 "$m: no controlling tty" jr "$m" -- sh -c 'if (exec 3</dev/tty) 2>/dev/null; then echo HAS-TTY; else echo NO-TTY; fi'

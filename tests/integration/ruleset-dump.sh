@@ -52,7 +52,7 @@ for m in $(jr_modes); do
 		fail "$m: the sandbox netns holds more than our table: $all"
 	fi
 	# Sanity: the dump really came from another netns than ours.
-	if nft list tables 2>/dev/null | grep -q 'inet jailrun'; then
+	if grep -q 'inet jailrun' <<<"$(nft list tables 2>/dev/null)"; then
 		fail "$m: a jailrun table exists in the test's own netns"
 	else
 		ok "$m: no jailrun table in the caller's network namespace"

@@ -36,14 +36,14 @@ for m in $(jr_modes); do
 
 	# flush from outside: the owned table stays.
 	in_ns nft flush ruleset
-	if in_ns nft list tables | grep -q 'inet jailrun'; then ok "$m: 'nft flush ruleset' from outside leaves the table"; else fail "$m: flush removed the table"; fi
+	if grep -q 'inet jailrun' <<<"$(in_ns nft list tables)"; then ok "$m: 'nft flush ruleset' from outside leaves the table"; else fail "$m: flush removed the table"; fi
 
 	# a foreign table with an accept chain: removed, quickly.
 	t0=$(date +%s%N)
 	in_ns nft add table inet evil
 	gone=
 	for _ in $(seq 1 500); do
-		if ! in_ns nft list tables | grep -q 'inet evil'; then gone=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
+		if ! grep -q 'inet evil' <<<"$(in_ns nft list tables)"; then gone=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
 		sleep 0.002
 	done
 	if [ -n "$gone" ] && [ "$gone" -le 100 ]; then ok "$m: foreign table removed within 100 ms (seen gone after $gone ms)"; else fail "$m: foreign table still there: ${gone:-never removed}"; fi

@@ -40,6 +40,23 @@ leftovers() {
 	return 0
 }
 
+# Under make -j this may start while other tests still hold their labs.
+# Every lab has a watchdog "lab _watchdog NAME OWNER-PID TIMEOUT": a lab
+# whose owner is alive is in use, not left over. Wait (bounded) until no
+# owner is alive, then look.
+owners_alive() {
+	local p owner
+	for p in $(grep -lzx -- '[_]watchdog' /proc/[0-9]*/cmdline 2>/dev/null); do
+		owner=$(tr '\0' ' ' <"$p" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i == "_watchdog") { print $(i + 2); exit } }')
+		[[ -n $owner ]] && kill -0 "$owner" 2>/dev/null && return 0
+	done
+	return 1
+}
+for _ in $(seq 1200); do
+	owners_alive || break
+	sleep 0.5
+done
+
 # Give watchdogs of tests that just ended a moment to finish.
 left=
 for _ in $(seq 25); do
