@@ -38,6 +38,7 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -110,10 +111,11 @@ static int ruleset_oom(struct jr_err *err)
 /**
  * ruleset_add_table() - create the table of @rs.
  * @rs: ruleset without a table
+ * @persist: also flag it NFT_TABLE_F_PERSIST
  *
  * Return: 0 or -ENOMEM.
  */
-static int ruleset_add_table(struct jr_ruleset *rs)
+static int ruleset_add_table(struct jr_ruleset *rs, bool persist)
 {
 	_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
 
@@ -123,7 +125,8 @@ static int ruleset_add_table(struct jr_ruleset *rs)
 	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
 	if (nftnl_table_set_str(t, NFTNL_TABLE_NAME, JR_NFT_TABLE) < 0)
 		return -ENOMEM;
-	nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS,
+			    NFT_TABLE_F_OWNER | (persist ? NFT_TABLE_F_PERSIST : 0));
 	rs->table = steal_pointer(&t);
 	return 0;
 }
@@ -461,14 +464,15 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 /**
  * ruleset_add_base() - the closed base every network mode starts from.
  * @rs: empty ruleset
+ * @persist: also flag the table NFT_TABLE_F_PERSIST (see ruleset.h)
  *
  * Return: 0 or -ENOMEM.
  */
-static int ruleset_add_base(struct jr_ruleset *rs)
+static int ruleset_add_base(struct jr_ruleset *rs, bool persist)
 {
 	size_t i;
 
-	if (ruleset_add_table(rs) < 0)
+	if (ruleset_add_table(rs, persist) < 0)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(jr_base_chains); i++) {
 		if (ruleset_add_base_chain(rs, jr_base_chains[i].name,
@@ -491,7 +495,7 @@ int jr_ruleset_build(const struct jr_ruleset_params *params,
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
 
 	rs = calloc(1, sizeof(*rs));
-	if (!rs || ruleset_add_base(rs) < 0)
+	if (!rs || ruleset_add_base(rs, params->persist) < 0)
 		return ruleset_oom(err);
 
 	switch (params->mode) {

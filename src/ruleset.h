@@ -24,7 +24,21 @@ struct jr_ruleset_params {
 	struct in_addr gateway; /* network byte order */
 	uint16_t proxy_port;	/* host byte order */
 	uint16_t dns_port;	/* host byte order */
+	/*
+	 * Also set NFT_TABLE_F_PERSIST (Linux >= 6.9): the table outlives
+	 * its owner socket instead of being deleted when it closes. Closing
+	 * the owner of a non-persistent table waits for an RCU grace period
+	 * (synchronize_rcu in nft_rcv_nl_event), which was most of jailrun's
+	 * start-up cost; and a persistent table stays until the namespace
+	 * goes, so the worker is never left without rules if the runner dies
+	 * first. Older kernels refuse the flag (EOPNOTSUPP): build without.
+	 */
+	bool persist;
 };
+
+#ifndef NFT_TABLE_F_PERSIST
+#define NFT_TABLE_F_PERSIST 0x4 /* linux/netfilter/nf_tables.h, Linux 6.9 */
+#endif
 
 struct jr_ruleset; /* opaque: table + chains + rules, in install order */
 

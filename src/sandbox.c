@@ -235,9 +235,20 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		close_fds(fds, nfds);
 		return r;
 	}
+	params.persist = true;
 	r = jr_ruleset_build(&params, &rs, err);
 	if (r == 0) {
 		r = jr_nft_install(nl, rs, err);
+		if (r == -EOPNOTSUPP) {
+			/* A kernel before 6.9 does not know the persist flag; the
+			 * batch was refused whole, so nothing is installed. */
+			jr_debug("nftables: no persistent tables here, installing an owned one");
+			jr_ruleset_free(steal_pointer(&rs));
+			params.persist = false;
+			r = jr_ruleset_build(&params, &rs, err);
+			if (r == 0)
+				r = jr_nft_install(nl, rs, err);
+		}
 		if (r < 0)
 			jr_err_prefix(err, "cannot install the sandbox firewall: ");
 	}

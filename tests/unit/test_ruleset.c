@@ -84,6 +84,23 @@ static void test_table(void **state)
 	assert_false(nftnl_table_is_set(t, NFTNL_TABLE_HANDLE));
 }
 
+/* persist adds exactly NFT_TABLE_F_PERSIST, and changes nothing else. */
+static void test_table_persist(void **state)
+{
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE, .persist = true };
+	const struct jr_ruleset *plain = *state;
+	struct jr_ruleset *rs = NULL;
+	struct jr_err err = { 0 };
+
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS),
+			 NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST);
+	assert_int_equal(NFT_TABLE_F_PERSIST, 0x4);
+	assert_int_equal(jr_ruleset_chain_count(rs), jr_ruleset_chain_count(plain));
+	assert_int_equal(jr_ruleset_rule_count(rs), jr_ruleset_rule_count(plain));
+	jr_ruleset_free(rs);
+}
+
 static void assert_base_chain(const struct nftnl_chain *c, const char *name,
 			      uint32_t hook)
 {
@@ -290,6 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_counts, build_none, free_ruleset),
 		cmocka_unit_test_setup_teardown(test_table, build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_table_persist, build_none, free_ruleset),
 		cmocka_unit_test_setup_teardown(test_chains, build_none, free_ruleset),
 		cmocka_unit_test_setup_teardown(test_rule_expressions, build_none,
 						free_ruleset),
