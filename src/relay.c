@@ -808,8 +808,14 @@ static void connected(struct jr_relay *r, struct conn *c)
 
 	c->status = 200;
 	c->allowed = true;
+	/* The addresses are spent; a long-lived tunnel should not keep them. */
+	free(c->res);
+	c->res = NULL;
+	/* Client -> upstream goes through a pipe for tunnels only: request
+	 * bodies are copied, by their framing. */
 	if (make_pipe(c->pipe_uc, &c->pipe_size) < 0 ||
-	    make_pipe(c->pipe_cu, &c->pipe_size) < 0) {
+	    (c->req.form == JR_HTTP_FORM_CONNECT &&
+	     make_pipe(c->pipe_cu, &c->pipe_size) < 0)) {
 		reply(r, c, 503, NULL, "out-of-fds", true,
 		      "jailrun: out of file descriptors");
 		return;
@@ -820,9 +826,17 @@ static void connected(struct jr_relay *r, struct conn *c)
 			conn_free(r, c);
 			return;
 		}
-		/* Keep what followed the head: it may be the ClientHello. */
+		/* Keep what followed the head: it may be the ClientHello. Most
+		 * clients wait for our answer first; then the head buffer is
+		 * released and sni_check() allocates when bytes arrive, so an
+		 * idle tunnel holds no buffer. */
 		memmove(c->in, c->in + c->req.head_len, c->in_len - c->req.head_len);
 		c->in_len -= c->req.head_len;
+		if (!c->in_len) {
+			free(c->in);
+			c->in = NULL;
+			c->in_cap = 0;
+		}
 		c->sni_pending = true;
 	} else {
 		jr_http_body_init(&c->body, &c->req);
@@ -1063,7 +1077,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 		/* The parser starts over on every call; its hint says how many
 		 * bytes it needs at least, so a client dribbling its hello one
 		 * byte at a time costs a few parses, not one per byte. */
-		if (c->in_len >= c->sni_need) {
+		if (c->in_len && c->in_len >= c->sni_need) {
 			v = jr_tls_client_hello_sni((const uint8_t *)c->in, c->in_len,
 						    sni, sizeof(sni), &used);
 			if (v == JR_TLS_NEED_MORE)
