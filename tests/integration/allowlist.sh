@@ -253,6 +253,23 @@ PY
 		fail "$m: live ruleset differs from nft/jailrun-allowlist.nft: $live"
 	fi
 
+	# --- --allow-file and --log-fd
+	printf '# the model API\n  allowed.test:80   # trailing comment\n\n*.b.allowed.test\n' >"$JR_W/allow-$m.txt"
+	expect_status 0 "$m: --allow-file and --log-fd" jl "$m" --allow-file "$JR_W/allow-$m.txt" --log-fd 3 -- sh -c '
+		curl -sS -m 10 http://allowed.test/; curl -sS -m 10 http://deep.b.allowed.test/
+		curl -sS -m 10 http://a.allowed.test/' 3>"$JR_W/fd-$m.log"
+	expect_output_has "$m: --allow-file entry with a port" "served-by: allowed.test"
+	expect_output_has "$m: --allow-file wildcard entry" "served-by: deep.b.allowed.test"
+	expect_output_has "$m: --allow-file allows nothing else" "jailrun: a.allowed.test is not in the allowlist"
+	if grep -q '"host":"deep.b.allowed.test"' "$JR_W/fd-$m.log" && grep -q '"verdict":"deny"' "$JR_W/fd-$m.log"; then
+		ok "$m: --log-fd receives the audit log"
+	else
+		fail "$m: --log-fd: $(cat "$JR_W/fd-$m.log")"
+	fi
+	printf 'allowed.test\nfoo.*.test\n' >"$JR_W/bad-$m.txt"
+	expect_status 125 "$m: a bad line in --allow-file" jl "$m" --allow-file "$JR_W/bad-$m.txt" -- true
+	expect_output_has "$m: the message names file and line" "bad-$m.txt:2"
+
 	# --- an empty allowlist reaches nothing; bad entries run nothing
 	expect_status 0 "$m: empty allowlist" jl "$m" --net allowlist -- curl -sS -m 10 -i http://allowed.test/
 	expect_output_has "$m: empty allowlist refuses" "X-Jailrun-Deny: not-allowed"

@@ -118,6 +118,28 @@ PY
 	for k in OK-OWN-PTY OK-INITIAL-SIZE OK-RESIZE OK-INPUT OK-TERMIOS-RESTORED OK-NO-INJECTION; do
 		expect_output_has "$m: $k" "$k"
 	done
+
+	# On a terminal, jailrun says at exit what was denied. The request is
+	# refused by the relay's policy and never leaves the machine (a name
+	# that is not allowed is neither resolved nor connected to).
+	expect_status 0 "$m: denied summary on a terminal" python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+print(out.decode(errors="replace"))
+' "${prefix[@]}" "$JR" --net allowlist -- sh -c 'curl -sS -m 5 http://denied.test/ >/dev/null; curl -sS -m 5 http://denied.test/ >/dev/null'
+	expect_output_has "$m: one line naming the denied destination" "jailrun: denied 2 connections: denied.test:80 (2) (add --allow for what the command needs)"
 done
 
 finish

@@ -199,6 +199,36 @@ static void test_allowlist_options(void **state)
 	REJECT("--gateway 10.0.0.1", "--gateway", "10.0.0.1", "true");
 }
 
+static void test_hardening_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_true(o.seccomp);
+	assert_false(o.allow_nested);
+	assert_false(o.tamper_kill);
+	assert_int_equal(o.watchdog_interval_ms, JR_DEFAULT_WATCHDOG_INTERVAL_MS);
+	assert_int_equal(o.n_expose, 0);
+	jr_options_release(&o);
+
+	assert_int_equal(PARSE(&o, &e, "--seccomp", "off", "--allow-nested", "--on-tamper",
+			       "kill", "--watchdog-interval", "0.25", "--expose", "/run/docker.sock",
+			       "--expose", "/run/dbus/system_bus_socket", "true"), 0);
+	assert_false(o.seccomp);
+	assert_true(o.allow_nested);
+	assert_true(o.tamper_kill);
+	assert_int_equal(o.watchdog_interval_ms, 250);
+	assert_int_equal(o.n_expose, 2);
+	assert_string_equal(o.expose[1], "/run/dbus/system_bus_socket");
+	jr_options_release(&o);
+
+	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe", "true");
+	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper", "ignore", "true");
+	REJECT("--expose docker.sock: expected an absolute path", "--expose", "docker.sock", "true");
+	REJECT("--watchdog-interval 0.001: at least 0.01", "--watchdog-interval", "0.001", "true");
+}
+
 static void test_gateway(void **state)
 {
 	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8", "192.0.2.5/29",
@@ -229,7 +259,8 @@ static void test_usage_mentions_every_option(void **state)
 					    "--allow", "--allow-file", "--gateway",
 					    "--log", "--log-fd", "--max-conns",
 					    "--header-timeout", "--connect-timeout",
-					    "--idle-timeout" };
+					    "--idle-timeout", "--seccomp", "--allow-nested",
+					    "--expose", "--on-tamper", "--watchdog-interval" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))
@@ -246,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_allowlist_options),
+		cmocka_unit_test(test_hardening_options),
 		cmocka_unit_test(test_gateway),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
