@@ -8,8 +8,8 @@
  * The socket is created inside the worker namespace and handed to the
  * runner, which binds it and from then on is the only holder. The table is
  * created with NFT_TABLE_F_OWNER, so the kernel ties it to this socket: only
- * requests sent through it may change the table, and the table goes away
- * when the socket is released. jr_nft_socket_from_fd() therefore marks the
+ * requests sent through it may change the table, and (unless the table is
+ * also NFT_TABLE_F_PERSIST) the table goes away when the socket is released. jr_nft_socket_from_fd() therefore marks the
  * socket close-on-exec: a process that inherited it could rewrite the rules.
  *
  * Installing is one nfnetlink batch: BATCH_BEGIN, the table, its chains,

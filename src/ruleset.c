@@ -16,9 +16,10 @@
  * netlink socket that created it (NFTA_TABLE_OWNER is that socket's port id):
  * any other socket that names the table in a request that changes something
  * gets EPERM, even with CAP_NET_ADMIN in the namespace; "flush ruleset" from
- * another socket skips it; and the kernel deletes the table when the owning
- * socket is released. Nothing in the sandbox can therefore loosen the
- * rules, and no rules outlive the runner that holds the socket.
+ * another socket skips it. Nothing in the sandbox can therefore loosen the
+ * rules. Without NFT_TABLE_F_PERSIST the kernel deletes the table when the
+ * owning socket is released; with it (Linux >= 6.9, see ruleset.h) the
+ * table stays until the namespace goes.
  *
  * This file is pure: it allocates objects and never talks to the kernel, so
  * the exact expressions of every rule are unit-tested (tests/unit/

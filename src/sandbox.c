@@ -267,9 +267,10 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	jr_verbose("nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
 		   JR_NFT_TABLE, res->nft_chains, res->nft_rules,
 		   jr_net_mode_name(opts->net));
-	/* The table is owned by this socket (NFT_TABLE_F_OWNER): it lives
-	 * exactly as long as the socket, so the sandbox keeps it open until
-	 * the command is gone. */
+	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
+	 * change the table, so it is kept open (for the watchdog's restores)
+	 * until the command is gone. Without NFT_TABLE_F_PERSIST, closing it
+	 * would also delete the table. */
 	sb->nft = steal_pointer(&nl);
 	sb->rs = steal_pointer(&rs);
 
@@ -288,9 +289,11 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		r = jr_relay_start(&rc, &sb->relay, err);
 		if (r < 0)
 			return r;
+		char gw[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &opts->gateway.relay, gw, sizeof(gw));
 		jr_verbose("relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
-			   inet_ntoa(opts->gateway.relay), JR_PROXY_PORT, JR_DNS_PORT,
-			   policy->n);
+			   gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
 	}
 
 	struct jr_watchdog_config wc = {
