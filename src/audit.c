@@ -30,18 +30,22 @@ int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 	a->fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	if (path) {
-		a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-			     0600);
+		a->fd = open(
+		    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+		    0600);
 		if (a->fd < 0)
-			return jr_err_set(err, errno, "--log %s: cannot open for appending: %s",
-					  path, strerror(errno));
+			return jr_err_set(
+			    err, errno,
+			    "--log %s: cannot open for appending: %s", path,
+			    strerror(errno));
 		a->own_fd = true;
 	} else if (fd >= 0) {
 		int fl = fcntl(fd, F_GETFD);
 
 		if (fl < 0)
-			return jr_err_set(err, errno, "--log-fd %d: not an open file descriptor",
-					  fd);
+			return jr_err_set(
+			    err, errno,
+			    "--log-fd %d: not an open file descriptor", fd);
 		/* Ours now: it must not reach the command. */
 		if (fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
 			return jr_err_set(err, errno, "--log-fd %d: %s", fd,
@@ -160,7 +164,8 @@ static void count_denied(struct jr_audit *a, const struct jr_audit_record *r)
 	if (r->host && r->port)
 		snprintf(dest, sizeof(dest), "%s:%u", r->host, r->port);
 	else
-		snprintf(dest, sizeof(dest), "%s", r->host ? r->host : "(bad request)");
+		snprintf(dest, sizeof(dest), "%s",
+			 r->host ? r->host : "(bad request)");
 	for (size_t i = 0; i < a->n_denied_dest; i++) {
 		if (strcmp(a->denied_dest[i].dest, dest) == 0) {
 			a->denied_dest[i].count++;
@@ -230,12 +235,15 @@ char *jr_audit_denied_line(const struct jr_audit *a)
 	out = malloc(size);
 	if (!out)
 		return NULL;
-	len += (size_t)snprintf(out + len, size - len, "denied %llu connection%s:",
-				(unsigned long long)a->denied, a->denied == 1 ? "" : "s");
+	len += (size_t)snprintf(
+	    out + len, size - len,
+	    "denied %llu connection%s:", (unsigned long long)a->denied,
+	    a->denied == 1 ? "" : "s");
 	for (size_t i = 0; i < a->n_denied_dest; i++)
-		len += (size_t)snprintf(out + len, size - len, "%s %s (%llu)",
-					i ? "," : "", a->denied_dest[i].dest,
-					(unsigned long long)a->denied_dest[i].count);
+		len += (size_t)snprintf(
+		    out + len, size - len, "%s %s (%llu)", i ? "," : "",
+		    a->denied_dest[i].dest,
+		    (unsigned long long)a->denied_dest[i].count);
 	if (a->denied_dest_truncated)
 		snprintf(out + len, size - len, ", ...");
 	return out;

@@ -45,14 +45,14 @@ struct jr_audit_denied {
 };
 
 struct jr_audit {
-	int fd;			/* -1: counting only */
-	bool own_fd;		/* opened by us (--log), closed by us */
-	pthread_mutex_t lock;	/* the relay thread and the main thread log */
+	int fd;		      /* -1: counting only */
+	bool own_fd;	      /* opened by us (--log), closed by us */
+	pthread_mutex_t lock; /* the relay thread and the main thread log */
 	uint64_t allowed, denied;
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;
 	bool denied_dest_truncated;
-	int write_error;	/* first errno writing the log, sticky */
+	int write_error; /* first errno writing the log, sticky */
 };
 
 /*

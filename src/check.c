@@ -43,14 +43,16 @@ static int enter_userns(int extra_flags, struct jr_err *err)
 	int fd;
 
 	if (unshare(CLONE_NEWUSER | extra_flags) < 0)
-		return jr_userns_explain("cannot create namespaces", errno, err);
+		return jr_userns_explain("cannot create namespaces", errno,
+					 err);
 	/* A process may write its own maps right after unshare, mapping only
 	 * its own ids, once setgroups is denied (user_namespaces(7)). */
 	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "deny", 4) != 4) {
 			close(fd);
-			return jr_userns_explain("cannot deny setgroups", errno, err);
+			return jr_userns_explain("cannot deny setgroups", errno,
+						 err);
 		}
 		close(fd);
 	}
@@ -86,8 +88,8 @@ static int check_userns(struct jr_err *err)
 	/* Holding capabilities in it is what matters (AppArmor may let the
 	 * namespace be created but strip them). */
 	if (sethostname("jailrun-check", 13) < 0)
-		return jr_userns_explain("no capabilities inside a new user namespace",
-					 errno, err);
+		return jr_userns_explain(
+		    "no capabilities inside a new user namespace", errno, err);
 	return 0;
 }
 
@@ -111,15 +113,16 @@ static int check_pidns_proc(struct jr_err *err)
 		return r;
 	pid = fork();
 	if (pid < 0)
-		return jr_err_set(err, errno, "cannot fork into a new PID namespace: %s",
+		return jr_err_set(err, errno,
+				  "cannot fork into a new PID namespace: %s",
 				  strerror(errno));
 	if (pid == 0) {
 		if (getpid() != 1)
 			_exit(2);
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 			_exit(3);
-		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			  NULL) < 0)
+		if (mount("proc", "/proc", "proc",
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			_exit(4);
 		_exit(0);
 	}
@@ -131,12 +134,16 @@ static int check_pidns_proc(struct jr_err *err)
 	case 0:
 		return 0;
 	case 2:
-		return jr_err_set(err, EIO, "the new PID namespace does not start at PID 1");
+		return jr_err_set(
+		    err, EIO, "the new PID namespace does not start at PID 1");
 	case 3:
-		return jr_err_set(err, EPERM, "cannot make mounts private in a new mount namespace");
+		return jr_err_set(
+		    err, EPERM,
+		    "cannot make mounts private in a new mount namespace");
 	case 4:
-		return jr_err_set(err, EPERM,
-				  "cannot mount a fresh /proc in a new PID namespace (inside a container /proc is often partly masked, which forbids it; run on the host)");
+		return jr_err_set(
+		    err, EPERM,
+		    "cannot mount a fresh /proc in a new PID namespace (inside a container /proc is often partly masked, which forbids it; run on the host)");
 	default:
 		return jr_err_set(err, EIO, "the PID 1 test child failed");
 	}
@@ -154,9 +161,10 @@ static int check_nftables(struct jr_err *err)
 		return r;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	if (fd < 0)
-		return jr_err_set(err, errno,
-				  "cannot open a netfilter netlink socket: %s (kernel without CONFIG_NETFILTER_NETLINK?)",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot open a netfilter netlink socket: %s (kernel without CONFIG_NETFILTER_NETLINK?)",
+		    strerror(errno));
 	r = jr_nft_socket_from_fd(fd, &nl, err);
 	if (r < 0)
 		return r;
@@ -165,10 +173,14 @@ static int check_nftables(struct jr_err *err)
 		return r;
 	r = jr_nft_install(nl, rs, err);
 	if (r < 0)
-		return jr_err_prefix(err, "cannot install an nftables ruleset (is the nf_tables module available? try: sudo modprobe nf_tables): ");
+		return jr_err_prefix(
+		    err,
+		    "cannot install an nftables ruleset (is the nf_tables module available? try: sudo modprobe nf_tables): ");
 	r = jr_nft_verify(nl, rs, err);
 	if (r < 0)
-		return jr_err_prefix(err, "the installed nftables ruleset did not read back as written: ");
+		return jr_err_prefix(
+		    err,
+		    "the installed nftables ruleset did not read back as written: ");
 	return 0;
 }
 
@@ -178,9 +190,10 @@ static int check_seccomp(struct jr_err *err)
 	int r;
 
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-		return jr_err_set(err, errno,
-				  "the kernel has no seccomp support (CONFIG_SECCOMP): %s",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "the kernel has no seccomp support (CONFIG_SECCOMP): %s",
+		    strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return jr_err_set(err, errno, "cannot set no_new_privs: %s",
 				  strerror(errno));
@@ -192,11 +205,13 @@ static int check_seccomp(struct jr_err *err)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
 	if (r < 0)
-		return jr_err_set(err, -r,
-				  "cannot load a seccomp filter: %s (kernel without CONFIG_SECCOMP_FILTER?)",
-				  strerror(-r));
+		return jr_err_set(
+		    err, -r,
+		    "cannot load a seccomp filter: %s (kernel without CONFIG_SECCOMP_FILTER?)",
+		    strerror(-r));
 	if (acct(NULL) == 0 || errno != EPERM)
-		return jr_err_set(err, EIO, "a loaded seccomp filter had no effect");
+		return jr_err_set(err, EIO,
+				  "a loaded seccomp filter had no effect");
 	return 0;
 }
 
@@ -205,9 +220,10 @@ static int check_pty(struct jr_err *err)
 	int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
-		return jr_err_set(err, errno,
-				  "cannot allocate a pseudo-terminal: %s (is devpts mounted on /dev/pts?); interactive use needs one",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot allocate a pseudo-terminal: %s (is devpts mounted on /dev/pts?); interactive use needs one",
+		    strerror(errno));
 	close(fd);
 	return 0;
 }
@@ -261,14 +277,16 @@ int jr_check_run(void)
 		{ "network namespaces", check_netns },
 		{ "IPC and UTS namespaces", check_ipc_uts },
 		{ "PID and mount namespaces, fresh /proc", check_pidns_proc },
-		{ "nf_tables (install and verify the sandbox ruleset)", check_nftables },
+		{ "nf_tables (install and verify the sandbox ruleset)",
+		  check_nftables },
 		{ "seccomp filters", check_seccomp },
 		{ "pseudo-terminals", check_pty },
 	};
 	int failed = 0;
 
-	printf("jailrun %s: checking this host as uid %u (%s)\n", PACKAGE_VERSION,
-	       (unsigned)geteuid(), geteuid() == 0 ? "root" : "rootless");
+	printf("jailrun %s: checking this host as uid %u (%s)\n",
+	       PACKAGE_VERSION, (unsigned)geteuid(),
+	       geteuid() == 0 ? "root" : "rootless");
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
 		struct jr_err e = { 0 };
 
@@ -281,10 +299,12 @@ int jr_check_run(void)
 		}
 	}
 	if (failed)
-		printf("%d check%s failed: jailrun cannot run sandboxes here until fixed\n",
-		       failed, failed == 1 ? "" : "s");
+		printf(
+		    "%d check%s failed: jailrun cannot run sandboxes here until fixed\n",
+		    failed, failed == 1 ? "" : "s");
 	else
-		printf("all checks passed: this host can run jailrun sandboxes\n");
+		printf(
+		    "all checks passed: this host can run jailrun sandboxes\n");
 	fflush(stdout);
 	return failed ? 1 : 0;
 }

@@ -110,7 +110,8 @@ int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
 
 	if (n == 0)
 		return -EPIPE;
-	if ((size_t)n != sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if ((size_t)n != sizeof(*m) ||
+	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    m->type < JR_CTL_MAPS_DONE || m->type > JR_CTL_EXIT) {
 		for (size_t i = 0; i < got; i++)
 			close(fds[i]);

@@ -35,11 +35,11 @@ enum jr_ctl_type {
 };
 
 struct jr_ctl_msg {
-	uint32_t type;	 /* enum jr_ctl_type */
-	int32_t code;	 /* errno for *_FAIL */
-	int32_t status;	 /* wait status for EXIT; stage for EXEC_FAIL */
-	int32_t pid;	 /* EXEC_OK: the command's pid in the host pid ns */
-	char msg[512];	 /* NUL-terminated human-readable detail */
+	uint32_t type;	/* enum jr_ctl_type */
+	int32_t code;	/* errno for *_FAIL */
+	int32_t status; /* wait status for EXIT; stage for EXEC_FAIL */
+	int32_t pid;	/* EXEC_OK: the command's pid in the host pid ns */
+	char msg[512];	/* NUL-terminated human-readable detail */
 };
 
 #define JR_CTL_EXEC_STAGE_EXEC 0    /* execve() itself failed */
@@ -64,6 +64,7 @@ int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds);
 
 /* Convenience: a message of @type with a formatted detail. */
 void jr_ctl_msg_init(struct jr_ctl_msg *m, enum jr_ctl_type type, int code,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+		     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

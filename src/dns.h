@@ -29,10 +29,10 @@
 
 struct jr_dns_query {
 	uint16_t id;
-	bool rd;	    /* recursion desired, echoed */
-	char name[254];	    /* lowercase, no trailing dot, "" for the root */
+	bool rd;	/* recursion desired, echoed */
+	char name[254]; /* lowercase, no trailing dot, "" for the root */
 	uint16_t qtype, qclass;
-	size_t question_len; /* bytes of the question section, to echo */
+	size_t question_len;	 /* bytes of the question section, to echo */
 	const uint8_t *question; /* points into the parsed message */
 };
 
@@ -70,7 +70,7 @@ long jr_dns_build_response(const struct jr_dns_query *q, int rcode,
  * the id and opcode of @msg echoed, counts zero. Needs at least the 12
  * header bytes of @msg. Return: the length, or -EBADMSG / -ENOSPC.
  */
-long jr_dns_build_error(const uint8_t *msg, size_t len, int rcode,
-			uint8_t *out, size_t out_size);
+long jr_dns_build_error(const uint8_t *msg, size_t len, int rcode, uint8_t *out,
+			size_t out_size);
 
 #endif

@@ -29,13 +29,13 @@ struct jr_err {
  * Return: -code, so callers can write "return jr_err_set(err, ...)".
  */
 int jr_err_set(struct jr_err *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * jr_err_prefix - put context in front of an error already recorded.
  * Return: -e->code.
  */
 int jr_err_prefix(struct jr_err *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -36,13 +36,13 @@ enum jr_http_body {
 struct jr_http_request {
 	enum jr_http_form form;
 	char method[32];
-	char host[256];	       /* lowercase; IPv6 literal without brackets */
-	bool host_is_ipv6;     /* was written in brackets */
-	uint16_t port;	       /* explicit, or 80 for http:// */
-	size_t head_len;       /* bytes of the head incl. the empty line */
+	char host[256];	   /* lowercase; IPv6 literal without brackets */
+	bool host_is_ipv6; /* was written in brackets */
+	uint16_t port;	   /* explicit, or 80 for http:// */
+	size_t head_len;   /* bytes of the head incl. the empty line */
 	enum jr_http_body body;
-	uint64_t body_length;  /* for JR_HTTP_BODY_LENGTH */
-	char *upstream_head;   /* ABSOLUTE: the rewritten head to send
+	uint64_t body_length; /* for JR_HTTP_BODY_LENGTH */
+	char *upstream_head;  /* ABSOLUTE: the rewritten head to send
 				  (malloc'd, NUL-terminated); NULL for CONNECT */
 	size_t upstream_head_len;
 };

@@ -51,7 +51,8 @@ static int lookup_user(const char *name, struct jr_ids *out, bool *have_gid,
 		if (pw) {
 			out->gid = pw->pw_gid;
 			*have_gid = true;
-			snprintf(out->name, sizeof(out->name), "%s", pw->pw_name);
+			snprintf(out->name, sizeof(out->name), "%s",
+				 pw->pw_name);
 		} else {
 			snprintf(out->name, sizeof(out->name), "%u", id);
 		}
@@ -60,9 +61,10 @@ static int lookup_user(const char *name, struct jr_ids *out, bool *have_gid,
 	errno = 0;
 	pw = getpwnam(name);
 	if (!pw)
-		return jr_err_set(err, errno ? errno : ENOENT,
-				  "--user %s: no such user (give a user name from /etc/passwd or a numeric UID)",
-				  name);
+		return jr_err_set(
+		    err, errno ? errno : ENOENT,
+		    "--user %s: no such user (give a user name from /etc/passwd or a numeric UID)",
+		    name);
 	out->uid = pw->pw_uid;
 	out->gid = pw->pw_gid;
 	*have_gid = true;
@@ -82,9 +84,10 @@ static int lookup_group(const char *name, gid_t *gid, struct jr_err *err)
 	errno = 0;
 	gr = getgrnam(name);
 	if (!gr)
-		return jr_err_set(err, errno ? errno : ENOENT,
-				  "--user: no such group '%s' (give a group name from /etc/group or a numeric GID)",
-				  name);
+		return jr_err_set(
+		    err, errno ? errno : ENOENT,
+		    "--user: no such group '%s' (give a group name from /etc/group or a numeric GID)",
+		    name);
 	*gid = gr->gr_gid;
 	return 0;
 }
@@ -98,9 +101,10 @@ static int parse_spec(const char *spec, struct jr_ids *out, struct jr_err *err)
 	int r;
 
 	if (ulen == 0 || ulen >= sizeof(user))
-		return jr_err_set(err, EINVAL,
-				  "--user %s: expected USER or UID, optionally followed by :GROUP or :GID",
-				  spec);
+		return jr_err_set(
+		    err, EINVAL,
+		    "--user %s: expected USER or UID, optionally followed by :GROUP or :GID",
+		    spec);
 	memcpy(user, spec, ulen);
 	user[ulen] = '\0';
 	r = lookup_user(user, out, &have_gid, err);
@@ -108,16 +112,18 @@ static int parse_spec(const char *spec, struct jr_ids *out, struct jr_err *err)
 		return r;
 	if (colon) {
 		if (!colon[1] || strchr(colon + 1, ':'))
-			return jr_err_set(err, EINVAL,
-					  "--user %s: expected USER or UID, optionally followed by :GROUP or :GID",
-					  spec);
+			return jr_err_set(
+			    err, EINVAL,
+			    "--user %s: expected USER or UID, optionally followed by :GROUP or :GID",
+			    spec);
 		r = lookup_group(colon + 1, &out->gid, err);
 		if (r < 0)
 			return r;
 		have_gid = true;
 	}
 	if (!have_gid)
-		out->gid = out->uid; /* a bare unknown UID: its own group number */
+		out->gid =
+		    out->uid; /* a bare unknown UID: its own group number */
 	return 0;
 }
 
@@ -133,7 +139,8 @@ static void default_privileged(const struct jr_caller *c, struct jr_ids *out)
 		out->gid = gid;
 		pw = getpwuid(uid);
 		if (pw)
-			snprintf(out->name, sizeof(out->name), "%s", pw->pw_name);
+			snprintf(out->name, sizeof(out->name), "%s",
+				 pw->pw_name);
 		else
 			snprintf(out->name, sizeof(out->name), "%u", uid);
 		return;
@@ -154,8 +161,9 @@ int jr_ids_resolve(const char *spec, const struct jr_caller *c,
 	memset(&want, 0, sizeof(want));
 
 	if (c->uid != c->euid || c->gid != c->egid)
-		return jr_err_set(err, EPERM,
-				  "jailrun is running set-user-ID or set-group-ID; it is designed to need neither: remove the bit (chmod u-s,g-s) and run it as yourself or as root");
+		return jr_err_set(
+		    err, EPERM,
+		    "jailrun is running set-user-ID or set-group-ID; it is designed to need neither: remove the bit (chmod u-s,g-s) and run it as yourself or as root");
 
 	if (c->euid == 0) {
 		out->privileged = true;
@@ -181,8 +189,9 @@ int jr_ids_resolve(const char *spec, const struct jr_caller *c,
 	if (r < 0)
 		return r;
 	if (want.uid != c->uid || (strchr(spec, ':') && want.gid != c->gid))
-		return jr_err_set(err, EPERM,
-				  "--user %s: without root, jailrun can only run the command as yourself (uid %u, gid %u); run jailrun as root to choose another user",
-				  spec, (unsigned)c->uid, (unsigned)c->gid);
+		return jr_err_set(
+		    err, EPERM,
+		    "--user %s: without root, jailrun can only run the command as yourself (uid %u, gid %u); run jailrun as root to choose another user",
+		    spec, (unsigned)c->uid, (unsigned)c->gid);
 	return 0;
 }

@@ -18,10 +18,10 @@
 #include "err.h"
 
 struct jr_ids {
-	uid_t uid;	  /* the command's uid, inside == outside */
-	gid_t gid;	  /* the command's gid, inside == outside */
-	bool privileged;  /* jailrun started by root: setgroups allowed */
-	char name[64];	  /* user name for messages, or the number */
+	uid_t uid;	 /* the command's uid, inside == outside */
+	gid_t gid;	 /* the command's gid, inside == outside */
+	bool privileged; /* jailrun started by root: setgroups allowed */
+	char name[64];	 /* user name for messages, or the number */
 };
 
 /* What the environment said about the caller (injectable for tests). */

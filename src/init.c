@@ -58,7 +58,7 @@
 const int jr_forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
 				     SIGUSR1, SIGUSR2, SIGWINCH };
 const int jr_forwarded_signals_count =
-	(int)(sizeof(jr_forwarded_signals) / sizeof(jr_forwarded_signals[0]));
+    (int)(sizeof(jr_forwarded_signals) / sizeof(jr_forwarded_signals[0]));
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
@@ -99,7 +99,8 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 
 	worker_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (worker_ns < 0)
-		return jr_err_set(err, errno, "cannot open the worker netns: %s",
+		return jr_err_set(err, errno,
+				  "cannot open the worker netns: %s",
 				  strerror(errno));
 	r = jr_relaynet_create(worker_ns, &a->gateway, &l, err);
 	if (r < 0)
@@ -117,9 +118,10 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
 	/* Short timeouts: the relay is one hop away and answers or refuses
 	 * at once; a lost datagram should not stall a lookup for 5 s. */
-	snprintf(resolv, sizeof(resolv),
-		 "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:2 attempts:2\n",
-		 gw);
+	snprintf(
+	    resolv, sizeof(resolv),
+	    "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:2 attempts:2\n",
+	    gw);
 	return jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
 				   a->ids->gid, err);
 }
@@ -134,9 +136,11 @@ static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
 				   a->ids->uid, a->ids->gid, &hidden, err);
 	if (r == 0 && a->ids->uid != a->caller_uid)
 		r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->ids->uid,
-					   a->ids->uid, a->ids->gid, &hidden, err);
+					   a->ids->uid, a->ids->gid, &hidden,
+					   err);
 	if (r == 0 && hidden)
-		jr_debug("hid %u host daemon socket%s", hidden, hidden == 1 ? "" : "s");
+		jr_debug("hid %u host daemon socket%s", hidden,
+			 hidden == 1 ? "" : "s");
 	return r;
 }
 
@@ -155,8 +159,9 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	 * module (Ubuntu's AppArmor userns restriction) lets the namespace be
 	 * created but strips its capabilities, this is where it shows. */
 	if (sethostname(JR_HOSTNAME, strlen(JR_HOSTNAME)) < 0)
-		return jr_userns_explain("cannot use the sandbox's user namespace (sethostname)",
-					 errno, err);
+		return jr_userns_explain(
+		    "cannot use the sandbox's user namespace (sethostname)",
+		    errno, err);
 	r = jr_mounts_setup(err);
 	if (r < 0)
 		return r;
@@ -178,11 +183,13 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	if (r < 0)
 		return r;
 	for (int i = 0; i < 2; i++) {
-		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				NETLINK_NETFILTER);
 		if (fds[i] < 0)
-			return jr_err_set(err, errno,
-					  "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
-					  strerror(errno));
+			return jr_err_set(
+			    err, errno,
+			    "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
+			    strerror(errno));
 	}
 	return 0;
 }
@@ -202,8 +209,10 @@ static int set_proxy_env(struct in_addr gw, struct jr_err *err)
 	snprintf(url, sizeof(url), "http://%s:%d", addr, JR_PROXY_PORT);
 	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++)
 		if (setenv(proxy_vars[i], url, 1) < 0)
-			return jr_err_set(err, errno, "setenv: %s", strerror(errno));
-	if (setenv("NO_PROXY", no_proxy, 1) < 0 || setenv("no_proxy", no_proxy, 1) < 0)
+			return jr_err_set(err, errno, "setenv: %s",
+					  strerror(errno));
+	if (setenv("NO_PROXY", no_proxy, 1) < 0 ||
+	    setenv("no_proxy", no_proxy, 1) < 0)
 		return jr_err_set(err, errno, "setenv: %s", strerror(errno));
 	return 0;
 }
@@ -263,7 +272,7 @@ static void exec_search(char *const argv[])
 	errno = found_errno;
 	return;
 
-shell: {
+shell : {
 	size_t argc = 0;
 
 	while (argv[argc])
@@ -280,8 +289,8 @@ shell: {
 }
 
 /* The pre-exec child: becomes the command or reports why not. */
-__attribute__((noreturn)) static void
-exec_command(const struct jr_init_args *a, int report_fd)
+__attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
+						   int report_fd)
 {
 	struct exec_report rep;
 	struct jr_err err = { 0 };
@@ -298,20 +307,23 @@ exec_command(const struct jr_init_args *a, int report_fd)
 	}
 	if (a->pty_slave >= 0) {
 		if (ioctl(a->pty_slave, TIOCSCTTY, 0) < 0) {
-			jr_err_set(&err, errno,
-				   "cannot make the pseudo-terminal the controlling terminal: %s",
-				   strerror(errno));
+			jr_err_set(
+			    &err, errno,
+			    "cannot make the pseudo-terminal the controlling terminal: %s",
+			    strerror(errno));
 			goto fail;
 		}
 		for (int fd = 0; fd < 3; fd++) {
 			if (a->pty_std[fd] && dup2(a->pty_slave, fd) < 0) {
-				jr_err_set(&err, errno, "dup2 of the pseudo-terminal: %s",
+				jr_err_set(&err, errno,
+					   "dup2 of the pseudo-terminal: %s",
 					   strerror(errno));
 				goto fail;
 			}
 		}
 	}
-	if (a->net == JR_NET_ALLOWLIST && set_proxy_env(a->gateway.relay, &err) < 0)
+	if (a->net == JR_NET_ALLOWLIST &&
+	    set_proxy_env(a->gateway.relay, &err) < 0)
 		goto fail;
 	if (jr_privs_drop(a->ids, &err) < 0)
 		goto fail;
@@ -319,7 +331,8 @@ exec_command(const struct jr_init_args *a, int report_fd)
 	/* Everything but 0, 1, 2 closes at exec, even fds we did not open
 	 * ourselves (inherited from whoever started jailrun). */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		jr_err_set(&err, errno, "close_range failed: %s", strerror(errno));
+		jr_err_set(&err, errno, "close_range failed: %s",
+			   strerror(errno));
 		goto fail;
 	}
 	sigemptyset(&none);
@@ -409,7 +422,8 @@ void jr_init_main(const struct jr_init_args *a)
 		_exit(1);
 
 	if (a->net == JR_NET_ALLOWLIST &&
-	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS, &err) < 0) {
+	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
+			       &err) < 0) {
 		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
 		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
 		send_or_die(a->ctl, &m, NULL, 0);
@@ -432,7 +446,8 @@ void jr_init_main(const struct jr_init_args *a)
 	}
 	close(report[1]);
 	if (a->pty_slave >= 0)
-		close(a->pty_slave); /* so the runner sees EIO when the command is done */
+		close(
+		    a->pty_slave); /* so the runner sees EIO when the command is done */
 
 	do {
 		n = read(report[0], &rep, sizeof(rep));

@@ -13,15 +13,15 @@
 #include "seccomp.h"
 
 struct jr_init_args {
-	int ctl;		/* control socket, init's end (see ctl.h) */
+	int ctl; /* control socket, init's end (see ctl.h) */
 	const struct jr_ids *ids;
-	char *const *command;	/* argv, NULL-terminated */
-	int pty_slave;		/* -1: no pty */
-	bool pty_std[3];	/* which of fds 0,1,2 become the pty */
+	char *const *command; /* argv, NULL-terminated */
+	int pty_slave;	      /* -1: no pty */
+	bool pty_std[3];      /* which of fds 0,1,2 become the pty */
 	enum jr_net_mode net;
 	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
-	uid_t caller_uid;	/* the runner's uid, for /run/user/UID sockets */
-	char *const *expose;	/* --expose */
+	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
+	char *const *expose; /* --expose */
 	size_t n_expose;
 	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
 };

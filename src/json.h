@@ -18,9 +18,9 @@
 struct jr_json {
 	char *buf;
 	size_t len, cap;
-	int error;			    /* first -errno hit, sticky */
+	int error; /* first -errno hit, sticky */
 	int depth;
-	bool first[JR_JSON_MAX_DEPTH];	    /* no member written yet at depth */
+	bool first[JR_JSON_MAX_DEPTH]; /* no member written yet at depth */
 	bool after_key;
 };
 

@@ -30,16 +30,19 @@ static int route_socket(struct nl_sock **out, struct jr_err *err)
 	int r;
 
 	if (!sk)
-		return jr_err_set(err, ENOMEM, "cannot allocate a netlink socket");
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate a netlink socket");
 	r = nl_connect(sk, NETLINK_ROUTE);
 	if (r < 0)
-		return jr_err_set(err, EIO, "cannot open a route netlink socket: %s",
+		return jr_err_set(err, EIO,
+				  "cannot open a route netlink socket: %s",
 				  nl_geterror(r));
 	*out = steal_pointer(&sk);
 	return 0;
 }
 
-static int get_lo(struct nl_sock *sk, struct rtnl_link **out, struct jr_err *err)
+static int get_lo(struct nl_sock *sk, struct rtnl_link **out,
+		  struct jr_err *err)
 {
 	int r = rtnl_link_get_kernel(sk, 0, "lo", out);
 
@@ -69,21 +72,23 @@ int jr_link_lo_up(struct jr_err *err)
 	rtnl_link_set_flags(change, IFF_UP);
 	r = rtnl_link_change(sk, lo, change, 0);
 	if (r < 0)
-		return jr_err_set(err, EIO, "cannot bring up lo in the sandbox: %s",
+		return jr_err_set(err, EIO,
+				  "cannot bring up lo in the sandbox: %s",
 				  nl_geterror(r));
 	r = get_lo(sk, &after, err);
 	if (r < 0)
 		return r;
 	if (!(rtnl_link_get_flags(after) & IFF_UP))
-		return jr_err_set(err, EIO,
-				  "lo in the sandbox is still down after bringing it up");
+		return jr_err_set(
+		    err, EIO,
+		    "lo in the sandbox is still down after bringing it up");
 	if (rtnl_link_get_ifindex(after) != JR_LOOPBACK_IFINDEX)
-		return jr_err_set(err, EPROTO,
-				  "lo in the sandbox has ifindex %d, not %d: the nftables loopback rules would not match it",
-				  rtnl_link_get_ifindex(after), JR_LOOPBACK_IFINDEX);
+		return jr_err_set(
+		    err, EPROTO,
+		    "lo in the sandbox has ifindex %d, not %d: the nftables loopback rules would not match it",
+		    rtnl_link_get_ifindex(after), JR_LOOPBACK_IFINDEX);
 	return 0;
 }
-
 
 int jr_link_create_veth(const char *name, const char *peer_name,
 			int peer_netns_fd, struct jr_err *err)
@@ -99,7 +104,8 @@ int jr_link_create_veth(const char *name, const char *peer_name,
 		return r;
 	veth = rtnl_link_veth_alloc();
 	if (!veth)
-		return jr_err_set(err, ENOMEM, "cannot allocate a veth link object");
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate a veth link object");
 	rtnl_link_set_name(veth, name);
 	/* rtnl_link_veth_get_peer() takes a reference: put it (cleanup). */
 	peer = rtnl_link_veth_get_peer(veth);
@@ -109,13 +115,14 @@ int jr_link_create_veth(const char *name, const char *peer_name,
 	rtnl_link_set_ns_fd(peer, peer_netns_fd);
 	r = rtnl_link_add(sk, veth, NLM_F_CREATE | NLM_F_EXCL);
 	if (r < 0)
-		return jr_err_set(err, EIO,
-				  "cannot create the veth pair %s/%s: %s (is the veth module available? try: sudo modprobe veth)",
-				  name, peer_name, nl_geterror(r));
+		return jr_err_set(
+		    err, EIO,
+		    "cannot create the veth pair %s/%s: %s (is the veth module available? try: sudo modprobe veth)",
+		    name, peer_name, nl_geterror(r));
 	r = rtnl_link_get_kernel(sk, 0, name, &check);
 	if (r < 0)
-		return jr_err_set(err, EIO, "the veth %s did not appear: %s", name,
-				  nl_geterror(r));
+		return jr_err_set(err, EIO, "the veth %s did not appear: %s",
+				  name, nl_geterror(r));
 	return 0;
 }
 
@@ -135,13 +142,15 @@ static int addr_present(struct nl_sock *sk, int ifindex, struct nl_addr *want,
 	if (r < 0)
 		return jr_err_set(err, EIO, "cannot read addresses back: %s",
 				  nl_geterror(r));
-	for (obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj)) {
+	for (obj = nl_cache_get_first(cache); obj;
+	     obj = nl_cache_get_next(obj)) {
 		struct rtnl_addr *a = (struct rtnl_addr *)obj;
 
 		if (rtnl_addr_get_ifindex(a) == ifindex &&
 		    rtnl_addr_get_family(a) == AF_INET &&
 		    nl_addr_cmp(rtnl_addr_get_local(a), want) == 0 &&
-		    rtnl_addr_get_prefixlen(a) == (int)nl_addr_get_prefixlen(want))
+		    rtnl_addr_get_prefixlen(a) ==
+			(int)nl_addr_get_prefixlen(want))
 			return 0;
 	}
 	return jr_err_set(err, EIO, "the address did not read back");
@@ -170,7 +179,8 @@ int jr_link_configure(const char *ifname, struct in_addr addr,
 	ra = rtnl_addr_alloc();
 	local = nl_addr_build(AF_INET, &addr, sizeof(addr));
 	if (!ra || !local)
-		return jr_err_set(err, ENOMEM, "cannot allocate an address object");
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate an address object");
 	nl_addr_set_prefixlen(local, (int)prefix);
 	rtnl_addr_set_ifindex(ra, ifindex);
 	r = rtnl_addr_set_local(ra, local);
@@ -221,7 +231,8 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 	if (!route || !nh || !dst || !via) {
 		if (nh)
 			rtnl_route_nh_free(nh);
-		return jr_err_set(err, ENOMEM, "cannot allocate a route object");
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate a route object");
 	}
 	nl_addr_set_prefixlen(dst, 0);
 	rtnl_route_set_family(route, AF_INET);
@@ -238,7 +249,8 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 	if (r < 0)
 		return jr_err_set(err, EIO, "cannot read routes back: %s",
 				  nl_geterror(r));
-	for (obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj)) {
+	for (obj = nl_cache_get_first(cache); obj;
+	     obj = nl_cache_get_next(obj)) {
 		struct rtnl_route *rt = (struct rtnl_route *)obj;
 		struct rtnl_nexthop *n;
 

@@ -17,7 +17,7 @@ enum jr_log_level {
 void jr_log_set_level(int level);
 int jr_log_get_level(void);
 void jr_log(enum jr_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #define jr_error(...) jr_log(JR_LOG_ERROR, __VA_ARGS__)
 #define jr_warn(...) jr_log(JR_LOG_WARN, __VA_ARGS__)

@@ -85,8 +85,9 @@ static void raise_fd_limit(const struct jr_options *opts)
 		return;
 	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-		jr_warn("the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
-			(unsigned long long)rl.rlim_cur, opts->max_conns);
+		jr_warn(
+		    "the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
+		    (unsigned long long)rl.rlim_cur, opts->max_conns);
 }
 
 /* On a terminal, say at exit what was denied: the missing --allow. */
@@ -155,7 +156,8 @@ int main(int argc, char **argv)
 	if (jr_ids_resolve(opts.user, &caller, &ids, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (ids.privileged && ids.uid == 0)
-		jr_warn("--user root: the command runs as host uid 0 (without capabilities)");
+		jr_warn(
+		    "--user root: the command runs as host uid 0 (without capabilities)");
 	jr_verbose("command runs as %s (uid %u, gid %u), %s", ids.name,
 		   (unsigned)ids.uid, (unsigned)ids.gid,
 		   ids.privileged ? "started by root" : "rootless");
@@ -174,11 +176,12 @@ int main(int argc, char **argv)
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */
 	if (opts.json_path) {
-		json_fd = open(opts.json_path,
-			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
-			       0644);
+		json_fd = open(
+		    opts.json_path,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
 		if (json_fd < 0) {
-			jr_err_set(&err, errno, "--json %s: cannot open for writing: %s",
+			jr_err_set(&err, errno,
+				   "--json %s: cannot open for writing: %s",
 				   opts.json_path, strerror(errno));
 			jr_audit_close(&audit);
 			return fail_early(&opts, &policy, &err);
@@ -187,12 +190,13 @@ int main(int argc, char **argv)
 
 	jr_audit_event(&audit, "lifecycle", "sandbox starting");
 	if (!opts.seccomp)
-		jr_audit_event(&audit, "lifecycle", "seccomp filter disabled (--seccomp off)");
+		jr_audit_event(&audit, "lifecycle",
+			       "seccomp filter disabled (--seccomp off)");
 	r = jr_sandbox_run(&opts, &ids, &policy, &audit, &res);
 	if (r < 0)
 		jr_error("%s", res.err.msg);
-	else if (res.ended == JR_END_EXEC_FAILED || res.ended == JR_END_SETUP_FAILED ||
-		 res.ended == JR_END_TAMPER)
+	else if (res.ended == JR_END_EXEC_FAILED ||
+		 res.ended == JR_END_SETUP_FAILED || res.ended == JR_END_TAMPER)
 		jr_error("%s", res.err.msg);
 	else if (res.err.code)
 		jr_warn("%s", res.err.msg);

@@ -39,9 +39,10 @@ int jr_mounts_setup(struct jr_err *err)
 				  "cannot make the sandbox mounts private: %s",
 				  strerror(errno));
 	if (mount("proc", "/proc", "proc", procflags, NULL) < 0)
-		return jr_err_set(err, errno,
-				  "cannot mount a new /proc in the sandbox: %s (inside a container, /proc is often partly masked, which forbids this; run jailrun on the host)",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot mount a new /proc in the sandbox: %s (inside a container, /proc is often partly masked, which forbids this; run jailrun on the host)",
+		    strerror(errno));
 	return 0;
 }
 
@@ -50,14 +51,16 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err)
 	const unsigned long procflags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
 	if (mount("/proc/sys", "/proc/sys", NULL, MS_BIND, NULL) < 0)
-		return jr_err_set(err, errno,
-				  "cannot bind-mount /proc/sys in the sandbox: %s",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot bind-mount /proc/sys in the sandbox: %s",
+		    strerror(errno));
 	if (mount(NULL, "/proc/sys", NULL,
 		  MS_BIND | MS_REMOUNT | MS_RDONLY | procflags, NULL) < 0)
-		return jr_err_set(err, errno,
-				  "cannot make /proc/sys read-only in the sandbox: %s",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot make /proc/sys read-only in the sandbox: %s",
+		    strerror(errno));
 	return 0;
 }
 
@@ -83,9 +86,10 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	 */
 	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fs < 0)
-		return jr_err_set(err, errno,
-				  "cannot create a tmpfs for %s: %s (jailrun needs Linux >= 5.12)",
-				  target, strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot create a tmpfs for %s: %s (jailrun needs Linux >= 5.12)",
+		    target, strerror(errno));
 	snprintf(uid_s, sizeof(uid_s), "%u", (unsigned)uid);
 	snprintf(gid_s, sizeof(gid_s), "%u", (unsigned)gid);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
@@ -93,28 +97,32 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	    fsconfig(fs, FSCONFIG_SET_STRING, "uid", uid_s, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_STRING, "gid", gid_s, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return jr_err_set(err, errno, "cannot configure a tmpfs for %s: %s",
-				  target, strerror(errno));
+		return jr_err_set(err, errno,
+				  "cannot configure a tmpfs for %s: %s", target,
+				  strerror(errno));
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
 	if (mnt < 0)
 		return jr_err_set(err, errno, "cannot mount a tmpfs for %s: %s",
 				  target, strerror(errno));
 	old_gid = (gid_t)setfsgid(gid);
 	old_uid = (uid_t)setfsuid(uid);
-	file = openat(mnt, "file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	file =
+	    openat(mnt, "file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	saved = errno;
 	setfsuid(old_uid);
 	setfsgid(old_gid);
 	errno = saved;
 	if (file < 0)
-		return jr_err_set(err, errno, "cannot create the file for %s: %s",
-				  target, strerror(errno));
+		return jr_err_set(err, errno,
+				  "cannot create the file for %s: %s", target,
+				  strerror(errno));
 	if (write(file, text, len) != (ssize_t)len)
 		return jr_err_set(err, errno ? errno : EIO,
 				  "cannot write the file for %s", target);
 	tree = open_tree(mnt, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0)
-		return jr_err_set(err, errno, "cannot clone the file mount for %s: %s",
+		return jr_err_set(err, errno,
+				  "cannot clone the file mount for %s: %s",
 				  target, strerror(errno));
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		return jr_err_set(err, errno, "cannot make %s read-only: %s",
@@ -122,29 +130,31 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	/* Follow a symlinked target (systemd-resolved's stub, for one). */
 	if (move_mount(tree, "", AT_FDCWD, target,
 		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
-		return jr_err_set(err, errno,
-				  "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
-				  target, strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
+		    target, strerror(errno));
 	return 0;
 }
 
 const char *const jr_hidden_sockets[] = {
-	"/run/docker.sock",			/* Docker */
+	"/run/docker.sock", /* Docker */
 	"/var/run/docker.sock",
-	"/run/containerd/containerd.sock",	/* containerd */
-	"/run/podman/podman.sock",		/* Podman */
-	"/run/buildkit/buildkitd.sock",		/* BuildKit */
-	"/run/dbus/system_bus_socket",		/* D-Bus system bus */
+	"/run/containerd/containerd.sock", /* containerd */
+	"/run/podman/podman.sock",	   /* Podman */
+	"/run/buildkit/buildkitd.sock",	   /* BuildKit */
+	"/run/dbus/system_bus_socket",	   /* D-Bus system bus */
 	"/var/run/dbus/system_bus_socket",
-	"/run/systemd/private",			/* systemd's private API */
-	"/run/user/%u/bus",			/* the user's D-Bus session */
-	"/run/user/%u/docker.sock",		/* rootless Docker */
-	"/run/user/%u/podman/podman.sock",	/* rootless Podman */
-	"/run/user/%u/systemd/private",		/* systemd --user */
+	"/run/systemd/private",		   /* systemd's private API */
+	"/run/user/%u/bus",		   /* the user's D-Bus session */
+	"/run/user/%u/docker.sock",	   /* rootless Docker */
+	"/run/user/%u/podman/podman.sock", /* rootless Podman */
+	"/run/user/%u/systemd/private",	   /* systemd --user */
 	NULL,
 };
 
-static void expand(const char *pattern, uid_t caller_uid, char *out, size_t size)
+static void expand(const char *pattern, uid_t caller_uid, char *out,
+		   size_t size)
 {
 	const char *pct = strstr(pattern, "%u");
 
@@ -185,13 +195,16 @@ int jr_mounts_hide_sockets(char *const *exposed, size_t n_exposed,
 		    !S_ISSOCK(st.st_mode))
 			continue;
 		for (size_t j = 0; j < n_exposed; j++)
-			keep |= realpath(exposed[j], exp) && strcmp(exp, canon) == 0;
+			keep |= realpath(exposed[j], exp) &&
+				strcmp(exp, canon) == 0;
 		if (keep)
 			continue;
 		r = jr_mounts_bind_text(path, "", uid, gid, err);
 		if (r < 0)
-			return jr_err_prefix(err, "cannot hide the host daemon socket %s (use --expose %s to pass it on deliberately): ",
-					     path, path);
+			return jr_err_prefix(
+			    err,
+			    "cannot hide the host daemon socket %s (use --expose %s to pass it on deliberately): ",
+			    path, path);
 		if (hidden)
 			(*hidden)++;
 	}

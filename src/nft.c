@@ -184,7 +184,8 @@ static ssize_t nft_recv(const struct mnl_socket *nl, void *buf, int flags)
 {
 	for (;;) {
 		struct sockaddr_nl from;
-		struct iovec iov = { .iov_base = buf, .iov_len = JR_NFT_RECV_SIZE };
+		struct iovec iov = { .iov_base = buf,
+				     .iov_len = JR_NFT_RECV_SIZE };
 		struct msghdr msg = {
 			.msg_name = &from,
 			.msg_namelen = sizeof(from),
@@ -246,9 +247,10 @@ static int nft_adopt(int fd, const char *what, struct mnl_socket **out,
 				  what, strerror(e));
 	}
 	if (domain != AF_NETLINK || proto != NETLINK_NETFILTER)
-		return jr_err_set(err, EPROTOTYPE,
-				  "the socket passed as the %s is not a NETLINK_NETFILTER socket (domain %d, protocol %d)",
-				  what, domain, proto);
+		return jr_err_set(
+		    err, EPROTOTYPE,
+		    "the socket passed as the %s is not a NETLINK_NETFILTER socket (domain %d, protocol %d)",
+		    what, domain, proto);
 
 	/*
 	 * Whoever holds the install socket may rewrite the table it will own,
@@ -257,8 +259,9 @@ static int nft_adopt(int fd, const char *what, struct mnl_socket **out,
 	 */
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		e = errno;
-		return jr_err_set(err, e, "cannot make the %s close-on-exec: %s",
-				  what, strerror(e));
+		return jr_err_set(err, e,
+				  "cannot make the %s close-on-exec: %s", what,
+				  strerror(e));
 	}
 
 	nl = mnl_socket_fdopen(fd);
@@ -271,9 +274,9 @@ static int nft_adopt(int fd, const char *what, struct mnl_socket **out,
 
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		e = errno;
-		return jr_err_set(err, e, "cannot bind the %s: %s%s", what,
-				  strerror(e),
-				  e == EINVAL ? " (it must be handed over unbound)" : "");
+		return jr_err_set(
+		    err, e, "cannot bind the %s: %s%s", what, strerror(e),
+		    e == EINVAL ? " (it must be handed over unbound)" : "");
 	}
 	*out = steal_pointer(&nl);
 	return 0;
@@ -320,9 +323,10 @@ int jr_nft_socket_from_fd(int fd, struct mnl_socket **out, struct jr_err *err)
 	if (mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
 		int e = errno;
 
-		return jr_err_set(err, e,
-				  "cannot enable extended ACKs on the nftables socket: %s (Linux 4.12 or later is needed)",
-				  strerror(e));
+		return jr_err_set(
+		    err, e,
+		    "cannot enable extended ACKs on the nftables socket: %s (Linux 4.12 or later is needed)",
+		    strerror(e));
 	}
 
 	*out = steal_pointer(&nl);
@@ -536,8 +540,8 @@ static size_t rule_position(const struct jr_ruleset *rs, size_t k)
  * @buf: output
  * @len: size of @buf
  */
-static void install_describe(const struct nft_install *in, size_t i,
-			     char *buf, size_t len)
+static void install_describe(const struct nft_install *in, size_t i, char *buf,
+			     size_t len)
 {
 	const struct jr_ruleset *rs = in->rs;
 	size_t k;
@@ -633,15 +637,15 @@ static void expr_blamed(const struct nlattr *exprs, const void *base,
 	const struct nlattr *e, *a;
 	unsigned int n = 0;
 
-	mnl_attr_for_each_nested(e, exprs) {
+	mnl_attr_for_each_nested (e, exprs) {
 		size_t start = (size_t)((const char *)e - (const char *)base);
 
 		n++;
 		if (off < start || off >= start + mnl_attr_get_payload_len(e) +
-						  MNL_ATTR_HDRLEN)
+					      MNL_ATTR_HDRLEN)
 			continue;
 		snprintf(buf, len, "expression %u", n);
-		mnl_attr_for_each_nested(a, e) {
+		mnl_attr_for_each_nested (a, e) {
 			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME &&
 			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
 				snprintf(buf, len, "expression %u (%s)", n,
@@ -661,8 +665,7 @@ static void expr_blamed(const struct nlattr *exprs, const void *base,
  * nf_tables mostly reports *which* attribute it rejected rather than a
  * text, so this is often the most precise part of the error.
  */
-static void install_blamed(const struct nft_install *in, char *buf,
-			   size_t len)
+static void install_blamed(const struct nft_install *in, char *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = in->msgs[in->err_index].nlh;
 	const struct nlattr *a;
@@ -673,14 +676,14 @@ static void install_blamed(const struct nft_install *in, char *buf,
 	obj = install_obj(in, in->err_index, &k);
 	if (!in->ext_off || in->ext_off >= nlh->nlmsg_len)
 		return;
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+	mnl_attr_for_each (a, nlh, sizeof(struct nfgenmsg)) {
 		size_t start = (size_t)((const char *)a - (const char *)nlh);
 		const char *name;
 		char expr[64] = "";
 
 		if (in->ext_off < start ||
-		    in->ext_off >= start + mnl_attr_get_payload_len(a) +
-					   MNL_ATTR_HDRLEN)
+		    in->ext_off >=
+			start + mnl_attr_get_payload_len(a) + MNL_ATTR_HDRLEN)
 			continue;
 		if (obj == NFT_OBJ_RULE &&
 		    mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
@@ -707,8 +710,8 @@ static void install_blamed(const struct nft_install *in, char *buf,
  *
  * Return: a static string starting with ": ", or "".
  */
-static const char *install_hint(const struct nft_install *in,
-				enum nft_obj obj, int code)
+static const char *install_hint(const struct nft_install *in, enum nft_obj obj,
+				int code)
 {
 	/*
 	 * A restore lists the tables first; these mean the list was stale,
@@ -801,12 +804,12 @@ static int install_ack(struct nft_install *in, const struct nlmsghdr *nlh)
 	}
 	if (hlen > mnl_nlmsg_get_payload_len(nlh))
 		return -EPROTO;
-	mnl_attr_for_each(a, nlh, hlen) {
+	mnl_attr_for_each (a, nlh, hlen) {
 		switch (mnl_attr_get_type(a)) {
 		case NLMSGERR_ATTR_MSG:
 			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-				snprintf(in->ext_msg, sizeof(in->ext_msg),
-					 "%s", mnl_attr_get_str(a));
+				snprintf(in->ext_msg, sizeof(in->ext_msg), "%s",
+					 mnl_attr_get_str(a));
 			break;
 		case NLMSGERR_ATTR_OFFS:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
@@ -858,9 +861,9 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 	 */
 	for (k = 0; k < in->n_del; k++) {
 		nlh = nftnl_nlmsg_build_hdr(
-			batch_tail(b), NFT_MSG_DELTABLE,
-			nftnl_table_get_u32(in->del[k], NFTNL_TABLE_FAMILY),
-			NLM_F_ACK, in->seq + i);
+		    batch_tail(b), NFT_MSG_DELTABLE,
+		    nftnl_table_get_u32(in->del[k], NFTNL_TABLE_FAMILY),
+		    NLM_F_ACK, in->seq + i);
 		nftnl_table_nlmsg_build_payload(nlh, in->del[k]);
 		in->msgs[i++].nlh = nlh;
 		if (nftnl_batch_update(b) < 0)
@@ -871,11 +874,10 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 	 * EXCL: in a fresh namespace, nothing of ours may exist yet; in a
 	 * restore, the deletions above have just freed the name.
 	 */
-	nlh = nftnl_nlmsg_build_hdr(batch_tail(b), NFT_MSG_NEWTABLE,
-				    nftnl_table_get_u32(rs->table,
-							NFTNL_TABLE_FAMILY),
-				    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
-				    in->seq + i);
+	nlh = nftnl_nlmsg_build_hdr(
+	    batch_tail(b), NFT_MSG_NEWTABLE,
+	    nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY),
+	    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, in->seq + i);
 	nftnl_table_nlmsg_build_payload(nlh, rs->table);
 	in->msgs[i++].nlh = nlh;
 	if (nftnl_batch_update(b) < 0)
@@ -883,9 +885,9 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 
 	for (k = 0; k < rs->n_chains; k++) {
 		nlh = nftnl_nlmsg_build_hdr(
-			batch_tail(b), NFT_MSG_NEWCHAIN,
-			nftnl_chain_get_u32(rs->chains[k], NFTNL_CHAIN_FAMILY),
-			NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, in->seq + i);
+		    batch_tail(b), NFT_MSG_NEWCHAIN,
+		    nftnl_chain_get_u32(rs->chains[k], NFTNL_CHAIN_FAMILY),
+		    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, in->seq + i);
 		nftnl_chain_nlmsg_build_payload(nlh, rs->chains[k]);
 		in->msgs[i++].nlh = nlh;
 		if (nftnl_batch_update(b) < 0)
@@ -895,9 +897,9 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 	/* APPEND: without it NEWRULE inserts at the head of the chain. */
 	for (k = 0; k < rs->n_rules; k++) {
 		nlh = nftnl_nlmsg_build_hdr(
-			batch_tail(b), NFT_MSG_NEWRULE,
-			nftnl_rule_get_u32(rs->rules[k], NFTNL_RULE_FAMILY),
-			NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, in->seq + i);
+		    batch_tail(b), NFT_MSG_NEWRULE,
+		    nftnl_rule_get_u32(rs->rules[k], NFTNL_RULE_FAMILY),
+		    NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, in->seq + i);
 		nftnl_rule_nlmsg_build_payload(nlh, rs->rules[k]);
 		in->msgs[i++].nlh = nlh;
 		if (nftnl_batch_update(b) < 0)
@@ -1051,33 +1053,35 @@ static int install_report(const struct nft_install *in, bool lost,
 		 */
 		if (obj == NFT_OBJ_DELTABLE && in->err_code == EPERM) {
 			table_describe(in->del[k], what, sizeof(what));
-			return jr_err_set(err, EPERM,
-					  "%s is owned by another netlink socket and cannot be removed, so %s (%s%s%s)",
-					  what, outcome, strerror(EPERM),
-					  in->ext_msg[0] ? "; kernel: " : "",
-					  in->ext_msg);
+			return jr_err_set(
+			    err, EPERM,
+			    "%s is owned by another netlink socket and cannot be removed, so %s (%s%s%s)",
+			    what, outcome, strerror(EPERM),
+			    in->ext_msg[0] ? "; kernel: " : "", in->ext_msg);
 		}
 		install_describe(in, in->err_index, what, sizeof(what));
 		install_blamed(in, blamed, sizeof(blamed));
 		return jr_err_set(err, in->err_code,
 				  "nftables rejected %s%s, so %s: %s%s%s%s%s",
 				  what, blamed, outcome, strerror(in->err_code),
-				  in->ext_msg[0] ? " (kernel: " : "", in->ext_msg,
-				  in->ext_msg[0] ? ")" : "",
+				  in->ext_msg[0] ? " (kernel: " : "",
+				  in->ext_msg, in->ext_msg[0] ? ")" : "",
 				  install_hint(in, obj, in->err_code));
 	}
 	if (lost)
-		return jr_err_set(err, ENOBUFS,
-				  "the kernel dropped some answers to the nftables batch (receive queue full); whether it was applied is unknown");
+		return jr_err_set(
+		    err, ENOBUFS,
+		    "the kernel dropped some answers to the nftables batch (receive queue full); whether it was applied is unknown");
 
 	/* BEGIN and END carry no NLM_F_ACK; everything between must be answered. */
 	for (i = 1; i + 1 < in->n_msgs; i++) {
 		if (in->msgs[i].answered)
 			continue;
 		install_describe(in, i, what, sizeof(what));
-		return jr_err_set(err, EPROTO,
-				  "the kernel did not acknowledge %s in the nftables batch; whether it was applied is unknown",
-				  what);
+		return jr_err_set(
+		    err, EPROTO,
+		    "the kernel did not acknowledge %s in the nftables batch; whether it was applied is unknown",
+		    what);
 	}
 	return 0;
 }
@@ -1092,9 +1096,9 @@ static int install_report(const struct nft_install *in, bool lost,
  *
  * Return: see install_report().
  */
-static int install_exchange(const struct mnl_socket *nl,
-			    struct nft_install *in, struct nftnl_batch *b,
-			    const char *outcome, struct jr_err *err)
+static int install_exchange(const struct mnl_socket *nl, struct nft_install *in,
+			    struct nftnl_batch *b, const char *outcome,
+			    struct jr_err *err)
 {
 	int ret;
 
@@ -1104,15 +1108,17 @@ static int install_exchange(const struct mnl_socket *nl,
 
 	ret = install_send(nl, b, in->n_msgs);
 	if (ret < 0)
-		return jr_err_set(err, -ret,
-				  "cannot send the nftables batch to the kernel: %s",
-				  strerror(-ret));
+		return jr_err_set(
+		    err, -ret,
+		    "cannot send the nftables batch to the kernel: %s",
+		    strerror(-ret));
 
 	ret = install_read_acks(nl, in);
 	if (ret < 0 && ret != -ENOBUFS)
-		return jr_err_set(err, -ret,
-				  "cannot read the kernel's answers to the nftables batch: %s",
-				  strerror(-ret));
+		return jr_err_set(
+		    err, -ret,
+		    "cannot read the kernel's answers to the nftables batch: %s",
+		    strerror(-ret));
 	return install_report(in, ret == -ENOBUFS, outcome, err);
 }
 
@@ -1253,7 +1259,8 @@ static int nft_query(const struct mnl_socket *nl, const struct nlmsghdr *req,
 			}
 			if (ret < 0)
 				continue;
-			if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
+			if (NFNL_SUBSYS_ID(nlh->nlmsg_type) !=
+				NFNL_SUBSYS_NFTABLES ||
 			    NFNL_MSG_TYPE(nlh->nlmsg_type) != reply_type)
 				ret = -EPROTO;
 			else
@@ -1387,8 +1394,8 @@ static int nft_get(const struct mnl_socket *nl, uint16_t get, uint16_t flags,
 		   uint8_t reply_type, nft_reply_cb cb, void *data,
 		   bool *interrupted)
 {
-	alignas(struct nlmsghdr) char req[NLMSG_HDRLEN +
-					  NLMSG_ALIGN(sizeof(struct nfgenmsg))];
+	alignas(struct nlmsghdr) char
+	    req[NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg))];
 	const struct nlmsghdr *nlh;
 
 	nlh = nftnl_nlmsg_build_hdr(req, get, NFPROTO_UNSPEC, flags,
@@ -1488,7 +1495,9 @@ static int verify_table(const struct jr_ruleset *rs,
 			const struct nftnl_table_list *tables, uint32_t portid,
 			const struct nftnl_table **ours_out, struct jr_err *err)
 {
-	_cleanup_(nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it = NULL;
+	_cleanup_(
+	    nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it =
+	    NULL;
 	uint32_t family = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY);
 	const char *name = nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME);
 	uint32_t flags = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS);
@@ -1498,8 +1507,9 @@ static int verify_table(const struct jr_ruleset *rs,
 
 	it = nftnl_table_list_iter_create(tables);
 	if (!it)
-		return jr_err_set(err, ENOMEM,
-				  "out of memory comparing the nftables ruleset");
+		return jr_err_set(
+		    err, ENOMEM,
+		    "out of memory comparing the nftables ruleset");
 	while ((t = nftnl_table_list_iter_next(it))) {
 		uint32_t f = nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY);
 		const char *n = nftnl_table_get_str(t, NFTNL_TABLE_NAME);
@@ -1524,26 +1534,27 @@ static int verify_table(const struct jr_ruleset *rs,
 			continue;
 		if (nftnl_table_is_set(rs->table, (uint16_t)a) !=
 		    nftnl_table_is_set(ours, (uint16_t)a))
-			return jr_err_set(err, EPROTO,
-					  "table %s %s has libnftnl attribute %u %s",
-					  nft_family_name(family), name, a,
-					  nftnl_table_is_set(ours, (uint16_t)a) ?
-						  "set" : "unset");
+			return jr_err_set(
+			    err, EPROTO,
+			    "table %s %s has libnftnl attribute %u %s",
+			    nft_family_name(family), name, a,
+			    nftnl_table_is_set(ours, (uint16_t)a) ? "set"
+								  : "unset");
 	}
 	if (nftnl_table_get_u32(ours, NFTNL_TABLE_FLAGS) != flags)
-		return jr_err_set(err, EPROTO,
-				  "table %s %s has flags %#x instead of %#x",
-				  nft_family_name(family), name,
-				  nftnl_table_get_u32(ours, NFTNL_TABLE_FLAGS),
-				  flags);
+		return jr_err_set(
+		    err, EPROTO, "table %s %s has flags %#x instead of %#x",
+		    nft_family_name(family), name,
+		    nftnl_table_get_u32(ours, NFTNL_TABLE_FLAGS), flags);
 	if (flags & NFT_TABLE_F_OWNER) {
 		if (!nftnl_table_is_set(ours, NFTNL_TABLE_OWNER) ||
 		    nftnl_table_get_u32(ours, NFTNL_TABLE_OWNER) != portid)
-			return jr_err_set(err, EPROTO,
-					  "table %s %s is owned by netlink port %u, not by jailrun's socket (port %u)",
-					  nft_family_name(family), name,
-					  nftnl_table_get_u32(ours, NFTNL_TABLE_OWNER),
-					  portid);
+			return jr_err_set(
+			    err, EPROTO,
+			    "table %s %s is owned by netlink port %u, not by jailrun's socket (port %u)",
+			    nft_family_name(family), name,
+			    nftnl_table_get_u32(ours, NFTNL_TABLE_OWNER),
+			    portid);
 	}
 	*ours_out = ours;
 	return 0;
@@ -1567,11 +1578,13 @@ static int verify_table_use(const struct jr_ruleset *rs,
 	uint32_t use = nftnl_table_get_u32(ours, NFTNL_TABLE_USE);
 
 	if (use != rs->n_chains)
-		return jr_err_set(err, EPROTO,
-				  "table %s %s has a use count of %u instead of %zu: it holds sets, maps, flowtables or stateful objects besides its chains",
-				  nft_family_name(nftnl_table_get_u32(ours, NFTNL_TABLE_FAMILY)),
-				  nftnl_table_get_str(ours, NFTNL_TABLE_NAME), use,
-				  rs->n_chains);
+		return jr_err_set(
+		    err, EPROTO,
+		    "table %s %s has a use count of %u instead of %zu: it holds sets, maps, flowtables or stateful objects besides its chains",
+		    nft_family_name(
+			nftnl_table_get_u32(ours, NFTNL_TABLE_FAMILY)),
+		    nftnl_table_get_str(ours, NFTNL_TABLE_NAME), use,
+		    rs->n_chains);
 	return 0;
 }
 
@@ -1683,7 +1696,9 @@ static bool chain_difference(const struct nftnl_chain *want,
 		if (nftnl_chain_is_set(want, (uint16_t)a) !=
 		    nftnl_chain_is_set(got, (uint16_t)a)) {
 			snprintf(buf, len, "libnftnl attribute %u %s", a,
-				 nftnl_chain_is_set(got, (uint16_t)a) ? "set" : "unset");
+				 nftnl_chain_is_set(got, (uint16_t)a)
+				     ? "set"
+				     : "unset");
 			return true;
 		}
 	}
@@ -1705,7 +1720,7 @@ static bool same_chain(const struct nftnl_chain *a, const struct nftnl_chain *b)
 	const char *bn = nftnl_chain_get_str(b, NFTNL_CHAIN_NAME);
 
 	return nftnl_chain_get_u32(a, NFTNL_CHAIN_FAMILY) ==
-		       nftnl_chain_get_u32(b, NFTNL_CHAIN_FAMILY) &&
+		   nftnl_chain_get_u32(b, NFTNL_CHAIN_FAMILY) &&
 	       at && bt && !strcmp(at, bt) && an && bn && !strcmp(an, bn);
 }
 
@@ -1721,7 +1736,9 @@ static int verify_chains(const struct jr_ruleset *rs,
 			 const struct nftnl_chain_list *chains,
 			 struct jr_err *err)
 {
-	_cleanup_(nftnl_chain_list_iter_destroyp) struct nftnl_chain_list_iter *it = NULL;
+	_cleanup_(
+	    nftnl_chain_list_iter_destroyp) struct nftnl_chain_list_iter *it =
+	    NULL;
 	_cleanup_free_ bool *seen = NULL;
 	struct nftnl_chain *c;
 	size_t i;
@@ -1729,8 +1746,9 @@ static int verify_chains(const struct jr_ruleset *rs,
 	seen = calloc(rs->n_chains + 1, sizeof(*seen));
 	it = nftnl_chain_list_iter_create(chains);
 	if (!seen || !it)
-		return jr_err_set(err, ENOMEM,
-				  "out of memory comparing the nftables ruleset");
+		return jr_err_set(
+		    err, ENOMEM,
+		    "out of memory comparing the nftables ruleset");
 	while ((c = nftnl_chain_list_iter_next(it))) {
 		const char *name = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
 		char diff[128];
@@ -1740,9 +1758,10 @@ static int verify_chains(const struct jr_ruleset *rs,
 				break;
 		}
 		if (i == rs->n_chains)
-			return jr_err_set(err, EPROTO,
-					  "there is a chain '%s' that jailrun did not create",
-					  name ? name : "(unnamed)");
+			return jr_err_set(
+			    err, EPROTO,
+			    "there is a chain '%s' that jailrun did not create",
+			    name ? name : "(unnamed)");
 		if (chain_difference(rs->chains[i], c, diff, sizeof(diff)))
 			return jr_err_set(err, EPROTO, "the '%s' chain has %s",
 					  name, diff);
@@ -1752,8 +1771,8 @@ static int verify_chains(const struct jr_ruleset *rs,
 		if (!seen[i])
 			return jr_err_set(err, EPROTO,
 					  "the '%s' chain is missing",
-					  nftnl_chain_get_str(rs->chains[i],
-							      NFTNL_CHAIN_NAME));
+					  nftnl_chain_get_str(
+					      rs->chains[i], NFTNL_CHAIN_NAME));
 	}
 	return 0;
 }
@@ -1814,10 +1833,13 @@ static size_t rule_in_chain(struct nftnl_rule *const *rules, size_t n,
 	const char *name = nftnl_chain_get_str(chain, NFTNL_CHAIN_NAME);
 
 	for (; from < n; from++) {
-		const char *t = nftnl_rule_get_str(rules[from], NFTNL_RULE_TABLE);
-		const char *c = nftnl_rule_get_str(rules[from], NFTNL_RULE_CHAIN);
+		const char *t =
+		    nftnl_rule_get_str(rules[from], NFTNL_RULE_TABLE);
+		const char *c =
+		    nftnl_rule_get_str(rules[from], NFTNL_RULE_CHAIN);
 
-		if (nftnl_rule_get_u32(rules[from], NFTNL_RULE_FAMILY) == family &&
+		if (nftnl_rule_get_u32(rules[from], NFTNL_RULE_FAMILY) ==
+			family &&
 		    t && c && !strcmp(t, table) && !strcmp(c, name))
 			break;
 	}
@@ -1836,7 +1858,9 @@ static size_t rule_in_chain(struct nftnl_rule *const *rules, size_t n,
 static int verify_rules(const struct jr_ruleset *rs,
 			struct nftnl_rule_list *rules, struct jr_err *err)
 {
-	_cleanup_(nftnl_rule_list_iter_destroyp) struct nftnl_rule_list_iter *it = NULL;
+	_cleanup_(
+	    nftnl_rule_list_iter_destroyp) struct nftnl_rule_list_iter *it =
+	    NULL;
 	_cleanup_free_ struct nftnl_rule **got = NULL;
 	_cleanup_free_ char *want_text = NULL;
 	_cleanup_free_ char *got_text = NULL;
@@ -1847,15 +1871,17 @@ static int verify_rules(const struct jr_ruleset *rs,
 	want_text = malloc(JR_NFT_RULE_TEXT);
 	got_text = malloc(JR_NFT_RULE_TEXT);
 	if (!it || !want_text || !got_text)
-		return jr_err_set(err, ENOMEM,
-				  "out of memory comparing the nftables ruleset");
+		return jr_err_set(
+		    err, ENOMEM,
+		    "out of memory comparing the nftables ruleset");
 	while ((r = nftnl_rule_list_iter_next(it))) {
 		struct nftnl_rule **more;
 
 		more = reallocarray(got, n_got + 1, sizeof(*got));
 		if (!more)
-			return jr_err_set(err, ENOMEM,
-				  "out of memory comparing the nftables ruleset");
+			return jr_err_set(
+			    err, ENOMEM,
+			    "out of memory comparing the nftables ruleset");
 		got = more;
 		nftnl_rule_unset(r, NFTNL_RULE_HANDLE);
 		nftnl_rule_unset(r, NFTNL_RULE_POSITION);
@@ -1872,31 +1898,37 @@ static int verify_rules(const struct jr_ruleset *rs,
 			g = rule_in_chain(got, n_got, g, chain);
 			if (w == rs->n_rules && g == n_got)
 				break;
-			if ((w < rs->n_rules && rule_text(rs->rules[w], want_text) < 0) ||
+			if ((w < rs->n_rules &&
+			     rule_text(rs->rules[w], want_text) < 0) ||
 			    (g < n_got && rule_text(got[g], got_text) < 0))
-				return jr_err_set(err, EOVERFLOW,
-						  "rule %zu of the '%s' chain is too long to compare",
-						  pos, name);
+				return jr_err_set(
+				    err, EOVERFLOW,
+				    "rule %zu of the '%s' chain is too long to compare",
+				    pos, name);
 			if (g == n_got)
-				return jr_err_set(err, EPROTO,
-						  "rule %zu of the '%s' chain is missing: %s",
-						  pos, name, want_text);
+				return jr_err_set(
+				    err, EPROTO,
+				    "rule %zu of the '%s' chain is missing: %s",
+				    pos, name, want_text);
 			if (w == rs->n_rules)
-				return jr_err_set(err, EPROTO,
-						  "the '%s' chain has an extra rule %zu: %s",
-						  name, pos, got_text);
+				return jr_err_set(
+				    err, EPROTO,
+				    "the '%s' chain has an extra rule %zu: %s",
+				    name, pos, got_text);
 			if (strcmp(want_text, got_text) != 0)
-				return jr_err_set(err, EPROTO,
-						  "rule %zu of the '%s' chain is \"%s\" instead of \"%s\"",
-						  pos, name, got_text, want_text);
+				return jr_err_set(
+				    err, EPROTO,
+				    "rule %zu of the '%s' chain is \"%s\" instead of \"%s\"",
+				    pos, name, got_text, want_text);
 			matched++;
 		}
 	}
 	/* verify_chains() leaves no other chain for a rule to be in. */
 	if (matched != n_got)
-		return jr_err_set(err, EPROTO,
-				  "there are %zu rules in chains jailrun did not create",
-				  n_got - matched);
+		return jr_err_set(
+		    err, EPROTO,
+		    "there are %zu rules in chains jailrun did not create",
+		    n_got - matched);
 	return 0;
 }
 
@@ -1910,16 +1942,19 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 
 	for (tries = 0; !consistent; tries++) {
 		if (tries == JR_NFT_DUMP_TRIES)
-			return jr_err_set(err, EAGAIN,
-					  "the nftables ruleset of the sandbox's network namespace kept changing while jailrun read it back");
+			return jr_err_set(
+			    err, EAGAIN,
+			    "the nftables ruleset of the sandbox's network namespace kept changing while jailrun read it back");
 		ret = readback_once(nl, &rb, &consistent);
 		if (ret < 0)
-			return jr_err_set(err, -ret,
-					  "cannot read the nftables ruleset back from the kernel: %s",
-					  strerror(-ret));
+			return jr_err_set(
+			    err, -ret,
+			    "cannot read the nftables ruleset back from the kernel: %s",
+			    strerror(-ret));
 	}
 
-	ret = verify_table(rs, rb.tables, mnl_socket_get_portid(nl), &ours, err);
+	ret =
+	    verify_table(rs, rb.tables, mnl_socket_get_portid(nl), &ours, err);
 	if (ret == 0)
 		ret = verify_chains(rs, rb.chains, err);
 	if (ret == 0)
@@ -1927,7 +1962,9 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 	if (ret == 0)
 		ret = verify_table_use(rs, ours, err);
 	if (ret == -EPROTO && err)
-		jr_err_prefix(err, "the nftables ruleset in the sandbox's network namespace is not the one jailrun installed: ");
+		jr_err_prefix(
+		    err,
+		    "the nftables ruleset in the sandbox's network namespace is not the one jailrun installed: ");
 	return ret;
 }
 
@@ -2018,9 +2055,13 @@ static int restore_list_fill(const struct mnl_socket *nl,
 			     const struct jr_ruleset *rs,
 			     struct nft_restore_list *l)
 {
-	_cleanup_(nftnl_table_list_freep) struct nftnl_table_list *dumped = NULL;
-	_cleanup_(nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it = NULL;
-	uint32_t our_family = nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY);
+	_cleanup_(nftnl_table_list_freep) struct nftnl_table_list *dumped =
+	    NULL;
+	_cleanup_(
+	    nftnl_table_list_iter_destroyp) struct nftnl_table_list_iter *it =
+	    NULL;
+	uint32_t our_family =
+	    nftnl_table_get_u32(rs->table, NFTNL_TABLE_FAMILY);
 	const char *our_name = nftnl_table_get_str(rs->table, NFTNL_TABLE_NAME);
 	uint32_t portid = mnl_socket_get_portid(nl);
 	bool interrupted = false;
@@ -2077,13 +2118,13 @@ static void restore_removed(const struct nft_restore_list *l, char *buf,
 
 		if (!l->foreign[i])
 			continue;
-		n = snprintf(buf + used, size - used, "%s%s %s",
-			     used ? ", " : "",
-			     nft_family_name(nftnl_table_get_u32(l->tables[i],
-								 NFTNL_TABLE_FAMILY)),
-			     nft_name_escape(nftnl_table_get_str(l->tables[i],
-								 NFTNL_TABLE_NAME),
-					     name, sizeof(name)));
+		n = snprintf(
+		    buf + used, size - used, "%s%s %s", used ? ", " : "",
+		    nft_family_name(
+			nftnl_table_get_u32(l->tables[i], NFTNL_TABLE_FAMILY)),
+		    nft_name_escape(
+			nftnl_table_get_str(l->tables[i], NFTNL_TABLE_NAME),
+			name, sizeof(name)));
 		if (n < 0 || (size_t)n >= size - used) {
 			if (size >= 4)
 				memcpy(buf + size - 4, "...", 4);
@@ -2133,9 +2174,10 @@ int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 
 		ret = restore_list_fill(nl, rs, &l);
 		if (ret < 0)
-			return jr_err_set(err, -ret,
-					  "cannot restore the nftables ruleset of the sandbox's network namespace: cannot list its tables: %s",
-					  strerror(-ret));
+			return jr_err_set(
+			    err, -ret,
+			    "cannot restore the nftables ruleset of the sandbox's network namespace: cannot list its tables: %s",
+			    strerror(-ret));
 		in.del = l.tables;
 		in.n_del = l.n;
 		ret = install_talk(nl, &in, "nothing was changed", err);
@@ -2146,7 +2188,9 @@ int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		if (tries < JR_NFT_DUMP_TRIES && restore_raced(&in))
 			continue;
 		if (err)
-			jr_err_prefix(err, "cannot restore the nftables ruleset of the sandbox's network namespace: ");
+			jr_err_prefix(
+			    err,
+			    "cannot restore the nftables ruleset of the sandbox's network namespace: ");
 		return ret;
 	}
 }
@@ -2218,17 +2262,19 @@ int jr_nft_monitor_open(int fd, struct mnl_socket **out, struct jr_err *err)
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "cannot make the nftables monitor socket non-blocking: %s",
-				  strerror(e));
+		return jr_err_set(
+		    err, e,
+		    "cannot make the nftables monitor socket non-blocking: %s",
+		    strerror(e));
 	}
 
 	ret = nft_sock_grow_buf(nl, SO_RCVBUFFORCE, SO_RCVBUF,
 				JR_NFT_MONITOR_RCVBUF);
 	if (ret < 0)
-		return jr_err_set(err, -ret,
-				  "cannot enlarge the receive buffer of the nftables monitor socket: %s",
-				  strerror(-ret));
+		return jr_err_set(
+		    err, -ret,
+		    "cannot enlarge the receive buffer of the nftables monitor socket: %s",
+		    strerror(-ret));
 
 	/*
 	 * The socket option rather than bind(2)'s nl_groups mask: the mask
@@ -2241,10 +2287,13 @@ int jr_nft_monitor_open(int fd, struct mnl_socket **out, struct jr_err *err)
 	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group,
 				  sizeof(group)) < 0) {
 		e = errno;
-		return jr_err_set(err, e,
-				  "cannot subscribe the nftables monitor socket to ruleset changes: %s%s",
-				  strerror(e),
-				  e == EPERM ? ": jailrun needs CAP_NET_ADMIN in the user namespace that owns the sandbox's network namespace" : "");
+		return jr_err_set(
+		    err, e,
+		    "cannot subscribe the nftables monitor socket to ruleset changes: %s%s",
+		    strerror(e),
+		    e == EPERM
+			? ": jailrun needs CAP_NET_ADMIN in the user namespace that owns the sandbox's network namespace"
+			: "");
 	}
 
 	*out = steal_pointer(&nl);

@@ -20,69 +20,70 @@
 #include "options.h"
 
 const char jr_usage_text[] =
-	"Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
-	"       jailrun --check\n"
-	"\n"
-	"Run COMMAND in fresh user, network, PID, mount, IPC and UTS namespaces\n"
-	"with no capabilities, no_new_privs, and an nftables ruleset installed and\n"
-	"verified before the command starts.\n"
-	"\n"
-	"Network:\n"
-	"  --allow ENTRY       allow connections to ENTRY (repeatable): host,\n"
-	"                      *.suffix, IPv4/IPv6 address or CIDR, each with an\n"
-	"                      optional :port ([v6]:port); implies --net allowlist\n"
-	"  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
-	"  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
-	"                      hosts (default when --allow is given); 'none': only\n"
-	"                      loopback (the default otherwise)\n"
-	"  --gateway CIDR      the relay's address on the sandbox link\n"
-	"                      (default " JR_DEFAULT_GATEWAY "; the command gets the next)\n"
-	"  --log FILE          append the audit log (JSON lines) to FILE\n"
-	"  --log-fd N          write the audit log to file descriptor N\n"
-	"  --max-conns N       concurrent relay connections (default 2048)\n"
-	"  --header-timeout SECONDS\n"
-	"                      a proxy client must send its request within this\n"
-	"                      (default 10)\n"
-	"  --connect-timeout SECONDS\n"
-	"                      upstream connect and name resolution limit; then 504\n"
-	"                      (default 10)\n"
-	"  --idle-timeout SECONDS\n"
-	"                      close a tunnel idle this long (default 900)\n"
-	"\n"
-	"Hardening:\n"
-	"  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
-	"                      debugging and is logged loudly)\n"
-	"  --allow-nested      let the command create user and network namespaces\n"
-	"                      (for commands that sandbox themselves: bwrap, browsers)\n"
-	"  --expose PATH       do not hide this host daemon socket (e.g.\n"
-	"                      /run/docker.sock); repeatable\n"
-	"  --on-tamper restore|kill\n"
-	"                      when the sandbox's rules or network namespace are\n"
-	"                      tampered with: restore them (default), or end the\n"
-	"                      sandbox with status 125\n"
-	"  --watchdog-interval SECONDS\n"
-	"                      how often the rules are re-verified (default 1)\n"
-	"\n"
-	"Sandbox:\n"
-	"  --timeout SECONDS   kill the whole sandbox after SECONDS (decimals allowed)\n"
-	"                      and exit 124\n"
-	"  --user USER|UID[:GROUP|GID]\n"
-	"                      when started as root, run COMMAND as this user\n"
-	"                      (default: the sudo caller, else nobody); 'root' must\n"
-	"                      be asked for explicitly. Without root, COMMAND\n"
-	"                      always runs as the caller.\n"
-	"  --json FILE         write a JSON summary of the run to FILE at exit\n"
-	"  --check             check this host can run sandboxes, then exit\n"
-	"  -v, --verbose       say what jailrun is doing (twice: debug detail)\n"
-	"  -q, --quiet         print only errors\n"
-	"  -h, --help          show this help and exit\n"
-	"  -V, --version       show the version and exit\n"
-	"\n"
-	"Exit status: COMMAND's own; 125 jailrun failed before COMMAND ran;\n"
-	"126 COMMAND not executable; 127 COMMAND not found; 128+N COMMAND killed\n"
-	"by signal N; 124 --timeout expired.\n"
-	"\n"
-	"See jailrun(1) for details.\n";
+    "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
+    "       jailrun --check\n"
+    "\n"
+    "Run COMMAND in fresh user, network, PID, mount, IPC and UTS namespaces\n"
+    "with no capabilities, no_new_privs, and an nftables ruleset installed and\n"
+    "verified before the command starts.\n"
+    "\n"
+    "Network:\n"
+    "  --allow ENTRY       allow connections to ENTRY (repeatable): host,\n"
+    "                      *.suffix, IPv4/IPv6 address or CIDR, each with an\n"
+    "                      optional :port ([v6]:port); implies --net allowlist\n"
+    "  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
+    "  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
+    "                      hosts (default when --allow is given); 'none': only\n"
+    "                      loopback (the default otherwise)\n"
+    "  --gateway CIDR      the relay's address on the sandbox link\n"
+    "                      (default " JR_DEFAULT_GATEWAY
+    "; the command gets the next)\n"
+    "  --log FILE          append the audit log (JSON lines) to FILE\n"
+    "  --log-fd N          write the audit log to file descriptor N\n"
+    "  --max-conns N       concurrent relay connections (default 2048)\n"
+    "  --header-timeout SECONDS\n"
+    "                      a proxy client must send its request within this\n"
+    "                      (default 10)\n"
+    "  --connect-timeout SECONDS\n"
+    "                      upstream connect and name resolution limit; then 504\n"
+    "                      (default 10)\n"
+    "  --idle-timeout SECONDS\n"
+    "                      close a tunnel idle this long (default 900)\n"
+    "\n"
+    "Hardening:\n"
+    "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
+    "                      debugging and is logged loudly)\n"
+    "  --allow-nested      let the command create user and network namespaces\n"
+    "                      (for commands that sandbox themselves: bwrap, browsers)\n"
+    "  --expose PATH       do not hide this host daemon socket (e.g.\n"
+    "                      /run/docker.sock); repeatable\n"
+    "  --on-tamper restore|kill\n"
+    "                      when the sandbox's rules or network namespace are\n"
+    "                      tampered with: restore them (default), or end the\n"
+    "                      sandbox with status 125\n"
+    "  --watchdog-interval SECONDS\n"
+    "                      how often the rules are re-verified (default 1)\n"
+    "\n"
+    "Sandbox:\n"
+    "  --timeout SECONDS   kill the whole sandbox after SECONDS (decimals allowed)\n"
+    "                      and exit 124\n"
+    "  --user USER|UID[:GROUP|GID]\n"
+    "                      when started as root, run COMMAND as this user\n"
+    "                      (default: the sudo caller, else nobody); 'root' must\n"
+    "                      be asked for explicitly. Without root, COMMAND\n"
+    "                      always runs as the caller.\n"
+    "  --json FILE         write a JSON summary of the run to FILE at exit\n"
+    "  --check             check this host can run sandboxes, then exit\n"
+    "  -v, --verbose       say what jailrun is doing (twice: debug detail)\n"
+    "  -q, --quiet         print only errors\n"
+    "  -h, --help          show this help and exit\n"
+    "  -V, --version       show the version and exit\n"
+    "\n"
+    "Exit status: COMMAND's own; 125 jailrun failed before COMMAND ran;\n"
+    "126 COMMAND not executable; 127 COMMAND not found; 128+N COMMAND killed\n"
+    "by signal N; 124 --timeout expired.\n"
+    "\n"
+    "See jailrun(1) for details.\n";
 
 enum {
 	OPT_NET = 0x100,
@@ -155,9 +156,9 @@ static int parse_net_mode(const char *s, enum jr_net_mode *mode,
 		*mode = JR_NET_ALLOWLIST;
 		return 0;
 	}
-	return jr_err_set(err, EINVAL,
-			  "--net %s: unknown network mode (known: allowlist, none)",
-			  s);
+	return jr_err_set(
+	    err, EINVAL,
+	    "--net %s: unknown network mode (known: allowlist, none)", s);
 }
 
 int jr_parse_duration_ms(const char *s, uint64_t *ms)
@@ -259,13 +260,14 @@ void jr_options_release(struct jr_options *opts)
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
 }
 
-static int parse_timeout_option(const char *name, const char *arg,
-				uint64_t *ms, struct jr_err *err)
+static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
+				struct jr_err *err)
 {
 	if (jr_parse_duration_ms(arg, ms) < 0)
-		return jr_err_set(err, EINVAL,
-				  "--%s %s: expected seconds > 0 and <= 31536000, at most 3 decimals (e.g. 30 or 1.5)",
-				  name, arg);
+		return jr_err_set(
+		    err, EINVAL,
+		    "--%s %s: expected seconds > 0 and <= 31536000, at most 3 decimals (e.g. 30 or 1.5)",
+		    name, arg);
 	return 0;
 }
 
@@ -289,16 +291,19 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
 	/* argc bounds how many of each there can be. */
 	opts->allow = calloc((size_t)argc + 1, sizeof(*opts->allow));
-	opts->allow_files = calloc((size_t)argc + 1, sizeof(*opts->allow_files));
+	opts->allow_files =
+	    calloc((size_t)argc + 1, sizeof(*opts->allow_files));
 	opts->expose = calloc((size_t)argc + 1, sizeof(*opts->expose));
 	if (!opts->allow || !opts->allow_files || !opts->expose) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 
-	optind = 0; /* full re-initialisation (glibc), so tests can call us again */
+	optind =
+	    0; /* full re-initialisation (glibc), so tests can call us again */
 	opterr = 0; /* our own messages, which name the rule */
-	while ((c = getopt_long(argc, argv, "+:hVvq", jr_long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hVvq", jr_long_options, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			opts->action = JR_ACTION_HELP;
@@ -308,14 +313,16 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			return 0;
 		case 'v':
 			if (opts->verbosity < 0)
-				return jr_err_set(err, EINVAL,
-						  "-v and -q cannot be combined");
+				return jr_err_set(
+				    err, EINVAL,
+				    "-v and -q cannot be combined");
 			opts->verbosity++;
 			break;
 		case 'q':
 			if (opts->verbosity > 0)
-				return jr_err_set(err, EINVAL,
-						  "-v and -q cannot be combined");
+				return jr_err_set(
+				    err, EINVAL,
+				    "-v and -q cannot be combined");
 			opts->verbosity = -1;
 			break;
 		case OPT_NET:
@@ -331,9 +338,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			break;
 		case OPT_GATEWAY:
 			if (jr_parse_gateway(optarg, &opts->gateway) < 0)
-				return jr_err_set(err, EINVAL,
-						  "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
-						  optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY
+				    " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
+				    optarg);
 			break;
 		case OPT_SECCOMP:
 			if (strcmp(optarg, "on") == 0)
@@ -341,16 +350,19 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			else if (strcmp(optarg, "off") == 0)
 				opts->seccomp = false;
 			else
-				return jr_err_set(err, EINVAL,
-						  "--seccomp %s: expected on or off", optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--seccomp %s: expected on or off", optarg);
 			break;
 		case OPT_ALLOW_NESTED:
 			opts->allow_nested = true;
 			break;
 		case OPT_EXPOSE:
 			if (optarg[0] != '/')
-				return jr_err_set(err, EINVAL,
-						  "--expose %s: expected an absolute path", optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--expose %s: expected an absolute path",
+				    optarg);
 			opts->expose[opts->n_expose++] = optarg;
 			break;
 		case OPT_ON_TAMPER:
@@ -359,49 +371,60 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			else if (strcmp(optarg, "kill") == 0)
 				opts->tamper_kill = true;
 			else
-				return jr_err_set(err, EINVAL,
-						  "--on-tamper %s: expected restore or kill", optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--on-tamper %s: expected restore or kill",
+				    optarg);
 			break;
 		case OPT_WATCHDOG_INTERVAL:
 			if (parse_timeout_option("watchdog-interval", optarg,
-						 &opts->watchdog_interval_ms, err) < 0)
+						 &opts->watchdog_interval_ms,
+						 err) < 0)
 				return -EINVAL;
 			if (opts->watchdog_interval_ms < 10)
-				return jr_err_set(err, EINVAL,
-						  "--watchdog-interval %s: at least 0.01 seconds", optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--watchdog-interval %s: at least 0.01 seconds",
+				    optarg);
 			break;
 		case OPT_LOG:
 			if (!*optarg)
-				return jr_err_set(err, EINVAL, "--log: empty file name");
+				return jr_err_set(err, EINVAL,
+						  "--log: empty file name");
 			opts->log_path = optarg;
 			break;
 		case OPT_LOG_FD:
 			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
-				return jr_err_set(err, EINVAL,
-						  "--log-fd %s: expected an open file descriptor number >= 3",
-						  optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--log-fd %s: expected an open file descriptor number >= 3",
+				    optarg);
 			opts->log_fd = (int)v;
 			break;
 		case OPT_MAX_CONNS:
 			if (parse_uint(optarg, 65536, &v) < 0 || v < 1)
-				return jr_err_set(err, EINVAL,
-						  "--max-conns %s: expected a number from 1 to 65536",
-						  optarg);
+				return jr_err_set(
+				    err, EINVAL,
+				    "--max-conns %s: expected a number from 1 to 65536",
+				    optarg);
 			opts->max_conns = (unsigned int)v;
 			break;
 		case OPT_HEADER_TIMEOUT:
 			if (parse_timeout_option("header-timeout", optarg,
-						 &opts->header_timeout_ms, err) < 0)
+						 &opts->header_timeout_ms,
+						 err) < 0)
 				return -EINVAL;
 			break;
 		case OPT_CONNECT_TIMEOUT:
 			if (parse_timeout_option("connect-timeout", optarg,
-						 &opts->connect_timeout_ms, err) < 0)
+						 &opts->connect_timeout_ms,
+						 err) < 0)
 				return -EINVAL;
 			break;
 		case OPT_IDLE_TIMEOUT:
 			if (parse_timeout_option("idle-timeout", optarg,
-						 &opts->idle_timeout_ms, err) < 0)
+						 &opts->idle_timeout_ms,
+						 err) < 0)
 				return -EINVAL;
 			break;
 		case OPT_TIMEOUT:
@@ -429,34 +452,40 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			opts->action = JR_ACTION_CHECK;
 			break;
 		case ':':
-			return jr_err_set(err, EINVAL,
-					  "option '%s' needs an argument; see jailrun --help",
-					  argv[optind - 1]);
+			return jr_err_set(
+			    err, EINVAL,
+			    "option '%s' needs an argument; see jailrun --help",
+			    argv[optind - 1]);
 		case '?':
 		default:
 			if (optopt && optopt < 0x100)
-				return jr_err_set(err, EINVAL,
-						  "unknown option '-%c'; see jailrun --help",
-						  optopt);
+				return jr_err_set(
+				    err, EINVAL,
+				    "unknown option '-%c'; see jailrun --help",
+				    optopt);
 			if (optopt)
-				return jr_err_set(err, EINVAL,
-						  "option '%s' takes no argument; see jailrun --help",
-						  argv[optind - 1]);
-			return jr_err_set(err, EINVAL,
-					  "unknown option '%s'; see jailrun --help",
-					  argv[optind - 1]);
+				return jr_err_set(
+				    err, EINVAL,
+				    "option '%s' takes no argument; see jailrun --help",
+				    argv[optind - 1]);
+			return jr_err_set(
+			    err, EINVAL,
+			    "unknown option '%s'; see jailrun --help",
+			    argv[optind - 1]);
 		}
 	}
 
 	if (opts->n_allow || opts->n_allow_files) {
 		if (saw_net && opts->net != JR_NET_ALLOWLIST)
-			return jr_err_set(err, EINVAL,
-					  "--allow/--allow-file need --net allowlist, not --net %s",
-					  jr_net_mode_name(opts->net));
+			return jr_err_set(
+			    err, EINVAL,
+			    "--allow/--allow-file need --net allowlist, not --net %s",
+			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
 	}
 	if (opts->log_path && opts->log_fd >= 0)
-		return jr_err_set(err, EINVAL, "--log and --log-fd cannot be combined");
+		return jr_err_set(err, EINVAL,
+				  "--log and --log-fd cannot be combined");
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,
@@ -465,8 +494,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		return 0;
 	}
 	if (optind >= argc)
-		return jr_err_set(err, EINVAL,
-				  "no command given; usage: jailrun [OPTIONS] -- COMMAND [ARG...]");
+		return jr_err_set(
+		    err, EINVAL,
+		    "no command given; usage: jailrun [OPTIONS] -- COMMAND [ARG...]");
 	if (!*argv[optind])
 		return jr_err_set(err, EINVAL, "the command name is empty");
 	opts->command = &argv[optind];

@@ -21,14 +21,14 @@ enum jr_action {
 };
 
 enum jr_net_mode {
-	JR_NET_NONE = 0,   /* only lo; every packet off loopback dropped */
-	JR_NET_ALLOWLIST,  /* only the relay, which forwards to --allow hosts */
+	JR_NET_NONE = 0,  /* only lo; every packet off loopback dropped */
+	JR_NET_ALLOWLIST, /* only the relay, which forwards to --allow hosts */
 };
 
 /* The relay's side of the worker link: relay = G, worker = G+1. */
 struct jr_gateway {
-	struct in_addr relay;	/* network byte order */
-	struct in_addr worker;	/* network byte order */
+	struct in_addr relay;  /* network byte order */
+	struct in_addr worker; /* network byte order */
 	uint8_t prefix;
 };
 
@@ -43,29 +43,29 @@ struct jr_gateway {
 
 struct jr_options {
 	enum jr_action action;
-	int verbosity;		/* -1 quiet, 0 normal, 1.. verbose */
+	int verbosity; /* -1 quiet, 0 normal, 1.. verbose */
 	enum jr_net_mode net;
-	const char **allow;	/* --allow entries in order (point into argv) */
+	const char **allow; /* --allow entries in order (point into argv) */
 	size_t n_allow;
 	const char **allow_files; /* --allow-file paths */
 	size_t n_allow_files;
 	struct jr_gateway gateway;
-	const char *log_path;	/* --log FILE, NULL: none */
-	int log_fd;		/* --log-fd N, -1: none */
+	const char *log_path; /* --log FILE, NULL: none */
+	int log_fd;	      /* --log-fd N, -1: none */
 	unsigned int max_conns;
 	uint64_t header_timeout_ms;
 	uint64_t idle_timeout_ms;
 	uint64_t connect_timeout_ms;
-	uint64_t timeout_ms;	/* 0: no timeout */
-	const char **expose;	/* --expose paths (point into argv) */
+	uint64_t timeout_ms; /* 0: no timeout */
+	const char **expose; /* --expose paths (point into argv) */
 	size_t n_expose;
-	bool seccomp;		/* --seccomp on (default) / off */
-	bool allow_nested;	/* --allow-nested */
-	bool tamper_kill;	/* --on-tamper kill (default: restore) */
+	bool seccomp;	   /* --seccomp on (default) / off */
+	bool allow_nested; /* --allow-nested */
+	bool tamper_kill;  /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;
-	const char *user;	/* --user spec, NULL: the default */
-	const char *json_path;	/* --json FILE, NULL: none */
-	char *const *command;	/* NULL-terminated argv of the command */
+	const char *user;      /* --user spec, NULL: the default */
+	const char *json_path; /* --json FILE, NULL: none */
+	char *const *command;  /* NULL-terminated argv of the command */
 	int command_argc;
 };
 

@@ -335,36 +335,44 @@ static int name_char_check(char c, struct jr_err *err)
 	if ((c >= 'a' && c <= 'z') || ascii_is_digit(c) || c == '-' || c == '.')
 		return 0;
 	if (u >= 0x80)
-		return jr_err_set(err, EINVAL,
-				  "only ASCII is allowed in a host name; write an internationalised name in its punycode form ('xn--...', RFC 5891)");
+		return jr_err_set(
+		    err, EINVAL,
+		    "only ASCII is allowed in a host name; write an internationalised name in its punycode form ('xn--...', RFC 5891)");
 	if (c == '_')
-		return jr_err_set(err, EINVAL,
-				  "an underscore is not allowed in a host name (RFC 1123 2.1: letters, digits and '-')");
+		return jr_err_set(
+		    err, EINVAL,
+		    "an underscore is not allowed in a host name (RFC 1123 2.1: letters, digits and '-')");
 	if (c == '*')
-		return jr_err_set(err, EINVAL,
-				  "a wildcard may only be the whole first label, as in '*.example.com'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a wildcard may only be the whole first label, as in '*.example.com'");
 	if (u <= 0x20 || u == 0x7f)
-		return jr_err_set(err, EINVAL,
-				  "a space or control character is not allowed in a host name");
-	return jr_err_set(err, EINVAL,
-			  "'%c' is not allowed in a host name (RFC 1123 2.1: letters, digits, '-' and '.')",
-			  c);
+		return jr_err_set(
+		    err, EINVAL,
+		    "a space or control character is not allowed in a host name");
+	return jr_err_set(
+	    err, EINVAL,
+	    "'%c' is not allowed in a host name (RFC 1123 2.1: letters, digits, '-' and '.')",
+	    c);
 }
 
 /* One label: RFC 1035 2.3.4 length, RFC 1123 2.1 hyphen placement. */
 static int name_label_check(const char *label, size_t len, struct jr_err *err)
 {
 	if (len == 0)
-		return jr_err_set(err, EINVAL,
-				  "empty label (a leading dot, or '..'): every label between dots needs 1 to %d characters",
-				  POLICY_LABEL_MAX);
+		return jr_err_set(
+		    err, EINVAL,
+		    "empty label (a leading dot, or '..'): every label between dots needs 1 to %d characters",
+		    POLICY_LABEL_MAX);
 	if (len > POLICY_LABEL_MAX)
-		return jr_err_set(err, EINVAL,
-				  "a label is at most %d characters (RFC 1035 2.3.4), this one has %zu",
-				  POLICY_LABEL_MAX, len);
+		return jr_err_set(
+		    err, EINVAL,
+		    "a label is at most %d characters (RFC 1035 2.3.4), this one has %zu",
+		    POLICY_LABEL_MAX, len);
 	if (label[0] == '-' || label[len - 1] == '-')
-		return jr_err_set(err, EINVAL,
-				  "a label may not begin or end with '-' (RFC 1123 2.1)");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a label may not begin or end with '-' (RFC 1123 2.1)");
 	return 0;
 }
 
@@ -386,9 +394,10 @@ static int name_check(const char *name, struct jr_err *err)
 	if (len == 0)
 		return jr_err_set(err, EINVAL, "the host name is empty");
 	if (len > JR_HOST_MAX)
-		return jr_err_set(err, EINVAL,
-				  "a host name is at most %d characters (RFC 1035 2.3.4), this one has %zu",
-				  JR_HOST_MAX, len);
+		return jr_err_set(
+		    err, EINVAL,
+		    "a host name is at most %d characters (RFC 1035 2.3.4), this one has %zu",
+		    JR_HOST_MAX, len);
 	for (const char *c = name; *c; c++) {
 		r = name_char_check(*c, err);
 		if (r < 0)
@@ -407,9 +416,10 @@ static int name_check(const char *name, struct jr_err *err)
 	/* RFC 1123 2.1: "the highest-level component label will be
 	 * alphabetic"; this is how a resolver tells names from addresses. */
 	if (all_digits(label, strlen(label)))
-		return jr_err_set(err, EINVAL,
-				  "the last label '%s' is all digits, so resolvers would read the name as an address (RFC 1123 2.1)",
-				  label);
+		return jr_err_set(
+		    err, EINVAL,
+		    "the last label '%s' is all digits, so resolvers would read the name as an address (RFC 1123 2.1)",
+		    label);
 	return 0;
 }
 
@@ -435,24 +445,24 @@ void jr_host_normalise(char *host)
  * @sep: the character before it in the entry, for the message
  * Return: the value, or -EINVAL with @err filled.
  */
-static long parse_decimal(const char *s, long max, const char *what,
-			  char sep, struct jr_err *err)
+static long parse_decimal(const char *s, long max, const char *what, char sep,
+			  struct jr_err *err)
 {
 	size_t len = strlen(s);
 	long v = 0;
 
 	if (len == 0)
-		return jr_err_set(err, EINVAL,
-				  "the %s is missing after '%c'",
+		return jr_err_set(err, EINVAL, "the %s is missing after '%c'",
 				  what, sep);
 	if (!all_digits(s, len))
 		return jr_err_set(err, EINVAL,
-				  "the %s '%s' is not a decimal number",
-				  what, s);
+				  "the %s '%s' is not a decimal number", what,
+				  s);
 	if (len > 1 && s[0] == '0')
-		return jr_err_set(err, EINVAL,
-				  "write the %s without leading zeros ('%s' could be read as octal)",
-				  what, s);
+		return jr_err_set(
+		    err, EINVAL,
+		    "write the %s without leading zeros ('%s' could be read as octal)",
+		    what, s);
 	for (size_t i = 0; i < len && v <= max; i++)
 		v = v * 10 + (s[i] - '0');
 	if (v > max)
@@ -469,8 +479,9 @@ static int parse_port(const char *s, uint16_t *port, struct jr_err *err)
 	if (v < 0)
 		return (int)v;
 	if (v == 0)
-		return jr_err_set(err, EINVAL,
-				  "port 0 is not a destination port (1-65535); leave the port out to allow any");
+		return jr_err_set(
+		    err, EINVAL,
+		    "port 0 is not a destination port (1-65535); leave the port out to allow any");
 	*port = (uint16_t)v;
 	return 0;
 }
@@ -486,9 +497,10 @@ static int entry_suggest_network(const struct jr_allow_entry *e,
 
 	if (!inet_ntop(e->family, e->addr, net, sizeof(net)))
 		net[0] = '\0';
-	return jr_err_set(err, EINVAL,
-			  "host bits are set after the /%u prefix; write the network '%s/%u', or the address alone",
-			  e->prefix, net, e->prefix);
+	return jr_err_set(
+	    err, EINVAL,
+	    "host bits are set after the /%u prefix; write the network '%s/%u', or the address alone",
+	    e->prefix, net, e->prefix);
 }
 
 /*
@@ -511,12 +523,14 @@ static int entry_check_ipv4_carrier(const struct jr_allow_entry *e,
 	if (!inet_ntop(AF_INET, e->addr + 12, v4, sizeof(v4)))
 		v4[0] = '\0';
 	if (e->prefix == 128)
-		return jr_err_set(err, EINVAL,
-				  "%s are judged as the IPv4 address they carry, so this entry could never match; write '%s'",
-				  form, v4);
-	return jr_err_set(err, EINVAL,
-			  "%s are judged as the IPv4 address they carry, so this entry could never match; write '%s/%u'",
-			  form, v4, e->prefix - 96);
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s are judged as the IPv4 address they carry, so this entry could never match; write '%s'",
+		    form, v4);
+	return jr_err_set(
+	    err, EINVAL,
+	    "%s are judged as the IPv4 address they carry, so this entry could never match; write '%s/%u'",
+	    form, v4, e->prefix - 96);
 }
 
 /*
@@ -541,14 +555,17 @@ static int parse_address(char *s, int family, struct jr_allow_entry *e,
 		return jr_err_set(err, EINVAL,
 				  "the address is missing before '/'");
 	if (family == AF_INET6 && strchr(s, '%'))
-		return jr_err_set(err, EINVAL,
-				  "zone ids ('%%eth0') are not allowed: a zone only means something on one host (RFC 4007 11), and link-local addresses are refused by the address guard anyway");
+		return jr_err_set(
+		    err, EINVAL,
+		    "zone ids ('%%eth0') are not allowed: a zone only means something on one host (RFC 4007 11), and link-local addresses are refused by the address guard anyway");
 	if (inet_pton(family, s, e->addr) != 1) {
 		if (family == AF_INET)
-			return jr_err_set(err, EINVAL,
-					  "not a valid IPv4 address: write four decimal numbers 0-255 without leading zeros, as in '192.0.2.7'");
-		return jr_err_set(err, EINVAL,
-				  "not a valid IPv6 address (RFC 4291 2.2); to give a port, bracket the address, as in '[2001:db8::1]:443'");
+			return jr_err_set(
+			    err, EINVAL,
+			    "not a valid IPv4 address: write four decimal numbers 0-255 without leading zeros, as in '192.0.2.7'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "not a valid IPv6 address (RFC 4291 2.2); to give a port, bracket the address, as in '[2001:db8::1]:443'");
 	}
 	e->kind = JR_ALLOW_ADDR;
 	e->family = family;
@@ -569,8 +586,9 @@ static int parse_bracketed(char *s, struct jr_allow_entry *e,
 	char *inner = s + 1, *close = strchr(s, ']');
 
 	if (!close)
-		return jr_err_set(err, EINVAL,
-				  "'[' without a closing ']'; write '[2001:db8::1]:443'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "'[' without a closing ']'; write '[2001:db8::1]:443'");
 	*close = '\0';
 	if (close[1] == ':') {
 		int r = parse_port(close + 2, &e->port, err);
@@ -578,15 +596,18 @@ static int parse_bracketed(char *s, struct jr_allow_entry *e,
 		if (r < 0)
 			return r;
 	} else if (close[1] != '\0') {
-		return jr_err_set(err, EINVAL,
-				  "only ':port' may follow ']', as in '[2001:db8::1]:443'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "only ':port' may follow ']', as in '[2001:db8::1]:443'");
 	}
 	if (inner[0] == '\0')
-		return jr_err_set(err, EINVAL,
-				  "empty brackets: an IPv6 address belongs between '[' and ']'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "empty brackets: an IPv6 address belongs between '[' and ']'");
 	if (!strchr(inner, ':'))
-		return jr_err_set(err, EINVAL,
-				  "brackets are only for IPv6 addresses; write an IPv4 address or a name without them, as in '192.0.2.7:443'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "brackets are only for IPv6 addresses; write an IPv4 address or a name without them, as in '192.0.2.7:443'");
 	return parse_address(inner, AF_INET6, e, err);
 }
 
@@ -600,30 +621,33 @@ static void entry_set_name(struct jr_allow_entry *e, const char *name)
 }
 
 /* "*.suffix": the suffix is a name by the same grammar, one wildcard only. */
-static int parse_wildcard(char *s, struct jr_allow_entry *e,
-			  struct jr_err *err)
+static int parse_wildcard(char *s, struct jr_allow_entry *e, struct jr_err *err)
 {
 	char *suffix = s + 2;
 	int r;
 
 	if (strcmp(s, "*") == 0)
-		return jr_err_set(err, EINVAL,
-				  "a bare wildcard would allow every host; name a suffix, as in '*.example.com' (--net public is the mode for everything)");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a bare wildcard would allow every host; name a suffix, as in '*.example.com' (--net public is the mode for everything)");
 	if (s[0] != '*' || s[1] != '.' || strchr(suffix, '*'))
-		return jr_err_set(err, EINVAL,
-				  "a wildcard may only be the whole first label, as in '*.example.com'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a wildcard may only be the whole first label, as in '*.example.com'");
 	jr_host_normalise(suffix);
 	if (suffix[0] == '\0')
-		return jr_err_set(err, EINVAL,
-				  "a wildcard needs a suffix, as in '*.example.com'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a wildcard needs a suffix, as in '*.example.com'");
 	r = name_check(suffix, err);
 	if (r < 0)
 		return r;
 	/* The shortest name below the suffix is "a." + suffix. */
 	if (strlen(suffix) + 2 > JR_HOST_MAX)
-		return jr_err_set(err, EINVAL,
-				  "the wildcard suffix is too long for any name below it to fit in %d characters (RFC 1035 2.3.4)",
-				  JR_HOST_MAX);
+		return jr_err_set(
+		    err, EINVAL,
+		    "the wildcard suffix is too long for any name below it to fit in %d characters (RFC 1035 2.3.4)",
+		    JR_HOST_MAX);
 	e->kind = JR_ALLOW_WILDCARD;
 	entry_set_name(e, suffix);
 	return 0;
@@ -635,8 +659,9 @@ static int parse_name(char *s, struct jr_allow_entry *e, struct jr_err *err)
 
 	jr_host_normalise(s);
 	if (s[0] != '\0' && looks_numeric(s))
-		return jr_err_set(err, EINVAL,
-				  "resolvers read this as a numeric IPv4 address (inet_aton(3) takes decimal, hex, octal and short forms); write the address as four decimal numbers, as in '127.0.0.1'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "resolvers read this as a numeric IPv4 address (inet_aton(3) takes decimal, hex, octal and short forms); write the address as four decimal numbers, as in '127.0.0.1'");
 	r = name_check(s, err);
 	if (r < 0)
 		return r;
@@ -657,8 +682,9 @@ static int parse_host_part(char *s, struct jr_allow_entry *e,
 	if (slash) {
 		*slash = '\0';
 		if (!looks_like_ipv4(s) && s[0] != '\0')
-			return jr_err_set(err, EINVAL,
-					  "a path is not part of a host: jailrun allows hosts, not URLs; write the host alone, as in 'example.com'");
+			return jr_err_set(
+			    err, EINVAL,
+			    "a path is not part of a host: jailrun allows hosts, not URLs; write the host alone, as in 'example.com'");
 		*slash = '/';
 		return parse_address(s, AF_INET, e, err);
 	}
@@ -676,11 +702,13 @@ static int entry_bytes_check(const char *s, struct jr_err *err)
 		unsigned char c = (unsigned char)*s;
 
 		if (c >= 0x80)
-			return jr_err_set(err, EINVAL,
-					  "only ASCII is allowed; write an internationalised name in its punycode form ('xn--...', RFC 5891)");
+			return jr_err_set(
+			    err, EINVAL,
+			    "only ASCII is allowed; write an internationalised name in its punycode form ('xn--...', RFC 5891)");
 		if (c <= 0x20 || c == 0x7f)
-			return jr_err_set(err, EINVAL,
-					  "a space or control character is not allowed in an entry");
+			return jr_err_set(
+			    err, EINVAL,
+			    "a space or control character is not allowed in an entry");
 	}
 	return 0;
 }
@@ -709,34 +737,39 @@ static int parse_entry(const char *text, struct jr_allow_entry *e,
 	if (len == 0)
 		return jr_err_set(err, EINVAL, "an entry may not be empty");
 	if (len >= sizeof(e->text))
-		return jr_err_set(err, EINVAL,
-				  "an entry is at most %zu characters, this one has %zu",
-				  sizeof(e->text) - 1, len);
+		return jr_err_set(
+		    err, EINVAL,
+		    "an entry is at most %zu characters, this one has %zu",
+		    sizeof(e->text) - 1, len);
 	r = entry_bytes_check(text, err);
 	if (r < 0)
 		return r;
 	if (strstr(text, "://"))
-		return jr_err_set(err, EINVAL,
-				  "a URL is not an entry: write the host alone, with ':port' if needed, as in 'example.com:443'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a URL is not an entry: write the host alone, with ':port' if needed, as in 'example.com:443'");
 	if (strchr(text, '@'))
-		return jr_err_set(err, EINVAL,
-				  "user information ('user@') is not part of a host; write the host alone");
+		return jr_err_set(
+		    err, EINVAL,
+		    "user information ('user@') is not part of a host; write the host alone");
 	memcpy(buf, text, len + 1);
 	memcpy(e->text, text, len + 1);
 
 	if (buf[0] == '[')
 		return parse_bracketed(buf, e, err);
 	if (strchr(buf, ']'))
-		return jr_err_set(err, EINVAL,
-				  "']' without '['; write an IPv6 address with a port as '[2001:db8::1]:443'");
+		return jr_err_set(
+		    err, EINVAL,
+		    "']' without '['; write an IPv6 address with a port as '[2001:db8::1]:443'");
 	colon = strchr(buf, ':');
 	if (colon && strchr(colon + 1, ':'))
 		return parse_address(buf, AF_INET6, e, err);
 	if (colon) {
 		*colon = '\0';
 		if (strchr(colon + 1, '/'))
-			return jr_err_set(err, EINVAL,
-					  "a path is not part of a host: jailrun allows hosts, not URLs; write the host alone, as in 'example.com:443'");
+			return jr_err_set(
+			    err, EINVAL,
+			    "a path is not part of a host: jailrun allows hosts, not URLs; write the host alone, as in 'example.com:443'");
 		r = parse_port(colon + 1, &e->port, err);
 		if (r < 0)
 			return r;
@@ -779,8 +812,7 @@ static int policy_reserve(struct jr_policy *p, struct jr_err *err)
 	/* cap * size is bounded by POLICY_MAX_ENTRIES: no overflow. */
 	grown = realloc(p->entries, cap * sizeof(*grown));
 	if (!grown)
-		return jr_err_set(err, ENOMEM,
-				  "out of memory for %zu entries",
+		return jr_err_set(err, ENOMEM, "out of memory for %zu entries",
 				  cap);
 	p->entries = grown;
 	p->cap = cap;
@@ -845,8 +877,9 @@ static int policy_add_line(struct jr_policy *p, char *line, size_t len,
 	int r;
 
 	if (memchr(line, '\0', len))
-		return jr_err_set(err, EINVAL,
-				  "a NUL byte in the line; is this a text file?");
+		return jr_err_set(
+		    err, EINVAL,
+		    "a NUL byte in the line; is this a text file?");
 	hash = strchr(line, '#');
 	if (hash)
 		*hash = '\0';
@@ -879,9 +912,8 @@ int jr_policy_add_file(struct jr_policy *p, const char *path,
 	f = fopen(path, "re");
 	if (!f) {
 		r = errno;
-		return jr_err_set(err, r,
-				  "--allow-file '%s': %s",
-				  shown, strerror(r));
+		return jr_err_set(err, r, "--allow-file '%s': %s", shown,
+				  strerror(r));
 	}
 	/* All or nothing: a file that fails half-way adds no entries. */
 	n_before = p->n;
@@ -1058,8 +1090,7 @@ static bool entry_inside_range(const struct jr_allow_entry *e,
  * sockaddr inside a packed or odd-offset buffer is read without undefined
  * behaviour; only the family's own sockaddr length is read.
  */
-static bool addr_from_sockaddr(const struct sockaddr *sa,
-			       struct policy_addr *a)
+static bool addr_from_sockaddr(const struct sockaddr *sa, struct policy_addr *a)
 {
 	const char *raw = (const char *)sa;
 	sa_family_t family;

@@ -53,11 +53,11 @@ struct jr_policy {
  * (jr_deny_reason_name(JR_ALLOWED) is "allowed"). */
 enum jr_deny_reason {
 	JR_ALLOWED = 0,
-	JR_DENY_NOT_ALLOWED,	/* "not-allowed": no entry matches the name/address */
-	JR_DENY_PORT,		/* "port-not-allowed": name matches, port does not */
-	JR_DENY_BAD_HOST,	/* "bad-host": not a valid name or literal (e.g.
+	JR_DENY_NOT_ALLOWED, /* "not-allowed": no entry matches the name/address */
+	JR_DENY_PORT,	  /* "port-not-allowed": name matches, port does not */
+	JR_DENY_BAD_HOST, /* "bad-host": not a valid name or literal (e.g.
 				   "2130706433", "0x7f.1", "127.1", underscores) */
-	JR_DENY_SPECIAL_ADDR,	/* "special-address": loopback, link-local,
+	JR_DENY_SPECIAL_ADDR, /* "special-address": loopback, link-local,
 				   unspecified, multicast, broadcast, or an
 				   IPv4-mapped/compatible/NAT64 form of one,
 				   not named explicitly */

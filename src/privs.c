@@ -55,7 +55,8 @@ static int caps_all_empty(void)
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return -errno;
 	for (size_t i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		if (data[i].effective || data[i].permitted || data[i].inheritable)
+		if (data[i].effective || data[i].permitted ||
+		    data[i].inheritable)
 			return -EPERM;
 	return 0;
 }
@@ -90,17 +91,20 @@ int jr_privs_drop(const struct jr_ids *ids, struct jr_err *err)
 		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) < 0) {
 			if (errno == EINVAL)
 				break; /* past the kernel's last capability */
-			return jr_err_set(err, errno,
-					  "cannot read the capability bounding set: %s",
-					  strerror(errno));
+			return jr_err_set(
+			    err, errno,
+			    "cannot read the capability bounding set: %s",
+			    strerror(errno));
 		}
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-			return jr_err_set(err, errno,
-					  "cannot drop capability %d from the bounding set: %s",
-					  cap, strerror(errno));
+			return jr_err_set(
+			    err, errno,
+			    "cannot drop capability %d from the bounding set: %s",
+			    cap, strerror(errno));
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		return jr_err_set(err, errno, "cannot clear ambient capabilities: %s",
+		return jr_err_set(err, errno,
+				  "cannot clear ambient capabilities: %s",
 				  strerror(errno));
 	if (capset_empty() < 0)
 		return jr_err_set(err, errno, "cannot drop capabilities: %s",
@@ -111,12 +115,14 @@ int jr_privs_drop(const struct jr_ids *ids, struct jr_err *err)
 
 	/* Read everything back. */
 	if (caps_all_empty() < 0)
-		return jr_err_set(err, EPERM,
-				  "capabilities are still held after dropping them");
+		return jr_err_set(
+		    err, EPERM,
+		    "capabilities are still held after dropping them");
 	for (int c = 0; c < cap; c++)
 		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) != 0)
-			return jr_err_set(err, EPERM,
-					  "capability %d is still in the bounding set", c);
+			return jr_err_set(
+			    err, EPERM,
+			    "capability %d is still in the bounding set", c);
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		return jr_err_set(err, EPERM, "no_new_privs did not stick");
 	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != JR_SECUREBITS)
@@ -124,6 +130,7 @@ int jr_privs_drop(const struct jr_ids *ids, struct jr_err *err)
 	if (getresuid(&ru, &eu, &su) < 0 || ru != ids->uid || eu != ids->uid ||
 	    su != ids->uid || getresgid(&rg, &eg, &sg) < 0 || rg != ids->gid ||
 	    eg != ids->gid || sg != ids->gid)
-		return jr_err_set(err, EPERM, "the uid/gid switch did not stick");
+		return jr_err_set(err, EPERM,
+				  "the uid/gid switch did not stick");
 	return 0;
 }

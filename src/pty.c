@@ -47,12 +47,14 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0)
-		return jr_err_set(err, errno,
-				  "cannot allocate a pseudo-terminal: %s (is /dev/pts mounted?)",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "cannot allocate a pseudo-terminal: %s (is /dev/pts mounted?)",
+		    strerror(errno));
 	if (grantpt(master) < 0 || unlockpt(master) < 0 ||
 	    ptsname_r(master, name, sizeof(name)) != 0)
-		return jr_err_set(err, errno, "cannot prepare the pseudo-terminal: %s",
+		return jr_err_set(err, errno,
+				  "cannot prepare the pseudo-terminal: %s",
 				  strerror(errno));
 	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (slave < 0)
@@ -66,10 +68,12 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	}
 	fl = fcntl(master, F_GETFL);
 	if (fl < 0 || fcntl(master, F_SETFL, fl | O_NONBLOCK) < 0)
-		return jr_err_set(err, errno, "fcntl on the pseudo-terminal: %s",
+		return jr_err_set(err, errno,
+				  "fcntl on the pseudo-terminal: %s",
 				  strerror(errno));
-	p->out_fd = p->std_tty[1] ? STDOUT_FILENO :
-		    p->std_tty[2] ? STDERR_FILENO : -1;
+	p->out_fd = p->std_tty[1]   ? STDOUT_FILENO
+		    : p->std_tty[2] ? STDERR_FILENO
+				    : -1;
 	/*
 	 * In the background (e.g. "jailrun ... &", or under timeout(1)),
 	 * reading the terminal or changing its modes would stop us with

@@ -18,15 +18,15 @@
 #include "err.h"
 
 struct jr_pty {
-	int master;	   /* -1: no pty in use */
-	int slave;	   /* given to the sandbox; the runner closes its copy */
-	bool std_tty[3];   /* which of our fds 0,1,2 are terminals */
-	int out_fd;	   /* where the command's terminal output goes, or -1 */
+	int master;	 /* -1: no pty in use */
+	int slave;	 /* given to the sandbox; the runner closes its copy */
+	bool std_tty[3]; /* which of our fds 0,1,2 are terminals */
+	int out_fd;	 /* where the command's terminal output goes, or -1 */
 	bool saved_valid;
 	struct termios saved; /* the caller's terminal, restored at exit */
-	bool foreground;   /* we own the terminal: relay input, raw mode */
+	bool foreground;      /* we own the terminal: relay input, raw mode */
 	bool in_eof;
-	char inbuf[4096];  /* stdin bytes not yet accepted by the master */
+	char inbuf[4096]; /* stdin bytes not yet accepted by the master */
 	size_t in_len, in_off;
 };
 

@@ -76,10 +76,10 @@
 #include "tls.h"
 
 #define RELAY_RESOLVER_THREADS 4
-#define RELAY_DNS_PENDING 256	  /* UDP/TCP DNS queries being resolved */
-#define RELAY_DNS_TTL 30	  /* seconds; short: the host's view may change */
+#define RELAY_DNS_PENDING 256 /* UDP/TCP DNS queries being resolved */
+#define RELAY_DNS_TTL 30      /* seconds; short: the host's view may change */
 #define RELAY_DNS_TCP_ANSWER_MAX 2048
-#define RELAY_LINGER_MS 2000	  /* after a refusal, wait this long for EOF */
+#define RELAY_LINGER_MS 2000 /* after a refusal, wait this long for EOF */
 #define RELAY_SWEEP_MS 250
 #define RELAY_ACCEPT_BATCH 64
 #define RELAY_COPY_BUF 16384
@@ -109,8 +109,8 @@ enum conn_state {
 	ST_RESOLVE, /* waiting for the resolver */
 	ST_CONNECT, /* upstream connect in progress */
 	ST_RELAY,   /* moving bytes */
-	ST_REPLY,   /* writing our own answer, then LINGER (proxy) or HEAD (DNS) */
-	ST_LINGER,  /* answer sent, write side shut, waiting for the client's EOF */
+	ST_REPLY, /* writing our own answer, then LINGER (proxy) or HEAD (DNS) */
+	ST_LINGER, /* answer sent, write side shut, waiting for the client's EOF */
 };
 
 struct conn {
@@ -122,11 +122,11 @@ struct conn {
 	int cfd, ufd;
 	uint32_t cev, uev; /* events registered, or UINT32_MAX if not */
 
-	char *in;		   /* client bytes not consumed yet */
+	char *in; /* client bytes not consumed yet */
 	size_t in_len, in_cap;
-	char *out;		   /* our bytes for the client */
+	char *out; /* our bytes for the client */
 	size_t out_len, out_off;
-	char *up;		   /* bytes for the upstream before any splice */
+	char *up; /* bytes for the upstream before any splice */
 	size_t up_len, up_off, up_cap;
 
 	struct jr_http_request req;
@@ -140,8 +140,10 @@ struct conn {
 	int pipe_cu[2], pipe_uc[2];
 	size_t cu_pending, uc_pending, pipe_size;
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
-	bool sni_pending; /* CONNECT: client bytes held until the SNI is checked */
-	size_t sni_need;  /* below this many bytes the hello cannot be complete */
+	bool
+	    sni_pending; /* CONNECT: client bytes held until the SNI is checked */
+	size_t
+	    sni_need; /* below this many bytes the hello cannot be complete */
 
 	uint64_t t_start, t_last, deadline;
 	uint64_t bytes_up, bytes_down;
@@ -155,7 +157,7 @@ struct conn {
 struct dns_pending {
 	bool used;
 	uint32_t gen;
-	int conn;		/* KIND_DNS_TCP slot, or -1 for UDP */
+	int conn; /* KIND_DNS_TCP slot, or -1 for UDP */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	uint8_t msg[JR_DNS_UDP_MAX];
@@ -192,7 +194,8 @@ static uint64_t now_ms(void)
  * generation, 31..0 = slot. */
 static uint64_t make_tag(bool dns, uint32_t gen, uint32_t slot)
 {
-	return ((uint64_t)dns << 63) | ((uint64_t)(gen & 0x7fffffff) << 32) | slot;
+	return ((uint64_t)dns << 63) | ((uint64_t)(gen & 0x7fffffff) << 32) |
+	       slot;
 }
 
 /* ------------------------------------------------------------ epoll */
@@ -204,8 +207,9 @@ static void ep_set(struct jr_relay *r, int fd, uint32_t *cur, uint32_t want,
 
 	if (fd < 0 || *cur == want)
 		return;
-	if (epoll_ctl(r->epfd, *cur == UINT32_MAX ? EPOLL_CTL_ADD : EPOLL_CTL_MOD,
-		      fd, &ev) < 0)
+	if (epoll_ctl(r->epfd,
+		      *cur == UINT32_MAX ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd,
+		      &ev) < 0)
 		jr_debug("relay: epoll_ctl: %s", strerror(errno));
 	*cur = want;
 }
@@ -373,7 +377,8 @@ static int dns_alloc(struct jr_relay *r)
 			r->dns[i].conn = -1;
 			r->dns[i].id = ++r->next_id;
 			r->dns[i].t_start = now_ms();
-			r->dns[i].deadline = r->dns[i].t_start + r->cfg.connect_timeout_ms;
+			r->dns[i].deadline =
+			    r->dns[i].t_start + r->cfg.connect_timeout_ms;
 			return i;
 		}
 	}
@@ -415,15 +420,17 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 	struct dns_pending *d = &r->dns[slot];
 
 	if (len > 0 && d->conn < 0) {
-		if (sendto(r->cfg.listeners.dns_udp, ans, (size_t)len, MSG_DONTWAIT,
-			   (struct sockaddr *)&d->peer, d->peer_len) < 0)
+		if (sendto(r->cfg.listeners.dns_udp, ans, (size_t)len,
+			   MSG_DONTWAIT, (struct sockaddr *)&d->peer,
+			   d->peer_len) < 0)
 			jr_debug("relay: DNS sendto: %s", strerror(errno));
 	} else if (len > 0) {
 		struct conn *c = &r->conns[d->conn];
 		uint8_t pfx[2] = { (uint8_t)(len >> 8), (uint8_t)len };
 
 		c->dns_slot = -1;
-		if (queue_out(c, pfx, 2) < 0 || queue_out(c, ans, (size_t)len) < 0) {
+		if (queue_out(c, pfx, 2) < 0 ||
+		    queue_out(c, ans, (size_t)len) < 0) {
 			dns_release(r, slot);
 			conn_free(r, c);
 			return;
@@ -475,7 +482,8 @@ static void dns_query(struct jr_relay *r, int slot)
 		return;
 	}
 	family = d->q.qtype == JR_DNS_TYPE_A ? AF_INET : AF_INET6;
-	if (jr_resolver_submit(r->resolver, make_tag(true, d->gen, (uint32_t)slot),
+	if (jr_resolver_submit(r->resolver,
+			       make_tag(true, d->gen, (uint32_t)slot),
 			       d->q.name, family) < 0) {
 		dns_audit(r, d, true, "resolver-busy", JR_DNS_RCODE_SERVFAIL);
 		dns_answer(r, slot, JR_DNS_RCODE_SERVFAIL, NULL, 0);
@@ -491,7 +499,8 @@ static void dns_resolved(struct jr_relay *r, int slot,
 	int rcode;
 
 	for (size_t i = 0; !res->error && i < res->n; i++) {
-		const struct sockaddr *sa = (const struct sockaddr *)&res->addrs[i];
+		const struct sockaddr *sa =
+		    (const struct sockaddr *)&res->addrs[i];
 
 		addrs[n].family = sa->sa_family;
 		if (sa->sa_family == AF_INET)
@@ -499,7 +508,8 @@ static void dns_resolved(struct jr_relay *r, int slot,
 			       &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		else if (sa->sa_family == AF_INET6)
 			memcpy(addrs[n++].addr,
-			       &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+			       &((const struct sockaddr_in6 *)sa)->sin6_addr,
+			       16);
 	}
 	if (!res->error)
 		rcode = JR_DNS_RCODE_NOERROR;
@@ -525,8 +535,8 @@ static int dns_parse(struct jr_relay *r, int slot)
 	uint8_t ans[JR_DNS_UDP_MAX];
 
 	if (e == -EOPNOTSUPP) {
-		long len = jr_dns_build_error(d->msg, d->len, JR_DNS_RCODE_NOTIMP,
-					      ans, sizeof(ans));
+		long len = jr_dns_build_error(
+		    d->msg, d->len, JR_DNS_RCODE_NOTIMP, ans, sizeof(ans));
 
 		if (len > 0) {
 			dns_send(r, slot, ans, len);
@@ -547,8 +557,8 @@ static void dns_udp_readable(struct jr_relay *r)
 
 		tmp.peer_len = sizeof(tmp.peer);
 		n = recvfrom(r->cfg.listeners.dns_udp, tmp.msg, sizeof(tmp.msg),
-			     MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&tmp.peer,
-			     &tmp.peer_len);
+			     MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&tmp.peer, &tmp.peer_len);
 		if (n < 0)
 			return; /* EAGAIN or a transient error */
 		if ((size_t)n > sizeof(tmp.msg))
@@ -624,8 +634,8 @@ static const char *deny_text(enum jr_deny_reason why)
 
 static void deny(struct jr_relay *r, struct conn *c, enum jr_deny_reason why)
 {
-	reply(r, c, 403, jr_deny_reason_name(why), jr_deny_reason_name(why), false,
-	      "jailrun: %s %s", c->req.host, deny_text(why));
+	reply(r, c, 403, jr_deny_reason_name(why), jr_deny_reason_name(why),
+	      false, "jailrun: %s %s", c->req.host, deny_text(why));
 }
 
 /* Literal host: no resolution, but the same guard. */
@@ -659,9 +669,10 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 
 static void addr_text(const struct sockaddr_storage *ss, char *out, size_t size)
 {
-	const void *a = ss->ss_family == AF_INET ?
-				(const void *)&((const struct sockaddr_in *)ss)->sin_addr :
-				(const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
+	const void *a =
+	    ss->ss_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
 
 	if (!inet_ntop(ss->ss_family, a, out, (socklen_t)size))
 		snprintf(out, size, "?");
@@ -680,7 +691,8 @@ static void guard_and_connect(struct jr_relay *r, struct conn *c)
 
 	for (size_t i = 0; i < res->n; i++) {
 		enum jr_deny_reason why = jr_policy_check_address(
-			r->cfg.policy, (struct sockaddr *)&res->addrs[i], c->req.port);
+		    r->cfg.policy, (struct sockaddr *)&res->addrs[i],
+		    c->req.port);
 
 		if (why != JR_ALLOWED) {
 			if (!first_refused[0])
@@ -697,8 +709,8 @@ static void guard_and_connect(struct jr_relay *r, struct conn *c)
 		snprintf(c->addr, sizeof(c->addr), "%s", first_refused);
 		reply(r, c, 403, jr_deny_reason_name(refused),
 		      jr_deny_reason_name(refused), false,
-		      "jailrun: %s resolves to %s, %s", c->req.host, first_refused,
-		      deny_text(refused));
+		      "jailrun: %s resolves to %s, %s", c->req.host,
+		      first_refused, deny_text(refused));
 		return;
 	}
 	c->next_addr = 0;
@@ -718,7 +730,8 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 	}
 	c->res = calloc(1, sizeof(*c->res));
 	if (!c->res) {
-		reply(r, c, 503, NULL, "out-of-memory", true, "jailrun: out of memory");
+		reply(r, c, 503, NULL, "out-of-memory", true,
+		      "jailrun: out of memory");
 		return;
 	}
 	c->deadline = now_ms() + r->cfg.connect_timeout_ms;
@@ -729,7 +742,8 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 		guard_and_connect(r, c);
 		return;
 	}
-	if (jr_resolver_submit(r->resolver, make_tag(false, c->gen, slot_of(r, c)),
+	if (jr_resolver_submit(r->resolver,
+			       make_tag(false, c->gen, slot_of(r, c)),
 			       c->req.host, AF_UNSPEC) < 0) {
 		reply(r, c, 503, NULL, "resolver-busy", true,
 		      "jailrun: too many lookups in progress, try again");
@@ -830,7 +844,8 @@ static void connected(struct jr_relay *r, struct conn *c)
 		 * clients wait for our answer first; then the head buffer is
 		 * released and sni_check() allocates when bytes arrive, so an
 		 * idle tunnel holds no buffer. */
-		memmove(c->in, c->in + c->req.head_len, c->in_len - c->req.head_len);
+		memmove(c->in, c->in + c->req.head_len,
+			c->in_len - c->req.head_len);
 		c->in_len -= c->req.head_len;
 		if (!c->in_len) {
 			free(c->in);
@@ -841,7 +856,8 @@ static void connected(struct jr_relay *r, struct conn *c)
 	} else {
 		jr_http_body_init(&c->body, &c->req);
 		c->c_done = c->body.done;
-		if (queue_up(c, c->req.upstream_head, c->req.upstream_head_len) < 0 ||
+		if (queue_up(c, c->req.upstream_head,
+			     c->req.upstream_head_len) < 0 ||
 		    feed_body(c, c->in + c->req.head_len,
 			      c->in_len - c->req.head_len) < 0) {
 			conn_free(r, c);
@@ -866,12 +882,14 @@ static void start_connect(struct jr_relay *r, struct conn *c)
 		c->next_addr++;
 		set_port(ss, c->req.port);
 		addr_text(ss, c->addr, sizeof(c->addr));
-		fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = socket(ss->ss_family,
+			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			c->last_errno = errno;
 			continue;
 		}
-		if (connect(fd, (struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
+		if (connect(fd, (struct sockaddr *)ss, len) < 0 &&
+		    errno != EINPROGRESS) {
 			c->last_errno = errno;
 			close(fd);
 			continue;
@@ -885,7 +903,8 @@ static void start_connect(struct jr_relay *r, struct conn *c)
 	}
 	reply(r, c, 502, NULL, "upstream-refused", true,
 	      "jailrun: cannot connect to %s port %u (%s): %s", c->req.host,
-	      c->req.port, c->addr, strerror(c->last_errno ? c->last_errno : EIO));
+	      c->req.port, c->addr,
+	      strerror(c->last_errno ? c->last_errno : EIO));
 }
 
 static void connect_done(struct jr_relay *r, struct conn *c)
@@ -908,7 +927,8 @@ static void connect_done(struct jr_relay *r, struct conn *c)
 /* Read what the client sent in HEAD state (proxy or DNS/TCP). */
 static void head_readable(struct jr_relay *r, struct conn *c)
 {
-	size_t limit = c->kind == KIND_PROXY ? JR_HTTP_HEAD_MAX + 1 : 2 + JR_DNS_UDP_MAX;
+	size_t limit =
+	    c->kind == KIND_PROXY ? JR_HTTP_HEAD_MAX + 1 : 2 + JR_DNS_UDP_MAX;
 	struct jr_err err = { 0 };
 	size_t before = c->in_len, from;
 	ssize_t n;
@@ -935,7 +955,8 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 		return;
 	}
 	if (n == 0) {
-		c->logged = c->kind == KIND_DNS_TCP || c->in_len == 0; /* idle close */
+		c->logged =
+		    c->kind == KIND_DNS_TCP || c->in_len == 0; /* idle close */
 		conn_free(r, c);
 		return;
 	}
@@ -951,7 +972,8 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 		char resp[256];
 		int len = jr_http_response(resp, sizeof(resp), 200, NULL, "ok");
 
-		c->logged = true; /* the runner's own check, not the command's */
+		c->logged =
+		    true; /* the runner's own check, not the command's */
 		if (len < 0 || queue_out(c, resp, (size_t)len) < 0) {
 			conn_free(r, c);
 			return;
@@ -975,12 +997,13 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 	if (hl == 0)
 		return;
 	if (hl == -ENOMEM) {
-		reply(r, c, 500, NULL, "out-of-memory", false, "jailrun: out of memory");
+		reply(r, c, 500, NULL, "out-of-memory", false,
+		      "jailrun: out of memory");
 		return;
 	}
 	if (hl < 0) {
-		reply(r, c, 400, NULL, "bad-request", false, "jailrun: bad request: %s",
-		      err.msg);
+		reply(r, c, 400, NULL, "bad-request", false,
+		      "jailrun: bad request: %s", err.msg);
 		return;
 	}
 	c->have_req = true;
@@ -1045,7 +1068,8 @@ static bool sni_matches(const char *host, const char *sni)
 	return strlen(sni) == hl && strncasecmp(host, sni, hl) == 0;
 }
 
-static void tunnel_refused(struct jr_relay *r, struct conn *c, const char *reason)
+static void tunnel_refused(struct jr_relay *r, struct conn *c,
+			   const char *reason)
 {
 	c->allowed = false;
 	c->reason = reason;
@@ -1078,8 +1102,9 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 		 * bytes it needs at least, so a client dribbling its hello one
 		 * byte at a time costs a few parses, not one per byte. */
 		if (c->in_len && c->in_len >= c->sni_need) {
-			v = jr_tls_client_hello_sni((const uint8_t *)c->in, c->in_len,
-						    sni, sizeof(sni), &used);
+			v = jr_tls_client_hello_sni((const uint8_t *)c->in,
+						    c->in_len, sni, sizeof(sni),
+						    &used);
 			if (v == JR_TLS_NEED_MORE)
 				c->sni_need = used;
 		}
@@ -1088,7 +1113,8 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 			break;
 		case JR_TLS_SNI_FOUND:
 			if (!sni_matches(c->req.host, sni)) {
-				jr_debug("relay: CONNECT %s carried TLS for %s", c->req.host, sni);
+				jr_debug("relay: CONNECT %s carried TLS for %s",
+					 c->req.host, sni);
 				tunnel_refused(r, c, "sni-mismatch");
 				return -1;
 			}
@@ -1106,8 +1132,10 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 			tunnel_refused(r, c, "tls-malformed");
 			return -1;
 		}
-		if (c->in_cap - c->in_len < RELAY_HEAD_CHUNK && c->in_cap < JR_TLS_HELLO_MAX) {
-			size_t cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
+		if (c->in_cap - c->in_len < RELAY_HEAD_CHUNK &&
+		    c->in_cap < JR_TLS_HELLO_MAX) {
+			size_t cap =
+			    c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
 			char *nb;
 
 			if (cap > JR_TLS_HELLO_MAX)
@@ -1126,7 +1154,9 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 		}
 		n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : (conn_free(r, c), -1);
+			return errno == EAGAIN || errno == EINTR
+				   ? 0
+				   : (conn_free(r, c), -1);
 		if (n == 0) {
 			/* EOF before the hello was complete: nothing to check,
 			 * so nothing goes out. */
@@ -1207,7 +1237,8 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 	/* upstream -> client, once our own answer is out */
 	if (c->out_off == c->out_len) {
 		if (splice_dir(c->ufd, c->cfd, c->pipe_uc, c->pipe_size,
-			       &c->uc_pending, &c->u_eof, &c->bytes_down, true) < 0)
+			       &c->uc_pending, &c->u_eof, &c->bytes_down,
+			       true) < 0)
 			goto done;
 		if (c->u_eof && !c->uc_pending && !c->c_shut) {
 			shutdown(c->cfd, SHUT_WR);
@@ -1358,9 +1389,9 @@ static void upstream_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 static void accept_proxy(struct jr_relay *r, int lfd, enum conn_kind kind)
 {
 	static const char busy[] =
-		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-		"Content-Length: 48\r\nConnection: close\r\nX-Jailrun-Deny: connection-limit\r\n\r\n"
-		"jailrun: too many connections, try again later\n";
+	    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+	    "Content-Length: 48\r\nConnection: close\r\nX-Jailrun-Deny: connection-limit\r\n\r\n"
+	    "jailrun: too many connections, try again later\n";
 
 	for (int i = 0; i < RELAY_ACCEPT_BATCH; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -1378,7 +1409,8 @@ static void accept_proxy(struct jr_relay *r, int lfd, enum conn_kind kind)
 			};
 
 			if (kind == KIND_PROXY &&
-			    send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			    send(fd, busy, sizeof(busy) - 1,
+				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 				/* best effort */
 			}
 			close(fd);
@@ -1429,16 +1461,19 @@ static void sweep(struct jr_relay *r)
 			if (now >= c->deadline) {
 				/* A slow client cannot hold a slot forever. */
 				c->reason = "header-timeout";
-				c->logged = c->kind == KIND_DNS_TCP || !c->in_len;
+				c->logged =
+				    c->kind == KIND_DNS_TCP || !c->in_len;
 				conn_free(r, c);
 			}
 			break;
 		case ST_RESOLVE:
 			if (c->kind == KIND_PROXY && now >= c->deadline)
-				reply(r, c, 504, NULL, "upstream-timeout", true,
-				      "jailrun: resolving %s took longer than %llu ms",
-				      c->req.host,
-				      (unsigned long long)r->cfg.connect_timeout_ms);
+				reply(
+				    r, c, 504, NULL, "upstream-timeout", true,
+				    "jailrun: resolving %s took longer than %llu ms",
+				    c->req.host,
+				    (unsigned long long)
+					r->cfg.connect_timeout_ms);
 			break;
 		case ST_CONNECT:
 			if (now >= c->deadline) {
@@ -1448,10 +1483,13 @@ static void sweep(struct jr_relay *r)
 				if (c->next_addr < c->res->n)
 					start_connect(r, c);
 				else
-					reply(r, c, 504, NULL, "upstream-timeout", true,
-					      "jailrun: %s port %u (%s) did not answer within %llu ms",
-					      c->req.host, c->req.port, c->addr,
-					      (unsigned long long)r->cfg.connect_timeout_ms);
+					reply(
+					    r, c, 504, NULL, "upstream-timeout",
+					    true,
+					    "jailrun: %s port %u (%s) did not answer within %llu ms",
+					    c->req.host, c->req.port, c->addr,
+					    (unsigned long long)
+						r->cfg.connect_timeout_ms);
 			}
 			break;
 		case ST_RELAY:
@@ -1475,7 +1513,8 @@ static void sweep(struct jr_relay *r)
 		struct dns_pending *d = &r->dns[i];
 
 		if (d->used && now >= d->deadline) {
-			dns_audit(r, d, true, "resolve-timeout", JR_DNS_RCODE_SERVFAIL);
+			dns_audit(r, d, true, "resolve-timeout",
+				  JR_DNS_RCODE_SERVFAIL);
 			dns_answer(r, i, JR_DNS_RCODE_SERVFAIL, NULL, 0);
 		}
 	}
@@ -1498,7 +1537,8 @@ static void *relay_loop(void *arg)
 		for (int i = 0; i < n; i++) {
 			uint64_t d = evs[i].data.u64;
 			uint32_t idx = (uint32_t)d;
-			struct conn *c = idx < r->cfg.max_conns ? &r->conns[idx] : NULL;
+			struct conn *c =
+			    idx < r->cfg.max_conns ? &r->conns[idx] : NULL;
 
 			switch ((enum ref_type)(d >> 32)) {
 			case REF_STOP:
@@ -1511,10 +1551,12 @@ static void *relay_loop(void *arg)
 				resolver_results(r);
 				break;
 			case REF_LISTEN_PROXY:
-				accept_proxy(r, r->cfg.listeners.proxy, KIND_PROXY);
+				accept_proxy(r, r->cfg.listeners.proxy,
+					     KIND_PROXY);
 				break;
 			case REF_LISTEN_DNS_TCP:
-				accept_proxy(r, r->cfg.listeners.dns_tcp, KIND_DNS_TCP);
+				accept_proxy(r, r->cfg.listeners.dns_tcp,
+					     KIND_DNS_TCP);
 				break;
 			case REF_DNS_UDP:
 				dns_udp_readable(r);
@@ -1581,7 +1623,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	r->conns = calloc(cfg->max_conns, sizeof(*r->conns));
 	if (!r->conns) {
 		relay_free(r);
-		return jr_err_set(err, ENOMEM, "out of memory for %u relay connections",
+		return jr_err_set(err, ENOMEM,
+				  "out of memory for %u relay connections",
 				  cfg->max_conns);
 	}
 	for (uint32_t i = cfg->max_conns; i-- > 0;) {
@@ -1590,12 +1633,14 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	}
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	r->timerfd =
+	    timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (r->epfd < 0 || r->stopfd < 0 || r->timerfd < 0 ||
 	    timerfd_settime(r->timerfd, 0, &its, NULL) < 0) {
 		e = errno;
 		relay_free(r);
-		return jr_err_set(err, e, "cannot set up the relay: %s", strerror(e));
+		return jr_err_set(err, e, "cannot set up the relay: %s",
+				  strerror(e));
 	}
 	e = jr_resolver_start(RELAY_RESOLVER_THREADS, &r->resolver, err);
 	if (e < 0) {
@@ -1609,7 +1654,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	    (e = add_fd(r, cfg->listeners.dns_tcp, REF_LISTEN_DNS_TCP)) < 0 ||
 	    (e = add_fd(r, cfg->listeners.dns_udp, REF_DNS_UDP)) < 0) {
 		relay_free(r);
-		return jr_err_set(err, -e, "cannot set up the relay: %s", strerror(-e));
+		return jr_err_set(err, -e, "cannot set up the relay: %s",
+				  strerror(-e));
 	}
 
 	/* The relay thread must never take the runner's signals. */
@@ -1619,7 +1665,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		relay_free(r);
-		return jr_err_set(err, e, "cannot start the relay thread: %s", strerror(e));
+		return jr_err_set(err, e, "cannot start the relay thread: %s",
+				  strerror(e));
 	}
 	r->thread_started = true;
 	*out = r;

@@ -42,7 +42,8 @@ static int write_sysctl(const char *path, const char *value, struct jr_err *err)
 		return jr_err_set(err, errno, "cannot open %s: %s", path,
 				  strerror(errno));
 	if (write(fd, value, len) != (ssize_t)len)
-		return jr_err_set(err, errno ? errno : EIO, "cannot write %s", path);
+		return jr_err_set(err, errno ? errno : EIO, "cannot write %s",
+				  path);
 	if (pread(fd, back, sizeof(back) - 1, 0) <= 0 ||
 	    strncmp(back, value, len) != 0)
 		return jr_err_set(err, EIO, "%s did not read back as %s", path,
@@ -66,9 +67,9 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 		return jr_err_set(err, errno, "socket: %s", strerror(errno));
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
-		return jr_err_set(err, errno, "cannot bind the relay's %s port %u: %s",
-				  type == SOCK_STREAM ? "TCP" : "UDP", port,
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno, "cannot bind the relay's %s port %u: %s",
+		    type == SOCK_STREAM ? "TCP" : "UDP", port, strerror(errno));
 	if (type == SOCK_STREAM && listen(fd, SOMAXCONN) < 0)
 		return jr_err_set(err, errno, "listen: %s", strerror(errno));
 	return steal_fd(&fd);
@@ -81,17 +82,19 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	int r;
 
 	if (unshare(CLONE_NEWNET) < 0)
-		return jr_err_set(err, errno,
-				  "cannot create the relay network namespace: %s",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno, "cannot create the relay network namespace: %s",
+		    strerror(errno));
 	r = jr_link_lo_up(err);
 	if (r < 0)
 		return r;
 	r = write_sysctl("/proc/sys/net/ipv4/ip_forward", "0", err);
 	if (r == 0)
-		r = write_sysctl("/proc/sys/net/ipv4/conf/all/forwarding", "0", err);
+		r = write_sysctl("/proc/sys/net/ipv4/conf/all/forwarding", "0",
+				 err);
 	if (r < 0)
-		return jr_err_prefix(err, "cannot turn forwarding off in the relay namespace: ");
+		return jr_err_prefix(
+		    err, "cannot turn forwarding off in the relay namespace: ");
 	r = jr_link_create_veth(JR_RELAY_IFNAME, JR_WORKER_IFNAME,
 				worker_netns_fd, err);
 	if (r < 0)
@@ -122,7 +125,8 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return jr_err_set(err, errno, "socketpair: %s", strerror(errno));
+		return jr_err_set(err, errno, "socketpair: %s",
+				  strerror(errno));
 	mine = sv[0];
 	theirs = sv[1];
 	pid = fork();
@@ -133,12 +137,14 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		struct jr_err e = { 0 };
 
 		if (build(worker_netns_fd, gw, &l, &e) < 0) {
-			jr_ctl_msg_init(&m, JR_CTL_SETUP_FAIL, e.code, "%s", e.msg);
+			jr_ctl_msg_init(&m, JR_CTL_SETUP_FAIL, e.code, "%s",
+					e.msg);
 			jr_ctl_send(theirs, &m, NULL, 0);
 			_exit(1);
 		}
 		jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-		_exit(jr_ctl_send(theirs, &m, (int[]){ l.proxy, l.dns_udp, l.dns_tcp },
+		_exit(jr_ctl_send(theirs, &m,
+				  (int[]){ l.proxy, l.dns_udp, l.dns_tcp },
 				  3) < 0);
 	}
 	close(steal_fd(&theirs));
@@ -146,15 +152,16 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (r < 0)
-		return jr_err_set(err, EIO,
-				  "the relay namespace setup died without a word");
+		return jr_err_set(
+		    err, EIO, "the relay namespace setup died without a word");
 	if (m.type == JR_CTL_SETUP_FAIL || nfds != 3) {
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		if (m.type == JR_CTL_SETUP_FAIL)
 			return jr_err_set(err, m.code, "%s", m.msg);
-		return jr_err_set(err, EPROTO, "the relay namespace setup sent %zu sockets, not 3",
-				  nfds);
+		return jr_err_set(
+		    err, EPROTO,
+		    "the relay namespace setup sent %zu sockets, not 3", nfds);
 	}
 	out->proxy = fds[0];
 	out->dns_udp = fds[1];

@@ -111,7 +111,8 @@ static void *worker(void *arg)
 		if (r->res_count < JR_RESOLVER_QUEUE) {
 			uint64_t one = 1;
 
-			r->results[(r->res_head + r->res_count) % JR_RESOLVER_QUEUE] = res;
+			r->results[(r->res_head + r->res_count) %
+				   JR_RESOLVER_QUEUE] = res;
 			r->res_count++;
 			if (write(r->efd, &one, sizeof(one)) < 0) {
 				/* counter saturated: the relay is reading anyway */
@@ -139,7 +140,8 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 			close(r->efd);
 		free(r->results);
 		free(r);
-		return jr_err_set(err, e, "cannot set up the resolver: %s", strerror(e));
+		return jr_err_set(err, e, "cannot set up the resolver: %s",
+				  strerror(e));
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->wake, NULL);
@@ -167,8 +169,9 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 			if (i == 0) {
 				pthread_sigmask(SIG_SETMASK, &old, NULL);
 				jr_resolver_stop(r);
-				return jr_err_set(err, e, "cannot start resolver threads: %s",
-						  strerror(e));
+				return jr_err_set(
+				    err, e, "cannot start resolver threads: %s",
+				    strerror(e));
 			}
 			break;
 		}

@@ -20,8 +20,8 @@
 #define JR_RESOLVE_MAX_ADDRS 16
 
 struct jr_resolve_result {
-	uint64_t tag;		 /* the caller's (slot, generation) tag */
-	int error;		 /* 0, or an EAI_* code from getaddrinfo */
+	uint64_t tag; /* the caller's (slot, generation) tag */
+	int error;    /* 0, or an EAI_* code from getaddrinfo */
 	size_t n;
 	struct sockaddr_storage addrs[JR_RESOLVE_MAX_ADDRS];
 	socklen_t lens[JR_RESOLVE_MAX_ADDRS];

@@ -127,7 +127,8 @@ static int ruleset_add_table(struct jr_ruleset *rs, bool persist)
 	if (nftnl_table_set_str(t, NFTNL_TABLE_NAME, JR_NFT_TABLE) < 0)
 		return -ENOMEM;
 	nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS,
-			    NFT_TABLE_F_OWNER | (persist ? NFT_TABLE_F_PERSIST : 0));
+			    NFT_TABLE_F_OWNER |
+				(persist ? NFT_TABLE_F_PERSIST : 0));
 	rs->table = steal_pointer(&t);
 	return 0;
 }
@@ -194,8 +195,7 @@ static struct nftnl_rule *rule_new(const char *chain)
  *
  * Return: 0 or -ENOMEM.
  */
-static int rule_add_meta_load(struct nftnl_rule *r, uint32_t key,
-			      uint32_t dreg)
+static int rule_add_meta_load(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("meta");
 
@@ -302,7 +302,8 @@ static int rule_add_ct_state_in(struct nftnl_rule *r, uint32_t mask)
 	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
 	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
 	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	if (nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask)) < 0 ||
+	if (nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask)) <
+		0 ||
 	    nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero)) < 0)
 		return -ENOMEM;
 	nftnl_rule_add_expr(r, steal_pointer(&ct));
@@ -398,12 +399,15 @@ static int ruleset_add_gateway_accept(struct jr_ruleset *rs, struct in_addr gw,
 	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
 	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv4, sizeof(ipv4)) < 0 ||
 	    rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
-				  offsetof(struct iphdr, daddr), 4, NFT_REG_1) < 0 ||
+				  offsetof(struct iphdr, daddr), 4,
+				  NFT_REG_1) < 0 ||
 	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &gw.s_addr, 4) < 0 ||
 	    rule_add_meta_load(r, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
-	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &l4proto, sizeof(l4proto)) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &l4proto, sizeof(l4proto)) <
+		0 ||
 	    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
-				  offsetof(struct tcphdr, dest), 2, NFT_REG_1) < 0 ||
+				  offsetof(struct tcphdr, dest), 2,
+				  NFT_REG_1) < 0 ||
 	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &dport, sizeof(dport)) < 0 ||
 	    rule_add_verdict(r, NF_ACCEPT) < 0)
 		return -ENOMEM;
@@ -436,14 +440,17 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	est = rule_new("input");
 	if (!est ||
 	    rule_add_ct_state_in(est, NF_CT_STATE_BIT(IP_CT_ESTABLISHED) |
-					      NF_CT_STATE_BIT(IP_CT_RELATED)) < 0 ||
+					  NF_CT_STATE_BIT(IP_CT_RELATED)) < 0 ||
 	    rule_add_verdict(est, NF_ACCEPT) < 0 ||
 	    ruleset_append_rule(rs, &est) < 0)
 		return -ENOMEM;
 
-	if (ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP, p->proxy_port) < 0 ||
-	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_UDP, p->dns_port) < 0 ||
-	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP, p->dns_port) < 0)
+	if (ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,
+				       p->proxy_port) < 0 ||
+	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_UDP,
+				       p->dns_port) < 0 ||
+	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,
+				       p->dns_port) < 0)
 		return -ENOMEM;
 
 	rst = rule_new("output");
@@ -506,8 +513,9 @@ int jr_ruleset_build(const struct jr_ruleset_params *params,
 	case JR_NET_ALLOWLIST:
 		if (!params->proxy_port || !params->dns_port ||
 		    params->gateway.s_addr == htonl(INADDR_ANY))
-			return jr_err_set(err, EINVAL,
-					  "the allowlist ruleset needs a gateway address and relay ports");
+			return jr_err_set(
+			    err, EINVAL,
+			    "the allowlist ruleset needs a gateway address and relay ports");
 		if (ruleset_add_allowlist(rs, params) < 0)
 			return ruleset_oom(err);
 		break;

@@ -75,12 +75,12 @@
 
 struct sandbox {
 	pid_t init_pid;
-	int ctl;	/* runner's end */
+	int ctl; /* runner's end */
 	int sigfd;
 	int timerfd;
 	struct mnl_socket *nft; /* owns the worker's nft table */
 	struct jr_ruleset *rs;	/* what it must hold, for the watchdog */
-	struct jr_relay *relay;	/* JR_NET_ALLOWLIST */
+	struct jr_relay *relay; /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built before the clone */
 	struct jr_pty pty;
@@ -104,7 +104,8 @@ static int block_signals(int *sigfd, struct jr_err *err)
 		sigaddset(&set, jr_forwarded_signals[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return jr_err_set(err, errno, "sigprocmask: %s", strerror(errno));
+		return jr_err_set(err, errno, "sigprocmask: %s",
+				  strerror(errno));
 	*sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (*sigfd < 0)
 		return jr_err_set(err, errno, "signalfd: %s", strerror(errno));
@@ -133,7 +134,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	int r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return jr_err_set(err, errno, "socketpair: %s", strerror(errno));
+		return jr_err_set(err, errno, "socketpair: %s",
+				  strerror(errno));
 	sb->ctl = sv[0];
 	child_end = sv[1];
 
@@ -221,9 +223,10 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	}
 	if (m.type != JR_CTL_SETUP_OK || nfds != want) {
 		close_fds(fds, nfds);
-		return jr_err_set(err, EPROTO,
-				  "unexpected message %u with %zu fds from the sandbox init",
-				  m.type, nfds);
+		return jr_err_set(
+		    err, EPROTO,
+		    "unexpected message %u with %zu fds from the sandbox init",
+		    m.type, nfds);
 	}
 
 	r = jr_nft_socket_from_fd(fds[0], &nl, err);
@@ -242,7 +245,8 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		if (r == -EOPNOTSUPP) {
 			/* A kernel before 6.9 does not know the persist flag; the
 			 * batch was refused whole, so nothing is installed. */
-			jr_debug("nftables: no persistent tables here, installing an owned one");
+			jr_debug(
+			    "nftables: no persistent tables here, installing an owned one");
 			jr_ruleset_free(steal_pointer(&rs));
 			params.persist = false;
 			r = jr_ruleset_build(&params, &rs, err);
@@ -250,12 +254,15 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 				r = jr_nft_install(nl, rs, err);
 		}
 		if (r < 0)
-			jr_err_prefix(err, "cannot install the sandbox firewall: ");
+			jr_err_prefix(err,
+				      "cannot install the sandbox firewall: ");
 	}
 	if (r == 0) {
 		r = jr_nft_verify(nl, rs, err);
 		if (r < 0)
-			jr_err_prefix(err, "the sandbox firewall did not verify, refusing to run the command: ");
+			jr_err_prefix(
+			    err,
+			    "the sandbox firewall did not verify, refusing to run the command: ");
 	}
 	if (r < 0) {
 		close_fds(fds, nfds);
@@ -264,9 +271,10 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	res->rules_verified = true;
 	res->nft_chains = jr_ruleset_chain_count(rs);
 	res->nft_rules = jr_ruleset_rule_count(rs);
-	jr_verbose("nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
-		   JR_NFT_TABLE, res->nft_chains, res->nft_rules,
-		   jr_net_mode_name(opts->net));
+	jr_verbose(
+	    "nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
+	    JR_NFT_TABLE, res->nft_chains, res->nft_rules,
+	    jr_net_mode_name(opts->net));
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
 	 * until the command is gone. Without NFT_TABLE_F_PERSIST, closing it
@@ -292,8 +300,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		char gw[INET_ADDRSTRLEN];
 
 		inet_ntop(AF_INET, &opts->gateway.relay, gw, sizeof(gw));
-		jr_verbose("relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
-			   gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
+		jr_verbose(
+		    "relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
+		    gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
 	}
 
 	struct jr_watchdog_config wc = {
@@ -310,8 +319,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	r = jr_watchdog_start(&wc, &sb->watchdog, err);
 	if (r < 0)
 		return r;
-	jr_verbose("watchdog armed: rules re-verified on every change and every %.3f s",
-		   (double)opts->watchdog_interval_ms / 1000.0);
+	jr_verbose(
+	    "watchdog armed: rules re-verified on every change and every %.3f s",
+	    (double)opts->watchdog_interval_ms / 1000.0);
 	return 0;
 }
 
@@ -321,13 +331,16 @@ static int arm_timeout(struct sandbox *sb, uint64_t ms, struct jr_err *err)
 
 	if (!ms)
 		return 0;
-	sb->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	sb->timerfd =
+	    timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sb->timerfd < 0)
-		return jr_err_set(err, errno, "timerfd_create: %s", strerror(errno));
+		return jr_err_set(err, errno, "timerfd_create: %s",
+				  strerror(errno));
 	its.it_value.tv_sec = (time_t)(ms / 1000);
 	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
 	if (timerfd_settime(sb->timerfd, 0, &its, NULL) < 0)
-		return jr_err_set(err, errno, "timerfd_settime: %s", strerror(errno));
+		return jr_err_set(err, errno, "timerfd_settime: %s",
+				  strerror(errno));
 	return 0;
 }
 
@@ -381,7 +394,7 @@ static void handle_signals(struct sandbox *sb)
 		if (sig == SIGCHLD) {
 			if (!sb->init_reaped &&
 			    waitpid(sb->init_pid, &sb->init_status, WNOHANG) ==
-				    sb->init_pid)
+				sb->init_pid)
 				sb->init_reaped = true;
 			continue;
 		}
@@ -409,17 +422,20 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 
 		pfd[n++] = (struct pollfd){ .fd = sb->sigfd, .events = POLLIN };
 		if (!o->ctl_eof) {
-			pfd[n] = (struct pollfd){ .fd = sb->ctl, .events = POLLIN };
+			pfd[n] =
+			    (struct pollfd){ .fd = sb->ctl, .events = POLLIN };
 			i_ctl = n++;
 		}
 		if (sb->timerfd >= 0 && !sb->init_reaped) {
-			pfd[n] = (struct pollfd){ .fd = sb->timerfd, .events = POLLIN };
+			pfd[n] = (struct pollfd){ .fd = sb->timerfd,
+						  .events = POLLIN };
 			i_tmr = n++;
 		}
 		if (pty_open) {
 			pfd[n] = (struct pollfd){
 				.fd = sb->pty.master,
-				.events = POLLIN | (sb->pty.in_len ? POLLOUT : 0),
+				.events =
+				    POLLIN | (sb->pty.in_len ? POLLOUT : 0),
 			};
 			i_mst = n++;
 			if (!sb->pty.in_eof && !sb->pty.in_len) {
@@ -483,7 +499,8 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 		jr_err_set(&res->err, o->exec_errno, "%s", o->exec_msg);
 		if (o->exec_stage == JR_CTL_EXEC_STAGE_EXEC) {
 			res->ended = JR_END_EXEC_FAILED;
-			res->exit_status = jr_exit_code_from_exec_errno(o->exec_errno);
+			res->exit_status =
+			    jr_exit_code_from_exec_errno(o->exec_errno);
 		} else {
 			res->ended = JR_END_SETUP_FAILED;
 			res->exit_status = JR_EXIT_FAILURE;
@@ -512,8 +529,9 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 	}
 	res->ended = o->exec_ok ? JR_END_EXITED : JR_END_SETUP_FAILED;
 	res->exit_status = JR_EXIT_FAILURE;
-	jr_err_set(&res->err, EPROTO,
-		   "the sandbox init exited without reporting the command's status");
+	jr_err_set(
+	    &res->err, EPROTO,
+	    "the sandbox init exited without reporting the command's status");
 }
 
 static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
@@ -560,7 +578,8 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	if (r < 0)
 		goto fail;
 	if (opts->seccomp) {
-		struct jr_seccomp_options so = { .allow_nested = opts->allow_nested };
+		struct jr_seccomp_options so = { .allow_nested =
+						     opts->allow_nested };
 
 		/* Built here, in the runner, with libseccomp; the pre-exec
 		 * child only loads the finished BPF. */
@@ -568,7 +587,8 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		if (r < 0)
 			goto fail;
 	} else {
-		jr_warn("--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user; for debugging only");
+		jr_warn(
+		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user; for debugging only");
 	}
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)

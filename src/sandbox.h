@@ -19,12 +19,12 @@
 
 struct jr_run_result {
 	enum jr_end ended;
-	int exit_status;     /* what jailrun exits with */
-	int signal;	     /* JR_END_SIGNALED: the signal */
+	int exit_status; /* what jailrun exits with */
+	int signal;	 /* JR_END_SIGNALED: the signal */
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
 	struct jr_watchdog_report watchdog;
-	struct jr_err err;   /* for SETUP_FAILED / EXEC_FAILED / TAMPER */
+	struct jr_err err; /* for SETUP_FAILED / EXEC_FAILED / TAMPER */
 };
 
 /*

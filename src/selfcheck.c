@@ -55,7 +55,8 @@ static int wait_fd(int fd, short events, long long deadline)
 static int connect_to(struct in_addr gw, uint16_t port, int type,
 		      long long deadline)
 {
-	_cleanup_close_ int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd =
+	    socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_addr = gw,
@@ -132,28 +133,35 @@ static ssize_t recv_some(int fd, void *buf, size_t want, long long deadline)
 	return (ssize_t)got;
 }
 
-static int check_proxy(struct in_addr gw, long long deadline, struct jr_err *err)
+static int check_proxy(struct in_addr gw, long long deadline,
+		       struct jr_err *err)
 {
-	_cleanup_close_ int fd = connect_to(gw, JR_PROXY_PORT, SOCK_STREAM, deadline);
+	_cleanup_close_ int fd =
+	    connect_to(gw, JR_PROXY_PORT, SOCK_STREAM, deadline);
 	static const char ok[] = "HTTP/1.1 200 ";
 	char buf[64];
 	ssize_t n;
 	int r;
 
 	if (fd < 0)
-		return jr_err_set(err, -fd, "cannot connect to the relay's proxy port: %s",
-				  strerror(-fd));
-	r = send_all(fd, JR_HEALTH_REQUEST, strlen(JR_HEALTH_REQUEST), deadline);
+		return jr_err_set(
+		    err, -fd, "cannot connect to the relay's proxy port: %s",
+		    strerror(-fd));
+	r = send_all(fd, JR_HEALTH_REQUEST, strlen(JR_HEALTH_REQUEST),
+		     deadline);
 	if (r < 0)
-		return jr_err_set(err, -r, "cannot send to the relay's proxy port: %s",
+		return jr_err_set(err, -r,
+				  "cannot send to the relay's proxy port: %s",
 				  strerror(-r));
 	n = recv_some(fd, buf, sizeof(ok) - 1, deadline);
 	if (n < 0)
-		return jr_err_set(err, (int)-n, "no answer from the relay's proxy port: %s",
+		return jr_err_set(err, (int)-n,
+				  "no answer from the relay's proxy port: %s",
 				  strerror((int)-n));
 	if ((size_t)n < sizeof(ok) - 1 || memcmp(buf, ok, sizeof(ok) - 1) != 0)
-		return jr_err_set(err, EPROTO,
-				  "the relay's proxy port did not answer its health request");
+		return jr_err_set(
+		    err, EPROTO,
+		    "the relay's proxy port did not answer its health request");
 	return 0;
 }
 
@@ -203,7 +211,8 @@ static int check_dns(struct in_addr gw, int type, long long deadline,
 	int r;
 
 	if (fd < 0)
-		return jr_err_set(err, -fd, "cannot reach the relay's DNS %s port: %s",
+		return jr_err_set(err, -fd,
+				  "cannot reach the relay's DNS %s port: %s",
 				  what, strerror(-fd));
 	if (type == SOCK_DGRAM) {
 		r = send_all(fd, q + 2, qlen, deadline);
@@ -221,8 +230,9 @@ static int check_dns(struct in_addr gw, int type, long long deadline,
 			return 0;
 	}
 	return jr_err_set(err, n < 0 ? (int)-n : EPROTO,
-			  "the relay's DNS %s port did not answer a query%s%s", what,
-			  n < 0 ? ": " : "", n < 0 ? strerror((int)-n) : "");
+			  "the relay's DNS %s port did not answer a query%s%s",
+			  what, n < 0 ? ": " : "",
+			  n < 0 ? strerror((int)-n) : "");
 }
 
 int jr_selfcheck_relay(struct in_addr gw, int timeout_ms, struct jr_err *err)
@@ -236,6 +246,8 @@ int jr_selfcheck_relay(struct in_addr gw, int timeout_ms, struct jr_err *err)
 	if (r == 0)
 		r = check_dns(gw, SOCK_STREAM, deadline, err);
 	if (r < 0)
-		return jr_err_prefix(err, "relay self-check failed, refusing to run the command: ");
+		return jr_err_prefix(
+		    err,
+		    "relay self-check failed, refusing to run the command: ");
 	return 0;
 }

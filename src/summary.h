@@ -29,8 +29,8 @@ struct jr_summary {
 	char *const *command;
 	int command_argc;
 	enum jr_end ended;
-	int exit_status;   /* jailrun's own exit status */
-	int signal;	   /* for JR_END_SIGNALED */
+	int exit_status; /* jailrun's own exit status */
+	int signal;	 /* for JR_END_SIGNALED */
 	uint64_t wall_ms;
 	const char *net_mode;
 	bool rules_verified;

@@ -46,21 +46,24 @@ int jr_userns_write_maps(pid_t pid, const struct jr_ids *ids,
 		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
 		r = write_file(path, "deny");
 		if (r < 0 && r != -ENOENT) /* no file: kernel < 3.19 */
-			return jr_userns_explain("cannot deny setgroups in the sandbox user namespace",
-						 -r, err);
+			return jr_userns_explain(
+			    "cannot deny setgroups in the sandbox user namespace",
+			    -r, err);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->uid,
 		 (unsigned)ids->uid);
 	r = write_file(path, map);
 	if (r < 0)
-		return jr_userns_explain("cannot write the sandbox uid_map", -r, err);
+		return jr_userns_explain("cannot write the sandbox uid_map", -r,
+					 err);
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->gid,
 		 (unsigned)ids->gid);
 	r = write_file(path, map);
 	if (r < 0)
-		return jr_userns_explain("cannot write the sandbox gid_map", -r, err);
+		return jr_userns_explain("cannot write the sandbox gid_map", -r,
+					 err);
 	return 0;
 }
 
@@ -88,35 +91,44 @@ int jr_userns_explain(const char *what, int code, struct jr_err *err)
 {
 	long v;
 
-	if (jr_read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 &&
+	if (jr_read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone",
+			       &v) == 0 &&
 	    v == 0 && geteuid() != 0)
-		return jr_err_set(err, code,
-				  "%s: %s: unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); enable them with: sudo sysctl -w kernel.unprivileged_userns_clone=1",
-				  what, strerror(code));
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); enable them with: sudo sysctl -w kernel.unprivileged_userns_clone=1",
+		    what, strerror(code));
 	if (jr_read_sysctl_int("/proc/sys/user/max_user_namespaces", &v) == 0 &&
 	    v == 0)
-		return jr_err_set(err, code,
-				  "%s: %s: user namespaces are disabled (user.max_user_namespaces=0); enable them with: sudo sysctl -w user.max_user_namespaces=15000",
-				  what, strerror(code));
-	if (jr_read_sysctl_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: user namespaces are disabled (user.max_user_namespaces=0); enable them with: sudo sysctl -w user.max_user_namespaces=15000",
+		    what, strerror(code));
+	if (jr_read_sysctl_int(
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) ==
+		0 &&
 	    v == 1 && geteuid() != 0)
-		return jr_err_set(err, code,
-				  "%s: %s: AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later); install the profile shipped in contrib/apparmor/jailrun (sudo cp contrib/apparmor/jailrun /etc/apparmor.d/ && sudo apparmor_parser -r /etc/apparmor.d/jailrun) or run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
-				  what, strerror(code));
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later); install the profile shipped in contrib/apparmor/jailrun (sudo cp contrib/apparmor/jailrun /etc/apparmor.d/ && sudo apparmor_parser -r /etc/apparmor.d/jailrun) or run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+		    what, strerror(code));
 	switch (code) {
 	case ENOSPC:
-		return jr_err_set(err, code,
-				  "%s: %s: the limit on user namespaces is reached (user.max_user_namespaces); raise it with: sudo sysctl -w user.max_user_namespaces=15000",
-				  what, strerror(code));
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: the limit on user namespaces is reached (user.max_user_namespaces); raise it with: sudo sysctl -w user.max_user_namespaces=15000",
+		    what, strerror(code));
 	case EINVAL:
-		return jr_err_set(err, code,
-				  "%s: %s: the kernel lacks user namespace support (CONFIG_USER_NS); jailrun needs Linux >= 5.12 built with user namespaces",
-				  what, strerror(code));
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: the kernel lacks user namespace support (CONFIG_USER_NS); jailrun needs Linux >= 5.12 built with user namespaces",
+		    what, strerror(code));
 	case EPERM:
 	case EACCES:
-		return jr_err_set(err, code,
-				  "%s: %s: user namespaces are forbidden here; inside a container (Docker's default seccomp profile, for one) run jailrun on the host or allow unshare/clone with CLONE_NEWUSER; a Linux security module may also deny it",
-				  what, strerror(code));
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: user namespaces are forbidden here; inside a container (Docker's default seccomp profile, for one) run jailrun on the host or allow unshare/clone with CLONE_NEWUSER; a Linux security module may also deny it",
+		    what, strerror(code));
 	default:
 		return jr_err_set(err, code, "%s: %s", what, strerror(code));
 	}

@@ -118,15 +118,20 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 	if (!w->rep.reason[0])
 		snprintf(w->rep.reason, sizeof(w->rep.reason), "%.400s", what);
 	if (w->cfg.kill_on_tamper) {
-		snprintf(line, sizeof(line), "the sandbox's rules were tampered with (%.400s) and --on-tamper kill is set",
-			 what);
+		snprintf(
+		    line, sizeof(line),
+		    "the sandbox's rules were tampered with (%.400s) and --on-tamper kill is set",
+		    what);
 		kill_sandbox(w, line);
 		return;
 	}
-	if (jr_nft_restore(w->cfg.nl, w->cfg.rs, removed, sizeof(removed), &err) < 0 ||
+	if (jr_nft_restore(w->cfg.nl, w->cfg.rs, removed, sizeof(removed),
+			   &err) < 0 ||
 	    jr_nft_verify(w->cfg.nl, w->cfg.rs, &err) < 0) {
-		snprintf(line, sizeof(line), "the sandbox's rules were tampered with (%.400s) and could not be restored: %.400s",
-			 what, err.msg);
+		snprintf(
+		    line, sizeof(line),
+		    "the sandbox's rules were tampered with (%.400s) and could not be restored: %.400s",
+		    what, err.msg);
 		kill_sandbox(w, line);
 		return;
 	}
@@ -135,9 +140,11 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 	w->rep.last_restore_us = dt;
 	if (dt > w->rep.max_restore_us)
 		w->rep.max_restore_us = dt;
-	snprintf(line, sizeof(line),
-		 "rules tampered with (%.500s); restored and verified in %llu us%s%.255s",
-		 what, (unsigned long long)dt, removed[0] ? ", removed: " : "", removed);
+	snprintf(
+	    line, sizeof(line),
+	    "rules tampered with (%.500s); restored and verified in %llu us%s%.255s",
+	    what, (unsigned long long)dt, removed[0] ? ", removed: " : "",
+	    removed);
 	jr_warn("watchdog: %s", line);
 	jr_audit_event(w->cfg.audit, "tamper", line);
 }
@@ -168,16 +175,19 @@ static void check_namespaces(struct jr_watchdog *w)
 		if (*end || pid <= 0)
 			continue;
 		/* Gone meanwhile, or not ours: skip. */
-		if (ns_of((pid_t)pid, "pid", &pidns) < 0 || !ns_eq(&pidns, &w->pidns))
+		if (ns_of((pid_t)pid, "pid", &pidns) < 0 ||
+		    !ns_eq(&pidns, &w->pidns))
 			continue;
-		if (ns_of((pid_t)pid, "net", &netns) < 0 || ns_eq(&netns, &w->netns))
+		if (ns_of((pid_t)pid, "net", &netns) < 0 ||
+		    ns_eq(&netns, &w->netns))
 			continue;
 		if (w->cfg.allow_nested)
 			continue;
 		w->rep.tamper_events++;
-		snprintf(line, sizeof(line),
-			 "process %ld of the sandbox is in a network namespace jailrun did not arm",
-			 pid);
+		snprintf(
+		    line, sizeof(line),
+		    "process %ld of the sandbox is in a network namespace jailrun did not arm",
+		    pid);
 		kill_sandbox(w, line);
 		return;
 	}
@@ -212,9 +222,12 @@ static void *watchdog_loop(void *arg)
 			if (changes || r == -ENOBUFS)
 				verify(w, t0);
 			else if (r < 0 && r != -EAGAIN)
-				kill_sandbox(w, "the watchdog lost its nf_tables notification socket");
+				kill_sandbox(
+				    w,
+				    "the watchdog lost its nf_tables notification socket");
 		}
-		if (pfd[1].revents && read(w->timerfd, &tick, sizeof(tick)) > 0) {
+		if (pfd[1].revents &&
+		    read(w->timerfd, &tick, sizeof(tick)) > 0) {
 			verify(w, now_us());
 			if (!w->rep.killed)
 				check_namespaces(w);
@@ -237,18 +250,21 @@ int jr_watchdog_start(const struct jr_watchdog_config *cfg,
 	}
 	w->cfg = *cfg;
 	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	w->timerfd =
+	    timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	its.it_value.tv_sec = (time_t)(cfg->interval_ms / 1000);
 	its.it_value.tv_nsec = (long)(cfg->interval_ms % 1000) * 1000000L;
 	its.it_interval = its.it_value;
 	if (w->stopfd < 0 || w->timerfd < 0 ||
 	    timerfd_settime(w->timerfd, 0, &its, NULL) < 0) {
-		r = jr_err_set(err, errno, "cannot set up the watchdog: %s", strerror(errno));
+		r = jr_err_set(err, errno, "cannot set up the watchdog: %s",
+			       strerror(errno));
 		goto fail;
 	}
 	if ((r = ns_of(cfg->init_pid, "pid", &w->pidns)) < 0 ||
 	    (r = ns_of(cfg->init_pid, "net", &w->netns)) < 0) {
-		r = jr_err_set(err, -r, "cannot read the sandbox's namespaces: %s",
+		r = jr_err_set(err, -r,
+			       "cannot read the sandbox's namespaces: %s",
 			       strerror(-r));
 		goto fail;
 	}
@@ -257,7 +273,8 @@ int jr_watchdog_start(const struct jr_watchdog_config *cfg,
 	r = pthread_create(&w->thread, NULL, watchdog_loop, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r) {
-		r = jr_err_set(err, r, "cannot start the watchdog: %s", strerror(r));
+		r = jr_err_set(err, r, "cannot start the watchdog: %s",
+			       strerror(r));
 		goto fail;
 	}
 	*out = w;

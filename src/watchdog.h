@@ -32,13 +32,13 @@ struct jr_watchdog_config {
 };
 
 struct jr_watchdog_report {
-	unsigned int checks;	     /* verifications run */
-	unsigned int tamper_events;  /* times the lockdown was found wrong */
-	unsigned int restores;	     /* times it was put back */
-	uint64_t max_restore_us;     /* longest detection-to-verified restore */
+	unsigned int checks;	    /* verifications run */
+	unsigned int tamper_events; /* times the lockdown was found wrong */
+	unsigned int restores;	    /* times it was put back */
+	uint64_t max_restore_us;    /* longest detection-to-verified restore */
 	uint64_t last_restore_us;
-	bool killed;		     /* the watchdog ended the sandbox */
-	char reason[512];	     /* why (first tamper, or why it killed) */
+	bool killed;	  /* the watchdog ended the sandbox */
+	char reason[512]; /* why (first tamper, or why it killed) */
 };
 
 struct jr_watchdog;

@@ -23,17 +23,28 @@
 static const char *ename(int e)
 {
 	switch (e) {
-	case ENOSYS: return "ENOSYS";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EINVAL: return "EINVAL";
-	case EBADF: return "EBADF";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case ENETUNREACH: return "ENETUNREACH";
-	case EHOSTUNREACH: return "EHOSTUNREACH";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	default: return strerror(e);
+	case ENOSYS:
+		return "ENOSYS";
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case EINVAL:
+		return "EINVAL";
+	case EBADF:
+		return "EBADF";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	case ENETUNREACH:
+		return "ENETUNREACH";
+	case EHOSTUNREACH:
+		return "EHOSTUNREACH";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	default:
+		return strerror(e);
 	}
 }
 
@@ -56,7 +67,8 @@ static int submit_one(struct ring *r, const struct io_uring_sqe *sqe)
 	r->sqes[idx] = *sqe;
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
 		return -errno;
 	head = __atomic_load_n(r->cq_head, __ATOMIC_ACQUIRE);
 	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
@@ -100,11 +112,12 @@ int main(int argc, char **argv)
 	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
 	if ((p.features & IORING_FEAT_SINGLE_MMAP) && cq_len > sq_len)
 		sq_len = cq_len;
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		  r.fd, IORING_OFF_SQ_RING);
-	cq = (p.features & IORING_FEAT_SINGLE_MMAP) ? sq :
-		mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		     r.fd, IORING_OFF_CQ_RING);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, r.fd, IORING_OFF_SQ_RING);
+	cq = (p.features & IORING_FEAT_SINGLE_MMAP)
+		 ? sq
+		 : mmap(NULL, cq_len, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, r.fd, IORING_OFF_CQ_RING);
 	r.sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
 		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r.fd,
 		      IORING_OFF_SQES);
@@ -149,8 +162,10 @@ int main(int argc, char **argv)
 	sqe.off = sizeof(sin);
 	res = submit_one(&r, &sqe);
 	if (res < 0)
-		printf("RESULT io_uring connect %s:%s %s\n", argv[1], argv[2], ename(-res));
+		printf("RESULT io_uring connect %s:%s %s\n", argv[1], argv[2],
+		       ename(-res));
 	else
-		printf("RESULT io_uring connect %s:%s CONNECTED\n", argv[1], argv[2]);
+		printf("RESULT io_uring connect %s:%s CONNECTED\n", argv[1],
+		       argv[2]);
 	return 0;
 }

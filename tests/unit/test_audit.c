@@ -32,11 +32,12 @@ static void test_format_allow(void **state)
 	char *line = jr_audit_format_record(&r, 1795953600123ULL);
 
 	assert_non_null(line);
-	assert_string_equal(line,
-		"{\"time\":\"2026-11-29T12:00:00.123Z\",\"event\":\"connection\",\"id\":7,"
-		"\"via\":\"proxy\",\"method\":\"CONNECT\",\"host\":\"api.example.com\","
-		"\"port\":443,\"address\":\"192.0.2.7\",\"verdict\":\"allow\",\"reason\":null,"
-		"\"status\":200,\"bytes_up\":517,\"bytes_down\":4096,\"duration_ms\":85}\n");
+	assert_string_equal(
+	    line,
+	    "{\"time\":\"2026-11-29T12:00:00.123Z\",\"event\":\"connection\",\"id\":7,"
+	    "\"via\":\"proxy\",\"method\":\"CONNECT\",\"host\":\"api.example.com\","
+	    "\"port\":443,\"address\":\"192.0.2.7\",\"verdict\":\"allow\",\"reason\":null,"
+	    "\"status\":200,\"bytes_up\":517,\"bytes_down\":4096,\"duration_ms\":85}\n");
 	free(line);
 }
 
@@ -55,7 +56,9 @@ static void test_format_deny_and_nulls(void **state)
 	assert_non_null(line);
 	assert_non_null(strstr(line, "\"time\":\"1970-01-01T00:00:00.000Z\""));
 	assert_non_null(strstr(line, "\"host\":\"secret\\\".evil.com\""));
-	assert_non_null(strstr(line, "\"port\":null,\"address\":null,\"verdict\":\"deny\",\"reason\":\"not-allowed\",\"status\":null"));
+	assert_non_null(strstr(
+	    line,
+	    "\"port\":null,\"address\":null,\"verdict\":\"deny\",\"reason\":\"not-allowed\",\"status\":null"));
 	free(line);
 }
 
@@ -63,9 +66,18 @@ static void test_counts_and_denied_line(void **state)
 {
 	struct jr_audit a;
 	struct jr_err e = { 0 };
-	struct jr_audit_record deny1 = { .via = "proxy", .host = "denied.test", .port = 443, .status = 403 };
-	struct jr_audit_record deny2 = { .via = "dns", .host = "evil.test", .status = 3 };
-	struct jr_audit_record allow = { .via = "proxy", .host = "ok.test", .port = 80, .allowed = true, .status = 200 };
+	struct jr_audit_record deny1 = { .via = "proxy",
+					 .host = "denied.test",
+					 .port = 443,
+					 .status = 403 };
+	struct jr_audit_record deny2 = { .via = "dns",
+					 .host = "evil.test",
+					 .status = 3 };
+	struct jr_audit_record allow = { .via = "proxy",
+					 .host = "ok.test",
+					 .port = 80,
+					 .allowed = true,
+					 .status = 200 };
 	char *line;
 
 	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
@@ -79,11 +91,14 @@ static void test_counts_and_denied_line(void **state)
 	assert_int_equal(a.n_denied_dest, 2);
 	line = jr_audit_denied_line(&a);
 	assert_non_null(line);
-	assert_string_equal(line, "denied 3 connections: denied.test:443 (2), evil.test (1)");
+	assert_string_equal(
+	    line, "denied 3 connections: denied.test:443 (2), evil.test (1)");
 	free(line);
 	for (int i = 0; i < JR_AUDIT_MAX_DENIED + 5; i++) {
 		char host[32];
-		struct jr_audit_record d = { .via = "proxy", .host = host, .port = 1 };
+		struct jr_audit_record d = { .via = "proxy",
+					     .host = host,
+					     .port = 1 };
 
 		snprintf(host, sizeof(host), "h%d.test", i);
 		jr_audit_connection(&a, &d);
@@ -102,7 +117,11 @@ static void test_log_file(void **state)
 	int fd = mkstemp(path);
 	struct jr_audit a;
 	struct jr_err e = { 0 };
-	struct jr_audit_record r = { .via = "proxy", .host = "x.test", .port = 80, .allowed = true, .status = 200 };
+	struct jr_audit_record r = { .via = "proxy",
+				     .host = "x.test",
+				     .port = 80,
+				     .allowed = true,
+				     .status = 200 };
 	char buf[4096];
 	ssize_t n;
 	int lines = 0;
@@ -124,7 +143,8 @@ static void test_log_file(void **state)
 		lines += *p == '\n';
 	assert_int_equal(lines, 2);
 	assert_non_null(strstr(buf, "\"host\":\"x.test\""));
-	assert_non_null(strstr(buf, "\"event\":\"lifecycle\",\"detail\":\"command started\"}\n"));
+	assert_non_null(strstr(
+	    buf, "\"event\":\"lifecycle\",\"detail\":\"command started\"}\n"));
 }
 
 static void test_open_errors(void **state)
@@ -132,7 +152,8 @@ static void test_open_errors(void **state)
 	struct jr_audit a;
 	struct jr_err e = { 0 };
 
-	assert_int_equal(jr_audit_open(&a, "/nonexistent/dir/log", -1, &e), -ENOENT);
+	assert_int_equal(jr_audit_open(&a, "/nonexistent/dir/log", -1, &e),
+			 -ENOENT);
 	assert_non_null(strstr(e.msg, "--log /nonexistent/dir/log"));
 	jr_audit_close(&a);
 	assert_int_equal(jr_audit_open(&a, NULL, 987, &e), -EBADF);

@@ -88,11 +88,13 @@ static void test_eof_and_junk(void **state)
 	struct jr_ctl_msg got;
 	char junk[5] = "abcd";
 
-	assert_int_equal(send(sv[0], junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
+	assert_int_equal(send(sv[0], junk, sizeof(junk), 0),
+			 (ssize_t)sizeof(junk));
 	assert_int_equal(jr_ctl_recv(sv[1], &got, NULL, NULL), -EBADMSG);
 	memset(&got, 0, sizeof(got));
 	got.type = 999;
-	assert_int_equal(send(sv[0], &got, sizeof(got), 0), (ssize_t)sizeof(got));
+	assert_int_equal(send(sv[0], &got, sizeof(got), 0),
+			 (ssize_t)sizeof(got));
 	assert_int_equal(jr_ctl_recv(sv[1], &got, NULL, NULL), -EBADMSG);
 	close(sv[0]);
 	sv[0] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -105,17 +107,23 @@ static void test_too_many_fds(void **state)
 	int fds[JR_CTL_MAX_FDS + 1] = { 0 };
 
 	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
-	assert_int_equal(jr_ctl_send(sv[0], &m, fds, JR_CTL_MAX_FDS + 1), -EINVAL);
+	assert_int_equal(jr_ctl_send(sv[0], &m, fds, JR_CTL_MAX_FDS + 1),
+			 -EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fd_passing_is_cloexec, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unexpected_fds_are_closed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_eof_and_junk, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_many_fds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fd_passing_is_cloexec,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unexpected_fds_are_closed,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eof_and_junk, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_many_fds, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

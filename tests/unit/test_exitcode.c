@@ -31,17 +31,24 @@ static int status_of_child(int how, int arg)
 
 static void test_exit_codes(void **state)
 {
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 0)), 0);
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 3)), 3);
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 125)), 125);
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 255)), 255);
+	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 0)),
+			 0);
+	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 3)),
+			 3);
+	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 125)),
+			 125);
+	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(0, 255)),
+			 255);
 }
 
 static void test_signals(void **state)
 {
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(1, SIGKILL)), 137);
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(1, SIGTERM)), 143);
-	assert_int_equal(jr_exit_code_from_wait_status(status_of_child(1, SIGINT)), 130);
+	assert_int_equal(
+	    jr_exit_code_from_wait_status(status_of_child(1, SIGKILL)), 137);
+	assert_int_equal(
+	    jr_exit_code_from_wait_status(status_of_child(1, SIGTERM)), 143);
+	assert_int_equal(
+	    jr_exit_code_from_wait_status(status_of_child(1, SIGINT)), 130);
 }
 
 static void test_exec_errno(void **state)

@@ -18,8 +18,12 @@ static uid_t nobody_uid(void)
 	return pw ? pw->pw_uid : 65534;
 }
 
-static const struct jr_caller root = { .uid = 0, .euid = 0, .gid = 0, .egid = 0 };
-static const struct jr_caller alice = { .uid = 1000, .euid = 1000, .gid = 1000, .egid = 1000 };
+static const struct jr_caller root = {
+	.uid = 0, .euid = 0, .gid = 0, .egid = 0
+};
+static const struct jr_caller alice = {
+	.uid = 1000, .euid = 1000, .gid = 1000, .egid = 1000
+};
 
 static void test_root_defaults_to_nobody(void **state)
 {
@@ -78,8 +82,15 @@ static void test_root_explicit_users(void **state)
 static void test_bad_specs(void **state)
 {
 	static const char *const bad[] = {
-		"no-such-user-jailrun", ":0", "0:", "0:1:2", "4294967295",
-		"99999999999", "007", "nobody:no-such-group-jailrun", "-1",
+		"no-such-user-jailrun",
+		":0",
+		"0:",
+		"0:1:2",
+		"4294967295",
+		"99999999999",
+		"007",
+		"nobody:no-such-group-jailrun",
+		"-1",
 	};
 	struct jr_ids ids;
 

@@ -28,8 +28,9 @@ static void test_nesting(void **state)
 	jr_json_key(&j, "c");
 	jr_json_string(&j, NULL);
 	jr_json_object_end(&j);
-	assert_string_equal(jr_json_finish(&j),
-			    "{\"a\":-5,\"b\":[18446744073709551615,true,null,{}],\"c\":null}");
+	assert_string_equal(
+	    jr_json_finish(&j),
+	    "{\"a\":-5,\"b\":[18446744073709551615,true,null,{}],\"c\":null}");
 	jr_json_release(&j);
 }
 
@@ -48,12 +49,14 @@ static void test_escaping(void **state)
 			    "\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\"");
 	jr_json_release(&j);
 	/* valid UTF-8 passes through untouched */
-	assert_string_equal(render(&j, "h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
-			    "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	assert_string_equal(
+	    render(&j, "h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+	    "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
 	jr_json_release(&j);
 	/* invalid: lone continuation, overlong, surrogate, truncated */
-	assert_string_equal(render(&j, "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82"),
-			    "\"\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\"");
+	assert_string_equal(
+	    render(&j, "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82"),
+	    "\"\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\"");
 	jr_json_release(&j);
 }
 

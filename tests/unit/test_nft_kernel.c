@@ -68,7 +68,8 @@ JR_DEFINE_CLEANUP(struct nftnl_set, nftnl_set_free)
 
 struct ctx {
 	struct jr_ruleset *rs;
-	struct mnl_socket *owner; /* jailrun's, through jr_nft_socket_from_fd() */
+	struct mnl_socket
+	    *owner; /* jailrun's, through jr_nft_socket_from_fd() */
 	struct mnl_socket *other; /* anyone else in the namespace */
 	struct mnl_socket *extra; /* a test's third socket, if any */
 };
@@ -81,7 +82,8 @@ static int nfnl_fd(void)
 /* A socket as another process would open it, bound by the kernel. */
 static struct mnl_socket *open_other(void)
 {
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	struct mnl_socket *nl =
+	    mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
 
 	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		mnl_socket_close(nl);
@@ -185,13 +187,17 @@ static int send_batch(struct mnl_socket *nl, const struct cmd *cmds, size_t n)
 		struct nlmsghdr *nlh;
 		uint16_t family;
 
-		family = cmds[i].table ? nftnl_table_get_u32(cmds[i].table, NFTNL_TABLE_FAMILY)
-		       : cmds[i].chain ? nftnl_chain_get_u32(cmds[i].chain, NFTNL_CHAIN_FAMILY)
-		       : cmds[i].set   ? nftnl_set_get_u32(cmds[i].set, NFTNL_SET_FAMILY)
-				       : nftnl_rule_get_u32(cmds[i].rule, NFTNL_RULE_FAMILY);
-		nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b), cmds[i].type,
-					    family, cmds[i].flags | NLM_F_ACK,
-					    seq + 1 + (uint32_t)i);
+		family =
+		    cmds[i].table
+			? nftnl_table_get_u32(cmds[i].table, NFTNL_TABLE_FAMILY)
+		    : cmds[i].chain
+			? nftnl_chain_get_u32(cmds[i].chain, NFTNL_CHAIN_FAMILY)
+		    : cmds[i].set
+			? nftnl_set_get_u32(cmds[i].set, NFTNL_SET_FAMILY)
+			: nftnl_rule_get_u32(cmds[i].rule, NFTNL_RULE_FAMILY);
+		nlh = nftnl_nlmsg_build_hdr(
+		    mnl_nlmsg_batch_current(b), cmds[i].type, family,
+		    cmds[i].flags | NLM_F_ACK, seq + 1 + (uint32_t)i);
 		if (cmds[i].table)
 			nftnl_table_nlmsg_build_payload(nlh, cmds[i].table);
 		else if (cmds[i].chain)
@@ -214,7 +220,8 @@ static int send_batch(struct mnl_socket *nl, const struct cmd *cmds, size_t n)
 		int left;
 
 		if (poll(&pfd, 1, 5000) != 1)
-			fail_msg("the kernel answered %u of %zu messages", answered, n);
+			fail_msg("the kernel answered %u of %zu messages",
+				 answered, n);
 		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		assert_true(len > 0);
 		left = (int)len;
@@ -227,7 +234,8 @@ static int send_batch(struct mnl_socket *nl, const struct cmd *cmds, size_t n)
 				continue;
 			if (e->error && !first_err)
 				first_err = e->error;
-			if (nlh->nlmsg_seq == seq) /* the batch as a whole failed */
+			if (nlh->nlmsg_seq ==
+			    seq) /* the batch as a whole failed */
 				return first_err;
 			answered++;
 		}
@@ -276,7 +284,8 @@ static struct nftnl_chain *mk_chain(const char *name)
 
 	assert_non_null(c);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-	assert_int_equal(nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, "jailrun"), 0);
+	assert_int_equal(nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, "jailrun"),
+			 0);
 	assert_int_equal(nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name), 0);
 	return c;
 }
@@ -306,7 +315,8 @@ static void rule_add_oif_lo(struct nftnl_rule *r)
 	nftnl_rule_add_expr(r, meta);
 	nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
 	nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	assert_int_equal(nftnl_expr_set(cmp, NFTNL_EXPR_CMP_DATA, &lo, sizeof(lo)), 0);
+	assert_int_equal(
+	    nftnl_expr_set(cmp, NFTNL_EXPR_CMP_DATA, &lo, sizeof(lo)), 0);
 	nftnl_rule_add_expr(r, cmp);
 }
 
@@ -348,7 +358,8 @@ static int setup(void **state)
 /* "nft flush ruleset" through @nl: every table @nl may delete. */
 static int flush_ruleset(struct mnl_socket *nl)
 {
-	_cleanup_(nftnl_table_freep) struct nftnl_table *all = nftnl_table_alloc();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *all =
+	    nftnl_table_alloc();
 
 	if (!all)
 		return -ENOMEM;
@@ -517,7 +528,8 @@ static void test_install_without_cap_net_admin(void **state)
 
 		if (syscall(SYS_capget, &h, d) < 0)
 			_exit(2);
-		d[CAP_TO_INDEX(CAP_NET_ADMIN)].effective &= ~CAP_TO_MASK(CAP_NET_ADMIN);
+		d[CAP_TO_INDEX(CAP_NET_ADMIN)].effective &=
+		    ~CAP_TO_MASK(CAP_NET_ADMIN);
 		if (syscall(SYS_capset, &h, d) < 0)
 			_exit(3);
 		ret = jr_nft_install(c->owner, c->rs, &err);
@@ -544,7 +556,8 @@ static void test_install_error_names_chain(void **state)
 	struct jr_err err = { 0 };
 
 	assert_int_equal(nftnl_chain_set_str(c->rs->chains[1], NFTNL_CHAIN_TYPE,
-					     "no-such-type"), 0);
+					     "no-such-type"),
+			 0);
 	assert_true(jr_nft_install(c->owner, c->rs, &err) < 0);
 	print_message("%s\n", err.msg);
 	assert_msg_contains(&err, "rejected the 'output' chain (in its type)");
@@ -589,15 +602,15 @@ static void test_other_socket_cannot_touch_table(void **state)
 	rule_add_verdict(r, NF_ACCEPT);
 
 	/* Even with CAP_NET_ADMIN in the namespace: EPERM for everything. */
-	assert_int_equal(send_table(c->other, NFT_MSG_DELTABLE, 0, t),
-			 -EPERM);
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t),
-			 -EPERM);
-	assert_int_equal(send_chain(c->other, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch),
-			 -EPERM);
+	assert_int_equal(send_table(c->other, NFT_MSG_DELTABLE, 0, t), -EPERM);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), -EPERM);
+	assert_int_equal(
+	    send_chain(c->other, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch), -EPERM);
 	assert_int_equal(send_chain(c->other, NFT_MSG_NEWCHAIN, 0, input),
 			 -EPERM);
-	assert_int_equal(send_rule(c->other, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, r),
+	assert_int_equal(send_rule(c->other, NFT_MSG_NEWRULE,
+				   NLM_F_CREATE | NLM_F_APPEND, r),
 			 -EPERM);
 
 	/* "nft flush ruleset" (DELTABLE without a name) skips owned tables. */
@@ -625,8 +638,8 @@ static void test_verify_extra_table(void **state)
 
 	install_ok(c);
 	t = mk_table(NFPROTO_IPV4, "other");
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t),
-			 0);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
 	verify_fails(c, "there is a table ip other besides table inet jailrun");
 }
 
@@ -650,8 +663,8 @@ static void test_verify_extra_chain(void **state)
 
 	install_ok(c);
 	ch = mk_chain("extra");
-	assert_int_equal(send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch),
-			 0);
+	assert_int_equal(
+	    send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch), 0);
 	verify_fails(c, "there is a chain 'extra' that jailrun did not create");
 }
 
@@ -662,8 +675,7 @@ static void test_verify_missing_chain(void **state)
 
 	install_ok(c);
 	ch = mk_chain("forward");
-	assert_int_equal(send_chain(c->owner, NFT_MSG_DELCHAIN, 0, ch),
-			 0);
+	assert_int_equal(send_chain(c->owner, NFT_MSG_DELCHAIN, 0, ch), 0);
 	verify_fails(c, "the 'forward' chain is missing");
 }
 
@@ -672,7 +684,9 @@ static void test_verify_extra_set(void **state)
 {
 	struct ctx *c = *state;
 	_cleanup_(nftnl_set_freep) struct nftnl_set *set = nftnl_set_alloc();
-	const struct cmd cmd = { .type = NFT_MSG_NEWSET, .flags = NLM_F_CREATE, .set = set };
+	const struct cmd cmd = { .type = NFT_MSG_NEWSET,
+				 .flags = NLM_F_CREATE,
+				 .set = set };
 
 	install_ok(c);
 	assert_non_null(set);
@@ -710,8 +724,7 @@ static void test_verify_changed_policy(void **state)
 	install_ok(c);
 	ch = mk_chain("input");
 	nftnl_chain_set_u32(ch, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-	assert_int_equal(send_chain(c->owner, NFT_MSG_NEWCHAIN, 0, ch),
-			 0);
+	assert_int_equal(send_chain(c->owner, NFT_MSG_NEWCHAIN, 0, ch), 0);
 	verify_fails(c, "the 'input' chain has policy accept instead of drop");
 }
 
@@ -723,10 +736,12 @@ static void test_verify_extra_rule(void **state)
 	install_ok(c);
 	r = mk_rule("output");
 	rule_add_verdict(r, NF_ACCEPT);
-	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, r),
+	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE,
+				   NLM_F_CREATE | NLM_F_APPEND, r),
 			 0);
-	verify_fails(c, "the 'output' chain has an extra rule 2: inet jailrun output "
-			"[ immediate reg 0 accept ]");
+	verify_fails(
+	    c, "the 'output' chain has an extra rule 2: inet jailrun output "
+	       "[ immediate reg 0 accept ]");
 }
 
 /* An accept-all rule in front of ours: same rules, different order. */
@@ -751,11 +766,12 @@ static void test_verify_missing_rule(void **state)
 	_cleanup_(nftnl_rule_freep) struct nftnl_rule *flush = NULL;
 
 	install_ok(c);
-	flush = mk_rule("input"); /* DELRULE without a handle: the whole chain */
-	assert_int_equal(send_rule(c->owner, NFT_MSG_DELRULE, 0, flush),
-			 0);
-	verify_fails(c, "rule 1 of the 'input' chain is missing: inet jailrun input "
-			"[ meta load iif => reg 1 ]");
+	flush =
+	    mk_rule("input"); /* DELRULE without a handle: the whole chain */
+	assert_int_equal(send_rule(c->owner, NFT_MSG_DELRULE, 0, flush), 0);
+	verify_fails(
+	    c, "rule 1 of the 'input' chain is missing: inet jailrun input "
+	       "[ meta load iif => reg 1 ]");
 }
 
 static void test_verify_changed_verdict(void **state)
@@ -791,11 +807,17 @@ static void test_verify_changed_verdict(void **state)
 static int add_foreign_table(struct mnl_socket *nl, uint32_t family,
 			     const char *name, bool owned)
 {
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(family, name);
-	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = nftnl_chain_alloc();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t =
+	    mk_table(family, name);
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch =
+	    nftnl_chain_alloc();
 	struct cmd cmds[2] = {
-		{ .type = NFT_MSG_NEWTABLE, .flags = NLM_F_CREATE | NLM_F_EXCL, .table = t },
-		{ .type = NFT_MSG_NEWCHAIN, .flags = NLM_F_CREATE | NLM_F_EXCL, .chain = ch },
+		{ .type = NFT_MSG_NEWTABLE,
+		  .flags = NLM_F_CREATE | NLM_F_EXCL,
+		  .table = t },
+		{ .type = NFT_MSG_NEWCHAIN,
+		  .flags = NLM_F_CREATE | NLM_F_EXCL,
+		  .chain = ch },
 	};
 
 	assert_non_null(ch);
@@ -803,8 +825,10 @@ static int add_foreign_table(struct mnl_socket *nl, uint32_t family,
 		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
 	nftnl_chain_set_u32(ch, NFTNL_CHAIN_FAMILY, family);
 	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_TABLE, name), 0);
-	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_NAME, "output"), 0);
-	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_TYPE, "filter"), 0);
+	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_NAME, "output"),
+			 0);
+	assert_int_equal(nftnl_chain_set_str(ch, NFTNL_CHAIN_TYPE, "filter"),
+			 0);
 	nftnl_chain_set_u32(ch, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
 	nftnl_chain_set_s32(ch, NFTNL_CHAIN_PRIO, 0);
 	nftnl_chain_set_u32(ch, NFTNL_CHAIN_POLICY, NF_ACCEPT);
@@ -820,7 +844,8 @@ struct table_query {
 static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct table_query *q = data;
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t = nftnl_table_alloc();
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t =
+	    nftnl_table_alloc();
 
 	if (!t || nftnl_table_nlmsg_parse(nlh, t) < 0)
 		return MNL_CB_ERROR;
@@ -851,8 +876,9 @@ static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
 	do {
 		ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		assert_true(ret > 0);
-		ret = mnl_cb_run(buf, (size_t)ret, seq,
-				 mnl_socket_get_portid(nl), table_handle_cb, &q);
+		ret =
+		    mnl_cb_run(buf, (size_t)ret, seq, mnl_socket_get_portid(nl),
+			       table_handle_cb, &q);
 		assert_true(ret >= 0);
 	} while (ret > 0);
 	return q.handle;
@@ -865,8 +891,9 @@ static void restore_ok(struct ctx *c, const char *want)
 	char removed[256];
 
 	memcpy(removed, "junk", 5);
-	assert_ok(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
-		  &err);
+	assert_ok(
+	    jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
+	    &err);
 	assert_string_equal(removed, want);
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
 }
@@ -877,8 +904,10 @@ static void test_restore_removes_foreign_table(void **state)
 	struct ctx *c = *state;
 
 	install_ok(c);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
-	verify_fails(c, "there is a table inet evil besides table inet jailrun");
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	verify_fails(c,
+		     "there is a table inet evil besides table inet jailrun");
 	restore_ok(c, "inet evil");
 	assert_int_equal(count_tables(c->other), 1);
 	/* Nothing foreign left: restoring again removes nothing else. */
@@ -901,20 +930,28 @@ static void test_restore_lists_every_foreign_table(void **state)
 	r = mk_rule("output");
 	rule_add_verdict(r, NF_ACCEPT);
 	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE,
-				   NLM_F_CREATE | NLM_F_APPEND, r), 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV6, "nat", false), 0);
+				   NLM_F_CREATE | NLM_F_APPEND, r),
+			 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_IPV6, "nat", false), 0);
 	restore_ok(c, "ip filter, inet evil, ip6 nat");
 	assert_int_equal(count_tables(c->other), 1);
 
 	/* A list that does not fit is cut short, visibly. */
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
-	assert_ok(jr_nft_restore(c->owner, c->rs, small, sizeof(small), &err), &err);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_ok(jr_nft_restore(c->owner, c->rs, small, sizeof(small), &err),
+		  &err);
 	assert_string_equal(small, "ip f...");
 	/* No buffer at all is fine too. */
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
 	assert_ok(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), &err);
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
 }
@@ -934,7 +971,8 @@ static void test_restore_escapes_names(void **state)
 	c->extra = open_other();
 	assert_non_null(c->extra);
 	install_ok(c);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "ev\nil\\", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "ev\nil\\", false), 0);
 	restore_ok(c, "inet ev\\x0ail\\x5c");
 
 	/* The longest name the kernel takes, every byte escaped: no overflow. */
@@ -942,22 +980,33 @@ static void test_restore_escapes_names(void **state)
 	name[sizeof(name) - 1] = '\0';
 	for (i = 0; i < sizeof(name) - 1; i++)
 		memcpy(want + 5 + 4 * i, "\\x01", 4);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, name, false), 0);
-	assert_ok(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err), &err);
+	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, name, false),
+			 0);
+	assert_ok(
+	    jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
+	    &err);
 	assert_string_equal(removed, want);
 	/* In an error message, a long name is cut short for the reason to fit. */
-	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, name, true), 0);
-	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
+	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, name, true),
+			 0);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err),
+			 -EPERM);
 	print_message("%s\n", err.msg);
 	assert_msg_contains(&err, "the table inet \\x01\\x01");
-	assert_msg_contains(&err, "\\x01... is owned by another netlink socket and cannot be removed");
+	assert_msg_contains(
+	    &err,
+	    "\\x01... is owned by another netlink socket and cannot be removed");
 
 	mnl_socket_close(c->extra);
 	c->extra = open_other();
 	assert_non_null(c->extra);
-	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, "\033[2Jx", true), 0);
-	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
-	assert_msg_contains(&err, "the table inet \\x1b[2Jx is owned by another netlink socket");
+	assert_int_equal(
+	    add_foreign_table(c->extra, NFPROTO_INET, "\033[2Jx", true), 0);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err),
+			 -EPERM);
+	assert_msg_contains(
+	    &err,
+	    "the table inet \\x1b[2Jx is owned by another netlink socket");
 }
 
 /*
@@ -976,14 +1025,19 @@ static void test_restore_foreign_owned_table(void **state)
 	install_ok(c);
 	ours = table_handle(c->other, NFPROTO_INET, "jailrun");
 	assert_true(ours != 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
-	assert_int_equal(add_foreign_table(c->extra, NFPROTO_INET, "evil", true), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->extra, NFPROTO_INET, "evil", true), 0);
 
-	assert_int_equal(jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
-			 -EPERM);
+	assert_int_equal(
+	    jr_nft_restore(c->owner, c->rs, removed, sizeof(removed), &err),
+	    -EPERM);
 	print_message("%s\n", err.msg);
 	assert_int_equal(err.code, EPERM);
-	assert_msg_contains(&err, "the table inet evil is owned by another netlink socket and cannot be removed");
+	assert_msg_contains(
+	    &err,
+	    "the table inet evil is owned by another netlink socket and cannot be removed");
 	assert_msg_contains(&err, "nothing was changed");
 	assert_string_equal(removed, "");
 	/* Atomic: our table is the same one, the unowned one is still there. */
@@ -1009,9 +1063,12 @@ static void test_restore_impostor_of_our_table(void **state)
 	c->extra = open_owner();
 	assert_non_null(c->extra);
 	assert_ok(jr_nft_install(c->extra, c->rs, &err), &err);
-	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err), -EPERM);
+	assert_int_equal(jr_nft_restore(c->owner, c->rs, NULL, 0, &err),
+			 -EPERM);
 	print_message("%s\n", err.msg);
-	assert_msg_contains(&err, "the table inet jailrun is owned by another netlink socket and cannot be removed");
+	assert_msg_contains(
+	    &err,
+	    "the table inet jailrun is owned by another netlink socket and cannot be removed");
 	assert_int_equal(count_tables(c->other), 1);
 	assert_ok(jr_nft_verify(c->extra, c->rs, &err), &err);
 }
@@ -1023,9 +1080,11 @@ static void test_restore_impostor_of_our_table(void **state)
 static void test_restore_unowned_namesake(void **state)
 {
 	struct ctx *c = *state;
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "jailrun");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t =
+	    mk_table(NFPROTO_INET, "jailrun");
 
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
 	restore_ok(c, "inet jailrun");
 	assert_int_equal(count_tables(c->other), 1);
 }
@@ -1056,13 +1115,18 @@ static void test_restore_error_names_chain(void **state)
 
 	install_ok(c);
 	ours = table_handle(c->other, NFPROTO_INET, "jailrun");
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
-	assert_int_equal(add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_IPV4, "filter", false), 0);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
 	assert_int_equal(nftnl_chain_set_str(c->rs->chains[1], NFTNL_CHAIN_TYPE,
-					     "no-such-type"), 0);
+					     "no-such-type"),
+			 0);
 	assert_true(jr_nft_restore(c->owner, c->rs, NULL, 0, &err) < 0);
 	print_message("%s\n", err.msg);
-	assert_msg_contains(&err, "rejected the 'output' chain (in its type), so nothing was changed");
+	assert_msg_contains(
+	    &err,
+	    "rejected the 'output' chain (in its type), so nothing was changed");
 	assert_int_equal(count_tables(c->other), 3);
 	assert_int_equal(table_handle(c->other, NFPROTO_INET, "jailrun"), ours);
 }
@@ -1095,7 +1159,8 @@ static void test_monitor_open(void **state)
 	struct jr_err err = { 0 };
 	struct mnl_socket *mon = NULL;
 	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER);
-	int fresh = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	int fresh =
+	    socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	uint32_t groups[4] = { 0 };
 	socklen_t len = sizeof(groups);
 
@@ -1108,8 +1173,9 @@ static void test_monitor_open(void **state)
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	/* Raised above the default, as far as this namespace allows. */
 	assert_true(rcvbuf(fd) > rcvbuf(fresh));
-	assert_int_equal(getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS,
-				    groups, &len), 0);
+	assert_int_equal(
+	    getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, groups, &len),
+	    0);
 	assert_int_equal(groups[0], 1U << (NFNLGRP_NFTABLES - 1));
 	close(fresh);
 	mnl_socket_close(mon);
@@ -1125,7 +1191,8 @@ static void test_monitor_open_bad_fd(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(jr_nft_monitor_open(fd, &mon, &err), -EPROTOTYPE);
 	assert_null(mon);
-	assert_msg_contains(&err, "monitor socket is not a NETLINK_NETFILTER socket");
+	assert_msg_contains(&err,
+			    "monitor socket is not a NETLINK_NETFILTER socket");
 	assert_int_equal(close(fd), -1); /* closed on failure too */
 
 	fd = nfnl_fd();
@@ -1153,16 +1220,22 @@ static void test_monitor_reports_change(void **state)
 {
 	struct ctx *c = *state;
 	struct mnl_socket *mon = open_monitor();
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t1 = mk_table(NFPROTO_IPV4, "one");
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t2 = mk_table(NFPROTO_IPV6, "two");
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t3 = mk_table(NFPROTO_ARP, "three");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t1 =
+	    mk_table(NFPROTO_IPV4, "one");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t2 =
+	    mk_table(NFPROTO_IPV6, "two");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t3 =
+	    mk_table(NFPROTO_ARP, "three");
 	struct jr_err err = { 0 };
 	unsigned int changes = 0;
 
 	/* Three commits, so several datagrams: the drain reads them all. */
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t1), 0);
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t2), 0);
-	assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t3), 0);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t1), 0);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t2), 0);
+	assert_int_equal(
+	    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t3), 0);
 	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
 	assert_int_equal(changes, 3);
 	/* Everything was read: nothing left for the next drain. */
@@ -1184,13 +1257,18 @@ static void test_monitor_counts_objects(void **state)
 {
 	struct ctx *c = *state;
 	struct mnl_socket *mon = open_monitor();
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "jailrun");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t =
+	    mk_table(NFPROTO_INET, "jailrun");
 	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = mk_chain("c");
 	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = mk_rule("c");
 	struct cmd cmds[3] = {
 		{ .type = NFT_MSG_NEWTABLE, .flags = NLM_F_CREATE, .table = t },
-		{ .type = NFT_MSG_NEWCHAIN, .flags = NLM_F_CREATE, .chain = ch },
-		{ .type = NFT_MSG_NEWRULE, .flags = NLM_F_CREATE | NLM_F_APPEND, .rule = r },
+		{ .type = NFT_MSG_NEWCHAIN,
+		  .flags = NLM_F_CREATE,
+		  .chain = ch },
+		{ .type = NFT_MSG_NEWRULE,
+		  .flags = NLM_F_CREATE | NLM_F_APPEND,
+		  .rule = r },
 	};
 	unsigned int changes = 0;
 
@@ -1212,7 +1290,8 @@ static void test_monitor_ignores_forged(void **state)
 {
 	struct ctx *c = *state;
 	struct mnl_socket *mon = open_monitor();
-	_cleanup_(nftnl_table_freep) struct nftnl_table *t = mk_table(NFPROTO_INET, "evil");
+	_cleanup_(nftnl_table_freep) struct nftnl_table *t =
+	    mk_table(NFPROTO_INET, "evil");
 	alignas(struct nlmsghdr) char buf[1024] = { 0 };
 	struct sockaddr_nl to = {
 		.nl_family = AF_NETLINK,
@@ -1225,8 +1304,9 @@ static void test_monitor_ignores_forged(void **state)
 	assert_non_null(big);
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_NEWTABLE, NFPROTO_INET, 0, 0);
 	nftnl_table_nlmsg_build_payload(nlh, t);
-	assert_int_equal(sendto(mnl_socket_get_fd(c->other), nlh, nlh->nlmsg_len, 0,
-				(struct sockaddr *)&to, sizeof(to)),
+	assert_int_equal(sendto(mnl_socket_get_fd(c->other), nlh,
+				nlh->nlmsg_len, 0, (struct sockaddr *)&to,
+				sizeof(to)),
 			 (ssize_t)nlh->nlmsg_len);
 	memcpy(big, nlh, nlh->nlmsg_len);
 	assert_int_equal(sendto(mnl_socket_get_fd(c->other), big, 100000, 0,
@@ -1250,15 +1330,17 @@ static void test_monitor_overrun(void **state)
 	int roomy = 1 << 20;
 	unsigned int changes = 0, i;
 
-	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUF,
-				    &tiny, sizeof(tiny)), 0);
+	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET,
+				    SO_RCVBUF, &tiny, sizeof(tiny)),
+			 0);
 	for (i = 0; i < 64; i++) {
 		_cleanup_(nftnl_table_freep) struct nftnl_table *t = NULL;
 		char name[16];
 
 		snprintf(name, sizeof(name), "flood%u", i);
 		t = mk_table(NFPROTO_IPV4, name);
-		assert_int_equal(send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
+		assert_int_equal(
+		    send_table(c->other, NFT_MSG_NEWTABLE, NLM_F_CREATE, t), 0);
 	}
 	assert_int_equal(jr_nft_monitor_drain(mon, &changes), -ENOBUFS);
 	print_message("read %u of 64 changes before the overrun\n", changes);
@@ -1267,8 +1349,9 @@ static void test_monitor_overrun(void **state)
 	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
 	assert_int_equal(changes, 0);
 	/* With room again, every one of 64 deletions is seen. */
-	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUF,
-				    &roomy, sizeof(roomy)), 0);
+	assert_int_equal(setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET,
+				    SO_RCVBUF, &roomy, sizeof(roomy)),
+			 0);
 	assert_int_equal(flush_ruleset(c->other), 0);
 	assert_int_equal(jr_nft_monitor_drain(mon, &changes), 0);
 	assert_int_equal(changes, 64);
@@ -1306,8 +1389,10 @@ static void require_fresh_netns(void)
 	int n;
 
 	if (in_initial_userns()) {
-		fprintf(stderr, "SKIP: not in a new user namespace; run me under unshare -Urn "
-				"(tests/integration/nft-kernel.sh)\n");
+		fprintf(
+		    stderr,
+		    "SKIP: not in a new user namespace; run me under unshare -Urn "
+		    "(tests/integration/nft-kernel.sh)\n");
 		exit(EXIT_SKIP);
 	}
 	ifs = if_nameindex();
@@ -1316,25 +1401,30 @@ static void require_fresh_netns(void)
 			strerror(errno));
 		exit(EXIT_SKIP);
 	}
-	only_lo = ifs[0].if_name && !strcmp(ifs[0].if_name, "lo") &&
-		  !ifs[1].if_name;
+	only_lo =
+	    ifs[0].if_name && !strcmp(ifs[0].if_name, "lo") && !ifs[1].if_name;
 	if_freenameindex(ifs);
 	if (!only_lo) {
-		fprintf(stderr, "SKIP: this network namespace has interfaces besides lo; "
-				"run me under unshare -Urn (tests/integration/nft-kernel.sh)\n");
+		fprintf(
+		    stderr,
+		    "SKIP: this network namespace has interfaces besides lo; "
+		    "run me under unshare -Urn (tests/integration/nft-kernel.sh)\n");
 		exit(EXIT_SKIP);
 	}
 	nl = open_other();
 	if (!nl) {
-		fprintf(stderr, "SKIP: no NETLINK_NETFILTER socket: %s\n", strerror(errno));
+		fprintf(stderr, "SKIP: no NETLINK_NETFILTER socket: %s\n",
+			strerror(errno));
 		exit(EXIT_SKIP);
 	}
 	n = count_tables(nl);
 	mnl_socket_close(nl);
 	if (n != 0) {
-		fprintf(stderr, "SKIP: %s\n",
-			n < 0 ? "cannot list nftables tables (no nf_tables, or no CAP_NET_ADMIN)"
-			      : "this network namespace already has nftables tables");
+		fprintf(
+		    stderr, "SKIP: %s\n",
+		    n < 0
+			? "cannot list nftables tables (no nf_tables, or no CAP_NET_ADMIN)"
+			: "this network namespace already has nftables tables");
 		exit(EXIT_SKIP);
 	}
 }

@@ -12,8 +12,10 @@
 #include "options.h"
 
 #define ARGV(...) ((char *[]){ "jailrun", __VA_ARGS__, NULL })
-#define ARGC(...) ((int)(sizeof((char *[]){ "jailrun", __VA_ARGS__ }) / sizeof(char *)))
-#define PARSE(o, e, ...) jr_options_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (e))
+#define ARGC(...)                                                              \
+	((int)(sizeof((char *[]){ "jailrun", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, e, ...)                                                       \
+	jr_options_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (e))
 
 static void test_command_after_dashdash(void **state)
 {
@@ -52,16 +54,17 @@ static void test_all_options(void **state)
 	struct jr_options o;
 	struct jr_err e = { 0 };
 
-	assert_int_equal(PARSE(&o, &e, "-vv", "--net", "none", "--timeout", "2.5",
-			       "--user", "nobody:nogroup", "--json", "/tmp/x.json",
-			       "--", "true"),
+	assert_int_equal(PARSE(&o, &e, "-vv", "--net", "none", "--timeout",
+			       "2.5", "--user", "nobody:nogroup", "--json",
+			       "/tmp/x.json", "--", "true"),
 			 0);
 	assert_int_equal(o.verbosity, 2);
 	assert_int_equal(o.timeout_ms, 2500);
 	assert_string_equal(o.user, "nobody:nogroup");
 	assert_string_equal(o.json_path, "/tmp/x.json");
 	jr_options_release(&o);
-	assert_int_equal(PARSE(&o, &e, "--net=none", "--timeout=1", "-q", "true"), 0);
+	assert_int_equal(
+	    PARSE(&o, &e, "--net=none", "--timeout=1", "-q", "true"), 0);
 	assert_int_equal(o.verbosity, -1);
 	assert_int_equal(o.timeout_ms, 1000);
 	jr_options_release(&o);
@@ -98,7 +101,8 @@ static void expect_reject(const char *needle, int argc, char **argv)
 		fail_msg("message '%s' does not contain '%s'", e.msg, needle);
 }
 
-#define REJECT(needle, ...) expect_reject(needle, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+#define REJECT(needle, ...)                                                    \
+	expect_reject(needle, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
 static void test_rejections(void **state)
 {
@@ -109,7 +113,9 @@ static void test_rejections(void **state)
 	REJECT("unknown option '-x'", "-x", "true");
 	REJECT("'--net' needs an argument", "--net");
 	REJECT("--net public: unknown network mode", "--net", "public", "true");
-	REJECT("--net everything: unknown network mode (known: allowlist, none)", "--net", "everything", "true");
+	REJECT(
+	    "--net everything: unknown network mode (known: allowlist, none)",
+	    "--net", "everything", "true");
 	REJECT("--timeout 0: expected seconds", "--timeout", "0", "true");
 	REJECT("--timeout -1", "--timeout", "-1", "true");
 	REJECT("--timeout 1.2345", "--timeout", "1.2345", "true");
@@ -143,7 +149,8 @@ static void test_duration(void **state)
 	assert_int_equal(jr_parse_duration_ms("", &ms), -EINVAL);
 	assert_int_equal(jr_parse_duration_ms(" 1", &ms), -EINVAL);
 	assert_int_equal(jr_parse_duration_ms("1e3", &ms), -EINVAL);
-	assert_int_equal(jr_parse_duration_ms("184467440737095516160", &ms), -EINVAL);
+	assert_int_equal(jr_parse_duration_ms("184467440737095516160", &ms),
+			 -EINVAL);
 }
 
 static void test_allowlist_options(void **state)
@@ -156,8 +163,10 @@ static void test_allowlist_options(void **state)
 	assert_int_equal(o.net, JR_NET_NONE);
 	jr_options_release(&o);
 
-	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--allow", "*.b.test:443",
-			       "--allow-file", "/x", "--", "curl"), 0);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--allow",
+			       "*.b.test:443", "--allow-file", "/x", "--",
+			       "curl"),
+			 0);
 	assert_int_equal(o.net, JR_NET_ALLOWLIST); /* implied */
 	assert_int_equal(o.n_allow, 2);
 	assert_string_equal(o.allow[0], "a.test");
@@ -176,9 +185,12 @@ static void test_allowlist_options(void **state)
 	assert_int_equal(o.gateway.prefix, 30);
 	jr_options_release(&o);
 
-	assert_int_equal(PARSE(&o, &e, "--net", "allowlist", "--gateway", "10.9.0.1/24",
-			       "--log-fd", "7", "--max-conns", "10", "--header-timeout", "1.5",
-			       "--connect-timeout", "2", "--idle-timeout", "60", "true"), 0);
+	assert_int_equal(PARSE(&o, &e, "--net", "allowlist", "--gateway",
+			       "10.9.0.1/24", "--log-fd", "7", "--max-conns",
+			       "10", "--header-timeout", "1.5",
+			       "--connect-timeout", "2", "--idle-timeout", "60",
+			       "true"),
+			 0);
 	assert_int_equal(o.n_allow, 0);
 	assert_int_equal(o.net, JR_NET_ALLOWLIST);
 	assert_int_equal(o.log_fd, 7);
@@ -190,7 +202,8 @@ static void test_allowlist_options(void **state)
 	assert_string_equal(gw, "10.9.0.2");
 	jr_options_release(&o);
 
-	REJECT("need --net allowlist", "--net", "none", "--allow", "a.test", "true");
+	REJECT("need --net allowlist", "--net", "none", "--allow", "a.test",
+	       "true");
 	REJECT("--log and --log-fd", "--log", "/x", "--log-fd", "5", "true");
 	REJECT("--log-fd 2", "--log-fd", "2", "true");
 	REJECT("--max-conns 0", "--max-conns", "0", "true");
@@ -208,13 +221,17 @@ static void test_hardening_options(void **state)
 	assert_true(o.seccomp);
 	assert_false(o.allow_nested);
 	assert_false(o.tamper_kill);
-	assert_int_equal(o.watchdog_interval_ms, JR_DEFAULT_WATCHDOG_INTERVAL_MS);
+	assert_int_equal(o.watchdog_interval_ms,
+			 JR_DEFAULT_WATCHDOG_INTERVAL_MS);
 	assert_int_equal(o.n_expose, 0);
 	jr_options_release(&o);
 
-	assert_int_equal(PARSE(&o, &e, "--seccomp", "off", "--allow-nested", "--on-tamper",
-			       "kill", "--watchdog-interval", "0.25", "--expose", "/run/docker.sock",
-			       "--expose", "/run/dbus/system_bus_socket", "true"), 0);
+	assert_int_equal(PARSE(&o, &e, "--seccomp", "off", "--allow-nested",
+			       "--on-tamper", "kill", "--watchdog-interval",
+			       "0.25", "--expose", "/run/docker.sock",
+			       "--expose", "/run/dbus/system_bus_socket",
+			       "true"),
+			 0);
 	assert_false(o.seccomp);
 	assert_true(o.allow_nested);
 	assert_true(o.tamper_kill);
@@ -223,23 +240,30 @@ static void test_hardening_options(void **state)
 	assert_string_equal(o.expose[1], "/run/dbus/system_bus_socket");
 	jr_options_release(&o);
 
-	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe", "true");
-	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper", "ignore", "true");
-	REJECT("--expose docker.sock: expected an absolute path", "--expose", "docker.sock", "true");
-	REJECT("--watchdog-interval 0.001: at least 0.01", "--watchdog-interval", "0.001", "true");
+	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe",
+	       "true");
+	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper",
+	       "ignore", "true");
+	REJECT("--expose docker.sock: expected an absolute path", "--expose",
+	       "docker.sock", "true");
+	REJECT("--watchdog-interval 0.001: at least 0.01",
+	       "--watchdog-interval", "0.001", "true");
 }
 
 static void test_gateway(void **state)
 {
-	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8", "192.0.2.5/29",
-					    "172.16.0.1/16" };
+	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8",
+					    "192.0.2.5/29", "172.16.0.1/16" };
 	static const char *const bad[] = {
-		"100.64.77.0/30",  /* the network address */
-		"100.64.77.2/30",  /* G+1 would be the broadcast */
-		"100.64.77.1/31", "100.64.77.1/32", "100.64.77.1/0",
-		"127.0.0.1/8", "169.254.0.1/16", "224.0.0.1/4", "0.0.0.1/8",
-		"100.64.77.1", "100.64.77.1/", "100.64.77.1/030", "100.64.77.1/3x",
-		"2001:db8::1/64", "1.2.3/24", "",
+		"100.64.77.0/30", /* the network address */
+		"100.64.77.2/30", /* G+1 would be the broadcast */
+		"100.64.77.1/31", "100.64.77.1/32",
+		"100.64.77.1/0",  "127.0.0.1/8",
+		"169.254.0.1/16", "224.0.0.1/4",
+		"0.0.0.1/8",	  "100.64.77.1",
+		"100.64.77.1/",	  "100.64.77.1/030",
+		"100.64.77.1/3x", "2001:db8::1/64",
+		"1.2.3/24",	  "",
 	};
 	struct jr_gateway g;
 
@@ -253,14 +277,29 @@ static void test_gateway(void **state)
 
 static void test_usage_mentions_every_option(void **state)
 {
-	static const char *const opts[] = { "--net", "--timeout", "--user",
-					    "--json", "--check", "--verbose",
-					    "--quiet", "--help", "--version",
-					    "--allow", "--allow-file", "--gateway",
-					    "--log", "--log-fd", "--max-conns",
-					    "--header-timeout", "--connect-timeout",
-					    "--idle-timeout", "--seccomp", "--allow-nested",
-					    "--expose", "--on-tamper", "--watchdog-interval" };
+	static const char *const opts[] = { "--net",
+					    "--timeout",
+					    "--user",
+					    "--json",
+					    "--check",
+					    "--verbose",
+					    "--quiet",
+					    "--help",
+					    "--version",
+					    "--allow",
+					    "--allow-file",
+					    "--gateway",
+					    "--log",
+					    "--log-fd",
+					    "--max-conns",
+					    "--header-timeout",
+					    "--connect-timeout",
+					    "--idle-timeout",
+					    "--seccomp",
+					    "--allow-nested",
+					    "--expose",
+					    "--on-tamper",
+					    "--watchdog-interval" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))

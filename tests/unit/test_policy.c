@@ -78,9 +78,18 @@ struct reject_vec {
 	const char *shown; /* the entry as the message quotes it, if escaped */
 };
 
-#define REJECT(entry, rule) { entry, rule, NULL, NULL }
-#define REJECT_HINT(entry, rule, also) { entry, rule, also, NULL }
-#define REJECT_SHOWN(entry, rule, shown) { entry, rule, NULL, shown }
+#define REJECT(entry, rule)                                                    \
+	{                                                                      \
+		entry, rule, NULL, NULL                                        \
+	}
+#define REJECT_HINT(entry, rule, also)                                         \
+	{                                                                      \
+		entry, rule, also, NULL                                        \
+	}
+#define REJECT_SHOWN(entry, rule, shown)                                       \
+	{                                                                      \
+		entry, rule, NULL, shown                                       \
+	}
 
 static char long_label[80], long_name[300], long_entry[320];
 static char long_suffix[300], max_suffix[300], max_name[300];
@@ -264,10 +273,18 @@ struct accept_vec {
 	uint16_t port;
 };
 
-#define HOST(entry, name, port) { entry, JR_ALLOW_HOST, name, 0, port }
-#define WILD(entry, suffix, port) { entry, JR_ALLOW_WILDCARD, suffix, 0, port }
-#define ADDR(entry, addr, prefix, port)                                       \
-	{ entry, JR_ALLOW_ADDR, addr, prefix, port }
+#define HOST(entry, name, port)                                                \
+	{                                                                      \
+		entry, JR_ALLOW_HOST, name, 0, port                            \
+	}
+#define WILD(entry, suffix, port)                                              \
+	{                                                                      \
+		entry, JR_ALLOW_WILDCARD, suffix, 0, port                      \
+	}
+#define ADDR(entry, addr, prefix, port)                                        \
+	{                                                                      \
+		entry, JR_ALLOW_ADDR, addr, prefix, port                       \
+	}
 
 static void check_accepted(const struct accept_vec *v,
 			   const struct jr_allow_entry *e)
@@ -377,10 +394,11 @@ static void run_name_vectors(const struct name_vec *v, size_t n)
 		policy_from(&p, v[i].policy);
 		got = jr_policy_check_name(&p, v[i].host, v[i].port);
 		if (got != v[i].want)
-			fail_msg("policy '%s', host '%s' port %u: %s, expected %s",
-				 v[i].policy, v[i].host, v[i].port,
-				 jr_deny_reason_name(got),
-				 jr_deny_reason_name(v[i].want));
+			fail_msg(
+			    "policy '%s', host '%s' port %u: %s, expected %s",
+			    v[i].policy, v[i].host, v[i].port,
+			    jr_deny_reason_name(got),
+			    jr_deny_reason_name(v[i].want));
 		jr_policy_free(&p);
 		vectors_run++;
 	}
@@ -478,8 +496,9 @@ static void test_check_name_bad_hosts(void **state)
 		{ open, "x.123", 80, BAD },
 		{ open, "exa mple.com", 80, BAD },
 		{ open, "example.com ", 80, BAD },
-		{ open, "b\xc3\xbc"
-			"cher.example.com",
+		{ open,
+		  "b\xc3\xbc"
+		  "cher.example.com",
 		  80, BAD },
 		{ open, "example.com:443", 80, BAD },
 		{ open, "[::1]", 80, BAD },
@@ -590,10 +609,11 @@ static void run_addr_vectors(const struct addr_vec *v, size_t n)
 		policy_from(&p, v[i].policy);
 		got = check_address_text(&p, v[i].addr, v[i].port);
 		if (got != v[i].want)
-			fail_msg("policy '%s', address %s port %u: %s, expected %s",
-				 v[i].policy, v[i].addr, v[i].port,
-				 jr_deny_reason_name(got),
-				 jr_deny_reason_name(v[i].want));
+			fail_msg(
+			    "policy '%s', address %s port %u: %s, expected %s",
+			    v[i].policy, v[i].addr, v[i].port,
+			    jr_deny_reason_name(got),
+			    jr_deny_reason_name(v[i].want));
 		jr_policy_free(&p);
 		vectors_run++;
 	}
@@ -714,14 +734,13 @@ static void test_guard_bad_sockaddr(void **state)
 	policy_from(&p, "0.0.0.0/0");
 	assert_int_equal(jr_policy_check_address(&p, NULL, 80), BAD);
 	assert_int_equal(
-		jr_policy_check_address(&p, (struct sockaddr *)&sun, 80), BAD);
-	assert_int_equal(jr_policy_check_address(NULL,
-						 (struct sockaddr *)&sin, 80),
-			 BAD);
+	    jr_policy_check_address(&p, (struct sockaddr *)&sun, 80), BAD);
+	assert_int_equal(
+	    jr_policy_check_address(NULL, (struct sockaddr *)&sin, 80), BAD);
 	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr), 1);
 	memcpy(u.raw + 1, &sin, sizeof(sin));
 	assert_int_equal(jr_policy_check_address(
-				 &p, (const struct sockaddr *)(u.raw + 1), 80),
+			     &p, (const struct sockaddr *)(u.raw + 1), 80),
 			 SPECIAL);
 	jr_policy_free(&p);
 	vectors_run += 4;
@@ -735,10 +754,10 @@ static void test_name_allowed(void **state)
 		const char *host;
 		bool want;
 	} v[] = {
-		{ "example.com", true },   { "EXAMPLE.com.", true },
-		{ "a.example.org", true }, { "example.org", false },
-		{ "192.0.2.7", true },	   { "192.0.2.8", false },
-		{ "evil.com", false },	   { "127.1", false },
+		{ "example.com", true },      { "EXAMPLE.com.", true },
+		{ "a.example.org", true },    { "example.org", false },
+		{ "192.0.2.7", true },	      { "192.0.2.8", false },
+		{ "evil.com", false },	      { "127.1", false },
 		{ "a_b.example.org", false },
 	};
 	struct jr_policy p;
@@ -834,8 +853,7 @@ struct file_fixture {
 };
 
 /* Write @len bytes of @content to a new temporary file. */
-static void write_temp(struct file_fixture *f, const char *content,
-		       size_t len)
+static void write_temp(struct file_fixture *f, const char *content, size_t len)
 {
 	int fd;
 
@@ -851,15 +869,14 @@ static void write_temp(struct file_fixture *f, const char *content,
 
 static void test_file_ok(void **state)
 {
-	static const char content[] =
-		"# model API and mirror\n"
-		"\n"
-		"   api.example.com:443   \n"
-		"\t*.mirror.example.org\t# any port\n"
-		"192.0.2.0/24:443 #trailing\n"
-		"[2001:db8::1]:8443\r\n"
-		"   # indented comment\n"
-		"last.example.net";
+	static const char content[] = "# model API and mirror\n"
+				      "\n"
+				      "   api.example.com:443   \n"
+				      "\t*.mirror.example.org\t# any port\n"
+				      "192.0.2.0/24:443 #trailing\n"
+				      "[2001:db8::1]:8443\r\n"
+				      "   # indented comment\n"
+				      "last.example.net";
 	struct file_fixture f = { { 0 } };
 	struct jr_policy p;
 	struct jr_err err = { 0 };
@@ -881,8 +898,7 @@ static void test_file_ok(void **state)
 	assert_string_equal(p.entries[5].name, "last.example.net");
 	assert_int_equal(jr_policy_check_name(&p, "x.mirror.example.org", 21),
 			 A);
-	assert_int_equal(jr_policy_check_name(&p, "api.example.com", 80),
-			 PORT);
+	assert_int_equal(jr_policy_check_name(&p, "api.example.com", 80), PORT);
 	jr_policy_free(&p);
 	vectors_run++;
 }
@@ -899,8 +915,8 @@ static void test_file_errors(void **state)
 {
 	static const char nul_line[] = "ok.example.com\nbad\0line\n";
 	const struct file_error_vec v[] = {
-		{ "ok.example.com\n# fine\nfoo.*.com\nlater.example.com\n", 0, 3,
-		  "foo.*.com", "whole first label" },
+		{ "ok.example.com\n# fine\nfoo.*.com\nlater.example.com\n", 0,
+		  3, "foo.*.com", "whole first label" },
 		{ "a.example.com\n  a_b.example.com  # underscore\n", 0, 2,
 		  "a_b.example.com", "underscore" },
 		{ "a.example.com b.example.com\n", 0, 1,
@@ -920,17 +936,19 @@ static void test_file_errors(void **state)
 
 		write_temp(&f, v[i].content, len);
 		jr_policy_init(&p);
-		assert_int_equal(jr_policy_add(&p, "kept.example.com", &err), 0);
+		assert_int_equal(jr_policy_add(&p, "kept.example.com", &err),
+				 0);
 		assert_int_equal(jr_policy_add_file(&p, f.path, &err), -EINVAL);
 		/* the same answer when nobody wants the message */
 		assert_int_equal(jr_policy_add_file(&p, f.path, NULL), -EINVAL);
 		unlink(f.path);
 		snprintf(where, sizeof(where), "%s:%u: ", f.path, v[i].line);
 		if (strncmp(err.msg, where, strlen(where)) != 0)
-			fail_msg("vector %zu: message does not start with [%s]: %s",
-				 i, where, err.msg);
-		snprintf(quoted, sizeof(quoted), "'%s': ",
-			 v[i].entry ? v[i].entry : "");
+			fail_msg(
+			    "vector %zu: message does not start with [%s]: %s",
+			    i, where, err.msg);
+		snprintf(quoted, sizeof(quoted),
+			 "'%s': ", v[i].entry ? v[i].entry : "");
 		if (v[i].entry && !strstr(err.msg, quoted))
 			fail_msg("vector %zu: message lacks [%s]: %s", i,
 				 quoted, err.msg);
@@ -955,8 +973,8 @@ static void test_file_system_errors(void **state)
 
 	jr_policy_init(&p);
 	assert_int_equal(
-		jr_policy_add_file(&p, "/nonexistent/jailrun/allow", &err),
-		-ENOENT);
+	    jr_policy_add_file(&p, "/nonexistent/jailrun/allow", &err),
+	    -ENOENT);
 	assert_non_null(strstr(err.msg, "'/nonexistent/jailrun/allow'"));
 	assert_int_equal(jr_policy_add_file(&p, "/", &err), -EISDIR);
 	assert_non_null(strstr(err.msg, "'/'"));

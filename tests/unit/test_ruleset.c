@@ -68,9 +68,11 @@ static void test_table(void **state)
 	const struct nftnl_table *t = rs->table;
 
 	assert_non_null(t);
-	assert_string_equal(nftnl_table_get_str(t, NFTNL_TABLE_NAME), "jailrun");
+	assert_string_equal(nftnl_table_get_str(t, NFTNL_TABLE_NAME),
+			    "jailrun");
 	assert_string_equal(JR_NFT_TABLE, "jailrun");
-	assert_int_equal(nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY), NFPROTO_INET);
+	assert_int_equal(nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY),
+			 NFPROTO_INET);
 	/*
 	 * Exactly the owner flag: without it anything with CAP_NET_ADMIN in
 	 * the namespace could rewrite the rules; with DORMANT the table would
@@ -87,7 +89,8 @@ static void test_table(void **state)
 /* persist adds exactly NFT_TABLE_F_PERSIST, and changes nothing else. */
 static void test_table_persist(void **state)
 {
-	const struct jr_ruleset_params params = { .mode = JR_NET_NONE, .persist = true };
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE,
+						  .persist = true };
 	const struct jr_ruleset *plain = *state;
 	struct jr_ruleset *rs = NULL;
 	struct jr_err err = { 0 };
@@ -96,8 +99,10 @@ static void test_table_persist(void **state)
 	assert_int_equal(nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS),
 			 NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST);
 	assert_int_equal(NFT_TABLE_F_PERSIST, 0x4);
-	assert_int_equal(jr_ruleset_chain_count(rs), jr_ruleset_chain_count(plain));
-	assert_int_equal(jr_ruleset_rule_count(rs), jr_ruleset_rule_count(plain));
+	assert_int_equal(jr_ruleset_chain_count(rs),
+			 jr_ruleset_chain_count(plain));
+	assert_int_equal(jr_ruleset_rule_count(rs),
+			 jr_ruleset_rule_count(plain));
 	jr_ruleset_free(rs);
 }
 
@@ -105,8 +110,10 @@ static void assert_base_chain(const struct nftnl_chain *c, const char *name,
 			      uint32_t hook)
 {
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME), name);
-	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE), "jailrun");
-	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_FAMILY), NFPROTO_INET);
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
+			    "jailrun");
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_FAMILY),
+			 NFPROTO_INET);
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE), "filter");
 	assert_true(nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM));
 	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM), hook);
@@ -155,7 +162,8 @@ static void assert_lo_accept(const struct nftnl_rule *r, const char *chain,
 	const uint32_t *data;
 	uint32_t len = 0;
 
-	assert_int_equal(nftnl_rule_get_u32(r, NFTNL_RULE_FAMILY), NFPROTO_INET);
+	assert_int_equal(nftnl_rule_get_u32(r, NFTNL_RULE_FAMILY),
+			 NFPROTO_INET);
 	assert_string_equal(nftnl_rule_get_str(r, NFTNL_RULE_TABLE), "jailrun");
 	assert_string_equal(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN), chain);
 	/* Position and handle would make the kernel insert, not append. */
@@ -167,8 +175,10 @@ static void assert_lo_accept(const struct nftnl_rule *r, const char *chain,
 
 	e = next_expr(it, "meta");
 	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY), key);
-	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG), NFT_REG_1);
-	assert_false(nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG)); /* a load, not a set */
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG),
+			 NFT_REG_1);
+	assert_false(
+	    nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG)); /* a load, not a set */
 
 	e = next_expr(it, "cmp");
 	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_SREG), NFT_REG_1);
@@ -179,8 +189,10 @@ static void assert_lo_accept(const struct nftnl_rule *r, const char *chain,
 	assert_int_equal(*data, 1);		 /* lo's index */
 
 	e = next_expr(it, "immediate");
-	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG), NFT_REG_VERDICT);
-	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT), NF_ACCEPT);
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG),
+			 NFT_REG_VERDICT);
+	assert_int_equal(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT),
+			 NF_ACCEPT);
 	assert_false(nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN));
 
 	assert_null(nftnl_expr_iter_next(it));
@@ -200,9 +212,9 @@ static void test_forward_has_no_rules(void **state)
 	size_t i;
 
 	for (i = 0; i < rs->n_rules; i++)
-		assert_string_not_equal(nftnl_rule_get_str(rs->rules[i],
-							   NFTNL_RULE_CHAIN),
-					"forward");
+		assert_string_not_equal(
+		    nftnl_rule_get_str(rs->rules[i], NFTNL_RULE_CHAIN),
+		    "forward");
 }
 
 /*
@@ -214,12 +226,14 @@ static void test_rule_text(void **state)
 	const struct jr_ruleset *rs = *state;
 	char buf[512];
 
-	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[0], NFTNL_OUTPUT_DEFAULT, 0);
+	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[0],
+			    NFTNL_OUTPUT_DEFAULT, 0);
 	assert_string_equal(buf, "inet jailrun input\n"
 				 "  [ meta load iif => reg 1 ]\n"
 				 "  [ cmp eq reg 1 0x00000001 ]\n"
 				 "  [ immediate reg 0 accept ]\n");
-	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[1], NFTNL_OUTPUT_DEFAULT, 0);
+	nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[1],
+			    NFTNL_OUTPUT_DEFAULT, 0);
 	assert_string_equal(buf, "inet jailrun output\n"
 				 "  [ meta load oif => reg 1 ]\n"
 				 "  [ cmp eq reg 1 0x00000001 ]\n"
@@ -276,7 +290,8 @@ static void test_allowlist_rules(void **state)
 	assert_int_equal(jr_ruleset_chain_count(rs), 3);
 	assert_int_equal(jr_ruleset_rule_count(rs), ARRAY_SIZE(want));
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
-		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i], NFTNL_OUTPUT_DEFAULT, 0);
+		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
+				    NFTNL_OUTPUT_DEFAULT, 0);
 		assert_string_equal(buf, want[i]);
 	}
 	jr_ruleset_free(rs);
@@ -284,7 +299,8 @@ static void test_allowlist_rules(void **state)
 
 static void test_unknown_mode(void **state)
 {
-	const struct jr_ruleset_params params = { .mode = (enum jr_net_mode)42 };
+	const struct jr_ruleset_params params = { .mode =
+						      (enum jr_net_mode)42 };
 	struct jr_err err = { 0 };
 	struct jr_ruleset *rs = NULL;
 
@@ -305,15 +321,20 @@ static void test_free_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_counts, build_none, free_ruleset),
-		cmocka_unit_test_setup_teardown(test_table, build_none, free_ruleset),
-		cmocka_unit_test_setup_teardown(test_table_persist, build_none, free_ruleset),
-		cmocka_unit_test_setup_teardown(test_chains, build_none, free_ruleset),
-		cmocka_unit_test_setup_teardown(test_rule_expressions, build_none,
+		cmocka_unit_test_setup_teardown(test_counts, build_none,
 						free_ruleset),
-		cmocka_unit_test_setup_teardown(test_forward_has_no_rules, build_none,
+		cmocka_unit_test_setup_teardown(test_table, build_none,
 						free_ruleset),
-		cmocka_unit_test_setup_teardown(test_rule_text, build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_table_persist, build_none,
+						free_ruleset),
+		cmocka_unit_test_setup_teardown(test_chains, build_none,
+						free_ruleset),
+		cmocka_unit_test_setup_teardown(test_rule_expressions,
+						build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_forward_has_no_rules,
+						build_none, free_ruleset),
+		cmocka_unit_test_setup_teardown(test_rule_text, build_none,
+						free_ruleset),
 		cmocka_unit_test(test_allowlist_rules),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_free_null),

@@ -30,17 +30,18 @@ static void test_exited(void **state)
 	char *out = NULL;
 
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_string_equal(out,
-		"{\"jailrun_version\":\"" PACKAGE_VERSION "\","
-		"\"command\":[\"sh\",\"-c\",\"exit \\\"3\\\"\"],"
-		"\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
-		"\"wall_time_ms\":42,"
-		"\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
-		"\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
-		"\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
-		"\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
-		"\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
-		"\"error\":null}\n");
+	assert_string_equal(
+	    out,
+	    "{\"jailrun_version\":\"" PACKAGE_VERSION "\","
+	    "\"command\":[\"sh\",\"-c\",\"exit \\\"3\\\"\"],"
+	    "\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
+	    "\"wall_time_ms\":42,"
+	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
+	    "\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
+	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
+	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
+	    "\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
+	    "\"error\":null}\n");
 	free(out);
 }
 
@@ -65,9 +66,11 @@ static void test_signaled_and_failed(void **state)
 	s.exit_status = 125;
 	s.error = "cannot write the sandbox uid_map: Operation not permitted";
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(strstr(out, "\"ended\":\"setup-failed\",\"signal\":null"));
+	assert_non_null(
+	    strstr(out, "\"ended\":\"setup-failed\",\"signal\":null"));
 	assert_non_null(strstr(out, "\"rules_verified\":false"));
-	assert_non_null(strstr(out, "\"error\":\"cannot write the sandbox uid_map"));
+	assert_non_null(
+	    strstr(out, "\"error\":\"cannot write the sandbox uid_map"));
 	free(out);
 }
 
@@ -76,8 +79,12 @@ static void test_relay_counts(void **state)
 	char *const cmd[] = { "agent", NULL };
 	struct jr_audit a;
 	struct jr_err e = { 0 };
-	struct jr_audit_record d = { .via = "proxy", .host = "denied.test", .port = 443 };
-	struct jr_audit_record ok = { .via = "proxy", .host = "ok.test", .port = 443, .allowed = true };
+	struct jr_audit_record d = { .via = "proxy",
+				     .host = "denied.test",
+				     .port = 443 };
+	struct jr_audit_record ok = {
+		.via = "proxy", .host = "ok.test", .port = 443, .allowed = true
+	};
 	struct jr_summary s = {
 		.command = cmd,
 		.command_argc = 1,
@@ -92,8 +99,10 @@ static void test_relay_counts(void **state)
 	jr_audit_connection(&a, &d);
 	jr_audit_connection(&a, &ok);
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(strstr(out, "\"allow_entries\":2,\"allowed\":1,\"denied\":2,"
-				    "\"denied_destinations\":[{\"destination\":\"denied.test:443\",\"count\":2}]"));
+	assert_non_null(strstr(
+	    out,
+	    "\"allow_entries\":2,\"allowed\":1,\"denied\":2,"
+	    "\"denied_destinations\":[{\"destination\":\"denied.test:443\",\"count\":2}]"));
 	free(out);
 	jr_audit_close(&a);
 }
