@@ -23,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "resolver.h"
 
 #define JR_RESOLVER_QUEUE 1024
+#define JR_RESOLVER_STOP_WAIT_MS 200
 
 struct job {
 	uint64_t tag;
@@ -38,6 +40,7 @@ struct job {
 struct jr_resolver {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t gone; /* a worker dropped its reference */
 	int efd;
 	bool closed;
 	unsigned int refs;
@@ -51,10 +54,12 @@ static void release_locked(struct jr_resolver *r)
 {
 	bool last = --r->refs == 0;
 
+	pthread_cond_broadcast(&r->gone);
 	pthread_mutex_unlock(&r->lock);
 	if (!last)
 		return;
 	close(r->efd);
+	pthread_cond_destroy(&r->gone);
 	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	free(r->results);
@@ -145,6 +150,7 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->wake, NULL);
+	pthread_cond_init(&r->gone, NULL);
 	r->refs = 1;
 
 	/* Workers must never take the signals the runner handles. */
@@ -228,10 +234,27 @@ int jr_resolver_take(struct jr_resolver *r, struct jr_resolve_result *out)
 
 void jr_resolver_stop(struct jr_resolver *r)
 {
+	struct timespec until;
+
 	if (!r)
 		return;
 	pthread_mutex_lock(&r->lock);
 	r->closed = true;
 	pthread_cond_broadcast(&r->wake);
+	/*
+	 * Idle workers leave at once; give them a moment to do so (a thread
+	 * still alive at process exit holds its resolver state, which leak
+	 * checkers report). A worker inside a slow getaddrinfo() is not
+	 * waited for beyond that: it frees everything when it gets out.
+	 */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += JR_RESOLVER_STOP_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (r->refs > 1 &&
+	       pthread_cond_timedwait(&r->gone, &r->lock, &until) == 0)
+		;
 	release_locked(r);
 }

@@ -60,6 +60,9 @@ JR_W="$JR_TMP/w"
 mkdir -m 1777 "$JR_W"
 install -m 755 "$JAILRUN" "$JR_TMP/jailrun"
 JR="$JR_TMP/jailrun"
+# Sanitizer builds: the suppressions must be readable by the rootless user.
+install -m 644 "$JR_TOP_SRCDIR/tests/lsan.supp" "$JR_TMP/lsan.supp"
+export LSAN_OPTIONS="suppressions=$JR_TMP/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 if [ -x "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" ]; then
 	install -m 755 "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" "$JR_TMP/fdcheck"
 fi
