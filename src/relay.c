@@ -51,6 +51,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -84,6 +85,7 @@
 #define RELAY_ACCEPT_BATCH 64
 #define RELAY_COPY_BUF 16384
 #define RELAY_HEAD_CHUNK 4096
+#define RELAY_TRIM_AFTER 64	  /* connections at once before we trim */
 
 enum ref_type {
 	REF_STOP = 1,
@@ -174,7 +176,7 @@ struct jr_relay {
 	int epfd, stopfd, timerfd;
 	struct jr_resolver *resolver;
 	struct conn *conns;
-	uint32_t free_head, n_used;
+	uint32_t free_head, n_used, peak_used;
 	struct dns_pending dns[RELAY_DNS_PENDING];
 	uint64_t next_id;
 	bool stopping;
@@ -244,7 +246,8 @@ static struct conn *conn_alloc(struct jr_relay *r, enum conn_kind kind, int cfd)
 	c->deadline = c->t_start + r->cfg.header_timeout_ms;
 	c->status = -1;
 	c->dns_slot = -1;
-	r->n_used++;
+	if (++r->n_used > r->peak_used)
+		r->peak_used = r->n_used;
 	return c;
 }
 
@@ -306,7 +309,13 @@ static void conn_free(struct jr_relay *r, struct conn *c)
 	c->gen++;
 	c->next_free = r->free_head;
 	r->free_head = slot_of(r, c);
-	r->n_used--;
+	/* A burst of connections grows the relay thread's malloc arena; once
+	 * the last one is gone, give that memory back to the system (not
+	 * after every lone request: trimming costs a walk of the heap). */
+	if (--r->n_used == 0 && r->peak_used >= RELAY_TRIM_AFTER) {
+		malloc_trim(0);
+		r->peak_used = 0;
+	}
 }
 
 /* ------------------------------------------------------------ replies */
