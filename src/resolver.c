@@ -11,6 +11,10 @@
  * its reference on the way out and the last one frees. Worker threads are
  * detached for the same reason.
  *
+ * Successful answers are cached for a few seconds (JR_RESOLVER_CACHE_MS),
+ * keyed by name and family: a hit is posted straight to the result queue,
+ * so the relay sees one path whether or not a thread ran.
+ *
  * Lookups use AI_ADDRCONFIG off (the runner's netns decides what is
  * reachable, not which families have addresses) and SOCK_STREAM to get one
  * entry per address.
@@ -29,12 +33,28 @@
 #include "resolver.h"
 
 #define JR_RESOLVER_QUEUE 1024
+/*
+ * Answers are kept this long: enough that a burst of connections to one
+ * host (a package install, parallel fetches) costs one lookup, short
+ * enough to follow the host's view. getaddrinfo() reports no TTL. Only
+ * successful lookups are kept.
+ */
+#define JR_RESOLVER_CACHE 128
+#define JR_RESOLVER_CACHE_MS 5000
 #define JR_RESOLVER_STOP_WAIT_MS 200
 
 struct job {
 	uint64_t tag;
 	int family;
 	char host[256];
+};
+
+struct cache_entry {
+	bool used;
+	int family;
+	uint64_t expires_ms;
+	char host[256];
+	struct jr_resolve_result res;
 };
 
 struct jr_resolver {
@@ -48,7 +68,72 @@ struct jr_resolver {
 	size_t job_head, job_count;
 	struct jr_resolve_result *results; /* ring of JR_RESOLVER_QUEUE */
 	size_t res_head, res_count;
+	struct cache_entry *cache; /* JR_RESOLVER_CACHE entries */
 };
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Queue @res for the relay and wake it. Called with the lock held. */
+static void post_locked(struct jr_resolver *r,
+			const struct jr_resolve_result *res)
+{
+	uint64_t one = 1;
+
+	if (r->res_count == JR_RESOLVER_QUEUE)
+		return; /* the relay gives up on it at its deadline */
+	r->results[(r->res_head + r->res_count) % JR_RESOLVER_QUEUE] = *res;
+	r->res_count++;
+	if (write(r->efd, &one, sizeof(one)) < 0) {
+		/* counter saturated: the relay is reading anyway */
+	}
+}
+
+static struct cache_entry *cache_find(struct jr_resolver *r, const char *host,
+				      int family)
+{
+	for (size_t i = 0; i < JR_RESOLVER_CACHE; i++) {
+		struct cache_entry *e = &r->cache[i];
+
+		if (e->used && e->family == family &&
+		    strcmp(e->host, host) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Remember a successful answer, in place of its own entry, a free one, or
+ * the one that expires first. */
+static void cache_put(struct jr_resolver *r, const struct job *j,
+		      const struct jr_resolve_result *res)
+{
+	struct cache_entry *e;
+
+	if (res->error)
+		return;
+	e = cache_find(r, j->host, j->family);
+	if (!e) {
+		e = &r->cache[0];
+		for (size_t i = 0; i < JR_RESOLVER_CACHE; i++) {
+			if (!r->cache[i].used) {
+				e = &r->cache[i];
+				break;
+			}
+			if (r->cache[i].expires_ms < e->expires_ms)
+				e = &r->cache[i];
+		}
+	}
+	e->used = true;
+	e->family = j->family;
+	e->expires_ms = mono_ms() + JR_RESOLVER_CACHE_MS;
+	memcpy(e->host, j->host, sizeof(e->host));
+	e->res = *res;
+}
 
 static void release_locked(struct jr_resolver *r)
 {
@@ -63,6 +148,7 @@ static void release_locked(struct jr_resolver *r)
 	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	free(r->results);
+	free(r->cache);
 	free(r);
 }
 
@@ -113,16 +199,8 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&r->lock);
 		if (r->closed)
 			break;
-		if (r->res_count < JR_RESOLVER_QUEUE) {
-			uint64_t one = 1;
-
-			r->results[(r->res_head + r->res_count) %
-				   JR_RESOLVER_QUEUE] = res;
-			r->res_count++;
-			if (write(r->efd, &one, sizeof(one)) < 0) {
-				/* counter saturated: the relay is reading anyway */
-			}
-		}
+		cache_put(r, &j, &res);
+		post_locked(r, &res);
 	}
 	release_locked(r);
 	return NULL;
@@ -137,13 +215,15 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 	if (!r)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	r->results = calloc(JR_RESOLVER_QUEUE, sizeof(*r->results));
+	r->cache = calloc(JR_RESOLVER_CACHE, sizeof(*r->cache));
 	r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!r->results || r->efd < 0) {
-		int e = r->results ? errno : ENOMEM;
+	if (!r->results || !r->cache || r->efd < 0) {
+		int e = r->results && r->cache ? errno : ENOMEM;
 
 		if (r->efd >= 0)
 			close(r->efd);
 		free(r->results);
+		free(r->cache);
 		free(r);
 		return jr_err_set(err, e, "cannot set up the resolver: %s",
 				  strerror(e));
@@ -195,9 +275,19 @@ int jr_resolver_fd(const struct jr_resolver *r)
 int jr_resolver_submit(struct jr_resolver *r, uint64_t tag, const char *host,
 		       int family)
 {
+	struct cache_entry *hit;
 	struct job *j;
 
 	pthread_mutex_lock(&r->lock);
+	hit = cache_find(r, host, family);
+	if (hit && hit->expires_ms > mono_ms()) {
+		struct jr_resolve_result res = hit->res;
+
+		res.tag = tag;
+		post_locked(r, &res);
+		pthread_mutex_unlock(&r->lock);
+		return 0;
+	}
 	if (r->job_count == JR_RESOLVER_QUEUE) {
 		pthread_mutex_unlock(&r->lock);
 		return -EAGAIN;
