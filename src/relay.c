@@ -933,6 +933,29 @@ static void connect_done(struct jr_relay *r, struct conn *c)
 	start_connect(r, c);
 }
 
+/*
+ * Make room in the client input buffer for at least one more read:
+ * doubling from RELAY_HEAD_CHUNK, never beyond @limit (the caller notices a
+ * full buffer). Return: 0 or -ENOMEM.
+ */
+static int grow_in(struct conn *c, size_t limit)
+{
+	size_t cap;
+	char *nb;
+
+	if (c->in_cap - c->in_len >= RELAY_HEAD_CHUNK || c->in_cap >= limit)
+		return 0;
+	cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
+	if (cap > limit)
+		cap = limit;
+	nb = realloc(c->in, cap);
+	if (!nb)
+		return -ENOMEM;
+	c->in = nb;
+	c->in_cap = cap;
+	return 0;
+}
+
 /* Read what the client sent in HEAD state (proxy or DNS/TCP). */
 static void head_readable(struct jr_relay *r, struct conn *c)
 {
@@ -943,19 +966,9 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 	ssize_t n;
 	long hl;
 
-	if (c->in_cap - c->in_len < RELAY_HEAD_CHUNK && c->in_cap < limit) {
-		size_t cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
-		char *nb;
-
-		if (cap > limit)
-			cap = limit;
-		nb = realloc(c->in, cap);
-		if (!nb) {
-			conn_free(r, c);
-			return;
-		}
-		c->in = nb;
-		c->in_cap = cap;
+	if (grow_in(c, limit) < 0) {
+		conn_free(r, c);
+		return;
 	}
 	n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 	if (n < 0) {
@@ -1141,21 +1154,9 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 			tunnel_refused(r, c, "tls-malformed");
 			return -1;
 		}
-		if (c->in_cap - c->in_len < RELAY_HEAD_CHUNK &&
-		    c->in_cap < JR_TLS_HELLO_MAX) {
-			size_t cap =
-			    c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
-			char *nb;
-
-			if (cap > JR_TLS_HELLO_MAX)
-				cap = JR_TLS_HELLO_MAX;
-			nb = realloc(c->in, cap);
-			if (!nb) {
-				conn_free(r, c);
-				return -1;
-			}
-			c->in = nb;
-			c->in_cap = cap;
+		if (grow_in(c, JR_TLS_HELLO_MAX) < 0) {
+			conn_free(r, c);
+			return -1;
 		}
 		if (c->in_len == c->in_cap) {
 			tunnel_refused(r, c, "tls-malformed");
@@ -1219,13 +1220,15 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 	bool tunnel = c->req.form == JR_HTTP_FORM_CONNECT;
 	uint64_t up0 = c->bytes_up, down0 = c->bytes_down;
 
-	/* Our own bytes first, in each direction. */
-	if (flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0 ||
-	    flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0)
+	/* Our own bytes first, in each direction. The SNI check goes between
+	 * the two: it needs our "200" out, and the hello it releases into the
+	 * up buffer should leave in this same pass, not after another wakeup. */
+	if (flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0)
 		goto done;
-
 	if (c->sni_pending && c->out_off == c->out_len && sni_check(r, c) < 0)
 		return;
+	if (flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0)
+		goto done;
 
 	/* client -> upstream */
 	if (c->up_off == c->up_len && !c->sni_pending) {
