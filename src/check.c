@@ -37,46 +37,22 @@ typedef int (*check_fn)(struct jr_err *err);
 /* unshare(flags) with CLONE_NEWUSER, then map our ids like jailrun does. */
 static int enter_userns(int extra_flags, struct jr_err *err)
 {
-	char map[64];
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	int fd;
+	/*
+	 * Map our own ids, as jailrun maps the caller's. After unshare the
+	 * maps are written from inside the new namespace, where even root
+	 * holds no capability over the parent: so, like a rootless runner,
+	 * only our own ids and with setgroups denied (user_namespaces(7)).
+	 */
+	const struct jr_ids self = {
+		.uid = geteuid(),
+		.gid = getegid(),
+		.privileged = false,
+	};
 
 	if (unshare(CLONE_NEWUSER | extra_flags) < 0)
 		return jr_userns_explain("cannot create namespaces", errno,
 					 err);
-	/* A process may write its own maps right after unshare, mapping only
-	 * its own ids, once setgroups is denied (user_namespaces(7)). */
-	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "deny", 4) != 4) {
-			close(fd);
-			return jr_userns_explain("cannot deny setgroups", errno,
-						 err);
-		}
-		close(fd);
-	}
-	snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
-	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return jr_userns_explain("cannot write uid_map", e, err);
-	}
-	close(fd);
-	snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
-	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return jr_userns_explain("cannot write gid_map", e, err);
-	}
-	close(fd);
-	return 0;
+	return jr_userns_write_maps(getpid(), &self, err);
 }
 
 static int check_userns(struct jr_err *err)
