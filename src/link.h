@@ -9,7 +9,16 @@
 
 #include "err.h"
 
-/* The loopback's ifindex in every new netns; the nft rules rely on it. */
+/*
+ * The loopback device is the first device registered in every network
+ * namespace (net_dev_init() registers loopback_net_ops before any other
+ * pernet device operations) and the kernel insists that it gets index 1:
+ * include/net/net_namespace.h defines LOOPBACK_IFINDEX 1 and
+ * loopback_net_init() BUG()s otherwise. lo can be neither deleted nor moved
+ * to another namespace (NETIF_F_NETNS_LOCAL), and indexes are unique within
+ * a namespace, so in the worker namespace index 1 is lo for its lifetime.
+ * The nft rules match loopback by this index (ruleset.c).
+ */
 #define JR_LOOPBACK_IFINDEX 1
 
 /*

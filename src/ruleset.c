@@ -57,20 +57,11 @@
 #include "cleanup.h"
 #include "err.h"
 #include "ruleset-internal.h"
+#include "link.h" /* JR_LOOPBACK_IFINDEX */
 #include "ruleset.h"
 
 JR_DEFINE_CLEANUP(struct nftnl_expr, nftnl_expr_free)
 
-/*
- * The loopback device is the first device registered in every network
- * namespace (net_dev_init() registers loopback_net_ops before any other
- * pernet device operations) and the kernel insists that it gets index 1:
- * include/net/net_namespace.h defines LOOPBACK_IFINDEX 1 and
- * loopback_net_init() BUG()s otherwise. lo can be neither deleted nor moved
- * to another namespace (NETIF_F_NETNS_LOCAL), and indexes are unique within
- * a namespace, so in the worker namespace index 1 is lo for its lifetime.
- */
-#define JR_LOOPBACK_IFINDEX 1U
 
 /* What `nft` calls "priority filter": NF_IP_PRI_FILTER, also used by inet. */
 #define JR_PRIO_FILTER NF_IP_PRI_FILTER
