@@ -127,6 +127,27 @@ expect_output_has() {
 	fi
 }
 
+# marker_pid MARKER - the pid of a command started as "exec -a MARKER ...",
+# waiting for it up to 5 s. Fails if it never appears.
+marker_pid() {
+	local p
+	for _ in $(seq 1 250); do
+		p=$(pgrep -f "^$1( |\$)" || true)
+		if [ -n "$p" ]; then
+			echo "$p"
+			return 0
+		fi
+		sleep 0.02
+	done
+	return 1
+}
+
+# nft_normalise - nft text without comments, indentation and blank lines,
+# so a live dump compares with the reviewed files in nft/.
+nft_normalise() {
+	sed -e 's/#.*$//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep -v '^$' || true
+}
+
 # Sandboxes need user namespaces; say so clearly if the host forbids them.
 jr_require_sandbox() {
 	local out

@@ -78,14 +78,6 @@ jl() {
 base() { lab_host "$@" </dev/null; }
 base_nobody() { lab_host_as nobody env -C "$JR_TMP" "$@" </dev/null; }
 
-# "printf '%s' "$OUT" | grep -q" (tests/lib.sh's expect_output_has) races
-# under pipefail: bash writes $OUT line by line, grep -q exits at the first
-# match, the next write gets SIGPIPE and the pipeline fails although the
-# needle is there (and a "lacks" check would pass although it is there).
-# Here-strings have no writer that can be killed.
-expect_output_has() {
-	if grep -qF -- "$2" <<<"$OUT"; then ok "$1"; else fail "$1: output lacks '$2'; output: $OUT"; fi
-}
 probe() {
 	echo
 	echo "PROBE $1: tries $2; a correct sandbox: $3; baseline: $4"

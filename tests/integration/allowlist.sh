@@ -237,17 +237,11 @@ PY
 	marker="jr-al-dump-$m-$$"
 	jl "$m" --allow allowed.test -- bash -c "exec -a $marker sleep 30" &
 	bg=$!
-	cpid=
-	for _ in $(seq 1 100); do
-		cpid=$(pgrep -f "^$marker( |$)" || true)
-		[ -n "$cpid" ] && break
-		sleep 0.05
-	done
+	cpid=$(marker_pid "$marker") || true
 	live=$(nsenter --net="/proc/$cpid/ns/net" nft list ruleset 2>&1 || true)
 	kill -TERM "$(pgrep -o -f "^$JR --allow allowed.test -- bash -c exec -a $marker")" 2>/dev/null || true
 	wait "$bg" 2>/dev/null || true
-	norm() { sed -e 's/#.*$//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep -v '^$'; }
-	if [ -n "$cpid" ] && [ "$(printf '%s\n' "$live" | norm)" = "$(norm <"$JR_TOP_SRCDIR/nft/jailrun-allowlist.nft")" ]; then
+	if [ -n "$cpid" ] && [ "$(nft_normalise <<<"$live")" = "$(nft_normalise <"$JR_TOP_SRCDIR/nft/jailrun-allowlist.nft")" ]; then
 		ok "$m: live ruleset equals nft/jailrun-allowlist.nft"
 	else
 		fail "$m: live ruleset differs from nft/jailrun-allowlist.nft: $live"

@@ -8,23 +8,13 @@ jr_require_sandbox
 command -v nft >/dev/null || skip "nft(8) is needed to dump the ruleset (apt-get install nftables)"
 command -v nsenter >/dev/null || skip "nsenter(1) is needed"
 
-normalise() {
-	sed -e 's/#.*$//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep -v '^$'
-}
-
-reference=$(normalise <"$JR_TOP_SRCDIR/nft/jailrun-none.nft")
+reference=$(nft_normalise <"$JR_TOP_SRCDIR/nft/jailrun-none.nft")
 
 for m in $(jr_modes); do
 	marker="jr-dump-$m-$$"
 	as_mode "$m" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --net none -- bash -c "exec -a $marker sleep 30" &
 	pid=$!
-	cpid=
-	for _ in $(seq 1 100); do
-		cpid=$(pgrep -f "^$marker( |$)" || true)
-		[ -n "$cpid" ] && break
-		sleep 0.05
-	done
-	if [ -z "$cpid" ]; then
+	if ! cpid=$(marker_pid "$marker"); then
 		fail "$m: the sandboxed command never started"
 		kill "$pid" 2>/dev/null || true
 		continue
@@ -40,13 +30,13 @@ for m in $(jr_modes); do
 	[ -n "$jpid" ] && kill -TERM "$jpid"
 	wait "$pid" 2>/dev/null || true
 
-	if [ "$(printf '%s\n' "$live" | normalise)" = "$reference" ]; then
+	if [ "$(printf '%s\n' "$live" | nft_normalise)" = "$reference" ]; then
 		ok "$m: live table equals nft/jailrun-none.nft"
 	else
 		fail "$m: live table differs from nft/jailrun-none.nft:"
-		diff <(printf '%s\n' "$reference") <(printf '%s\n' "$live" | normalise) || true
+		diff <(printf '%s\n' "$reference") <(printf '%s\n' "$live" | nft_normalise) || true
 	fi
-	if [ "$(printf '%s\n' "$all" | normalise)" = "$reference" ]; then
+	if [ "$(printf '%s\n' "$all" | nft_normalise)" = "$reference" ]; then
 		ok "$m: the table is the whole ruleset of the sandbox netns"
 	else
 		fail "$m: the sandbox netns holds more than our table: $all"

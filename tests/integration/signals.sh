@@ -67,7 +67,7 @@ for m in $(jr_modes); do
 	marker="jr-runner-killed-$m-$$"
 	as_mode "$m" "$JR" -- bash -c "exec -a $marker sleep 300" &
 	pid=$!
-	for _ in $(seq 1 100); do pgrep -f "^$marker( |$)" >/dev/null && break; sleep 0.05; done
+	marker_pid "$marker" >/dev/null || true
 	jpid=$(pgrep -o -f "^$JR -- bash -c exec -a $marker")
 	kill -KILL "$jpid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true

@@ -17,13 +17,7 @@ start_sleeper() {
 	shift 2
 	jr "$m" "$@" -- bash -c "exec -a $marker sleep 20" >"$JR_W/out-$marker" 2>&1 &
 	BG=$!
-	CPID=
-	for _ in $(seq 1 200); do
-		CPID=$(pgrep -f "^$marker( |$)" || true)
-		[ -n "$CPID" ] && return 0
-		sleep 0.02
-	done
-	return 1
+	CPID=$(marker_pid "$marker")
 }
 
 in_ns() { nsenter --net="/proc/$CPID/ns/net" "$@"; }
