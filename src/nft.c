@@ -1514,13 +1514,17 @@ static int verify_table(const struct jr_ruleset *rs,
 		uint32_t f = nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY);
 		const char *n = nftnl_table_get_str(t, NFTNL_TABLE_NAME);
 
+		char foreign[JR_NFT_NAME_SHORT];
+
 		if (f == family && n && !strcmp(n, name)) {
 			ours = t;
 			continue;
 		}
+		/* The sandbox named it: escaped, as restore_removed() does. */
 		return jr_err_set(err, EPROTO,
 				  "there is a table %s %s besides table %s %s",
-				  nft_family_name(f), n ? n : "(unnamed)",
+				  nft_family_name(f),
+				  nft_name_escape(n, foreign, sizeof(foreign)),
 				  nft_family_name(family), name);
 	}
 	if (!ours)
@@ -1750,9 +1754,16 @@ static int verify_chains(const struct jr_ruleset *rs,
 		    err, ENOMEM,
 		    "out of memory comparing the nftables ruleset");
 	while ((c = nftnl_chain_list_iter_next(it))) {
-		const char *name = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
+		/*
+		 * Whoever added the chain named it (only through our socket
+		 * today, but that is nft.c's promise to keep, not this
+		 * message's): escaped, as restore_removed() does.
+		 */
+		char name[JR_NFT_NAME_SHORT];
 		char diff[128];
 
+		nft_name_escape(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME), name,
+				sizeof(name));
 		for (i = 0; i < rs->n_chains; i++) {
 			if (same_chain(rs->chains[i], c))
 				break;
@@ -1761,7 +1772,7 @@ static int verify_chains(const struct jr_ruleset *rs,
 			return jr_err_set(
 			    err, EPROTO,
 			    "there is a chain '%s' that jailrun did not create",
-			    name ? name : "(unnamed)");
+			    name);
 		if (chain_difference(rs->chains[i], c, diff, sizeof(diff)))
 			return jr_err_set(err, EPROTO, "the '%s' chain has %s",
 					  name, diff);

@@ -1010,6 +1010,62 @@ static void test_restore_escapes_names(void **state)
 }
 
 /*
+ * A name with a newline, an SGR sequence (ESC [ 31 m) and an OSC 52
+ * clipboard write (ESC ] 52 ; c ; ... BEL), as a sandbox would choose it
+ * to forge a log line or act on the terminal that shows the log.
+ */
+#define HOSTILE_NAME "ev\nil\033[31mred\033]52;c;aGk=\a"
+#define HOSTILE_ESCAPED "ev\\x0ail\\x1b[31mred\\x1b]52;c;aGk=\\x07"
+
+/* @msg holds no byte a terminal or a line-based log would act on. */
+static void assert_no_control_bytes(const char *msg)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fail_msg("raw control byte %#x at offset %td of: %s",
+				 *p, (const char *)p - msg, msg);
+	}
+}
+
+/* verify_table() names a foreign table escaped, as restore does. */
+static void test_verify_escapes_table_name(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+
+	install_ok(c);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, HOSTILE_NAME, false), 0);
+	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
+	print_message("%s\n", err.msg);
+	assert_no_control_bytes(err.msg);
+	assert_msg_contains(&err, "there is a table inet " HOSTILE_ESCAPED
+				  " besides table inet jailrun");
+	/* The restore path escapes it the same way. */
+	restore_ok(c, "inet " HOSTILE_ESCAPED);
+}
+
+/* verify_chains() names a chain it did not create escaped. */
+static void test_verify_escapes_chain_name(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+	struct jr_err err = { 0 };
+
+	install_ok(c);
+	ch = mk_chain(HOSTILE_NAME);
+	assert_int_equal(
+	    send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch), 0);
+	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
+	print_message("%s\n", err.msg);
+	assert_no_control_bytes(err.msg);
+	assert_msg_contains(&err, "there is a chain '" HOSTILE_ESCAPED
+				  "' that jailrun did not create");
+}
+
+/*
  * A table owned by another socket cannot be deleted: the whole batch
  * fails, naming it, and changes nothing, the other tables included.
  */
@@ -1448,6 +1504,8 @@ int main(void)
 		T(test_verify_missing_table),
 		T(test_verify_extra_chain),
 		T(test_verify_missing_chain),
+		T(test_verify_escapes_table_name),
+		T(test_verify_escapes_chain_name),
 		T(test_verify_extra_set),
 		T(test_verify_table_flags),
 		T(test_verify_changed_policy),
