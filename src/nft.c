@@ -95,6 +95,7 @@
 
 #include "cleanup.h"
 #include "err.h"
+#include "log.h"
 #include "nft.h"
 #include "ruleset-internal.h"
 #include "ruleset.h"
@@ -1164,6 +1165,40 @@ int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
 	struct nft_install in = { .rs = rs };
 
 	return install_talk(nl, &in, "nothing was installed", err);
+}
+
+int jr_nft_install_owned(struct mnl_socket *nl,
+			 const struct jr_ruleset_params *params,
+			 struct jr_ruleset **out, struct jr_err *err)
+{
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct jr_ruleset_params p = *params;
+	int ret;
+
+	p.persist = true;
+	ret = jr_ruleset_build(&p, &rs, err);
+	if (ret < 0)
+		return ret;
+	ret = jr_nft_install(nl, rs, err);
+	if (ret == -EOPNOTSUPP) {
+		/*
+		 * A kernel before 6.9 does not know NFT_TABLE_F_PERSIST. The
+		 * batch was refused whole, so nothing is installed: install
+		 * the owner-only table instead (see ruleset.h for what the
+		 * flag buys).
+		 */
+		jr_debug(
+		    "nftables: no persistent tables here, installing an owned one");
+		jr_ruleset_free(steal_pointer(&rs));
+		p.persist = false;
+		ret = jr_ruleset_build(&p, &rs, err);
+		if (ret == 0)
+			ret = jr_nft_install(nl, rs, err);
+	}
+	if (ret < 0)
+		return ret;
+	*out = steal_pointer(&rs);
+	return 0;
 }
 
 /*

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -839,6 +840,7 @@ struct table_query {
 	uint32_t family;
 	const char *name;
 	uint64_t handle; /* 0: not found */
+	uint32_t flags;	 /* NFT_TABLE_F_*, when found */
 };
 
 static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
@@ -850,19 +852,16 @@ static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
 	if (!t || nftnl_table_nlmsg_parse(nlh, t) < 0)
 		return MNL_CB_ERROR;
 	if (nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY) == q->family &&
-	    !strcmp(nftnl_table_get_str(t, NFTNL_TABLE_NAME), q->name))
+	    !strcmp(nftnl_table_get_str(t, NFTNL_TABLE_NAME), q->name)) {
 		q->handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+		q->flags = nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS);
+	}
 	return MNL_CB_OK;
 }
 
-/*
- * The handle of table @family @name, by a dump independent of nft.c. The
- * kernel gives every new table a new handle, so an unchanged handle means
- * the table was neither deleted nor re-created.
- * Return: the handle, or 0 if there is no such table.
- */
-static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
-			     const char *name)
+/* Table @family @name, by a dump independent of nft.c; handle 0: none. */
+static struct table_query query_table(struct mnl_socket *nl, uint32_t family,
+				      const char *name)
 {
 	alignas(struct nlmsghdr) char buf[32768];
 	struct table_query q = { .family = family, .name = name };
@@ -881,7 +880,62 @@ static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
 			       table_handle_cb, &q);
 		assert_true(ret >= 0);
 	} while (ret > 0);
-	return q.handle;
+	return q;
+}
+
+/*
+ * The handle of table @family @name. The kernel gives every new table a new
+ * handle, so an unchanged handle means the table was neither deleted nor
+ * re-created.
+ * Return: the handle, or 0 if there is no such table.
+ */
+static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
+			     const char *name)
+{
+	return query_table(nl, family, name).handle;
+}
+
+/* Whether the running kernel is Linux @major.@minor or later. */
+static bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	struct utsname u;
+	unsigned int ma = 0, mi = 0;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%u.%u", &ma, &mi), 2);
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/*
+ * jr_nft_install_owned(): the table is owned by the installing socket,
+ * and persistent exactly where the kernel knows the flag (Linux >= 6.9),
+ * whatever @params->persist says: then it outlives its owner socket,
+ * otherwise it goes with it.
+ */
+static void test_install_owned(void **state)
+{
+	struct ctx *c = *state;
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE,
+						  .persist = false };
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct mnl_socket *owner = open_owner();
+	struct jr_err err = { 0 };
+	struct table_query q;
+	bool persist;
+
+	assert_non_null(owner);
+	assert_ok(jr_nft_install_owned(owner, &params, &rs, &err), &err);
+	assert_non_null(rs);
+	assert_ok(jr_nft_verify(owner, rs, &err), &err);
+	q = query_table(c->other, NFPROTO_INET, "jailrun");
+	assert_true(q.handle != 0);
+	assert_true(q.flags & NFT_TABLE_F_OWNER);
+	persist = q.flags & NFT_TABLE_F_PERSIST;
+	print_message("table flags %#x: %s\n", q.flags,
+		      persist ? "persistent" : "owner only");
+	assert_int_equal(persist, kernel_at_least(6, 9));
+	mnl_socket_close(owner);
+	assert_int_equal(count_tables(c->other), persist ? 1 : 0);
 }
 
 /* jr_nft_restore() through the owner socket must succeed, removing @want. */
@@ -1490,6 +1544,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_install_verify),
+		T(test_install_owned),
 		T(test_socket_from_bad_fd),
 		T(test_socket_made_cloexec),
 		T(test_socket_already_bound),
