@@ -40,7 +40,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +65,6 @@ struct jr_watchdog {
 	struct ns_id pidns, netns;
 	pthread_t thread;
 	int stopfd, timerfd;
-	atomic_bool killed;
 	struct jr_watchdog_report rep; /* written by the thread only */
 };
 
@@ -101,7 +99,6 @@ static void kill_sandbox(struct jr_watchdog *w, const char *why)
 	if (!w->rep.killed)
 		snprintf(w->rep.reason, sizeof(w->rep.reason), "%.500s", why);
 	w->rep.killed = true;
-	atomic_store(&w->killed, true);
 	jr_error("watchdog: %s: ending the sandbox", why);
 	jr_audit_event(w->cfg.audit, "tamper", why);
 	kill(w->cfg.init_pid, SIGKILL);
@@ -137,7 +134,6 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 	}
 	dt = now_us() - t0;
 	w->rep.restores++;
-	w->rep.last_restore_us = dt;
 	if (dt > w->rep.max_restore_us)
 		w->rep.max_restore_us = dt;
 	snprintf(
@@ -153,7 +149,6 @@ static void verify(struct jr_watchdog *w, uint64_t t0)
 {
 	struct jr_err err = { 0 };
 
-	w->rep.checks++;
 	if (jr_nft_verify(w->cfg.nl, w->cfg.rs, &err) < 0)
 		tampered(w, err.msg, t0);
 }
@@ -287,11 +282,6 @@ fail:
 	mnl_socket_close(cfg->mon);
 	free(w);
 	return r;
-}
-
-bool jr_watchdog_killed(struct jr_watchdog *w)
-{
-	return w && atomic_load(&w->killed);
 }
 
 void jr_watchdog_stop(struct jr_watchdog *w, struct jr_watchdog_report *rep)
