@@ -51,6 +51,7 @@
 #include <libmnl/libmnl.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "log.h"
 #include "nft.h"
 #include "watchdog.h"
@@ -67,14 +68,6 @@ struct jr_watchdog {
 	int stopfd, timerfd;
 	struct jr_watchdog_report rep; /* written by the thread only */
 };
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static int ns_of(pid_t pid, const char *which, struct ns_id *out)
 {
@@ -132,7 +125,7 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 		kill_sandbox(w, line);
 		return;
 	}
-	dt = now_us() - t0;
+	dt = jr_clock_us() - t0;
 	w->rep.restores++;
 	if (dt > w->rep.max_restore_us)
 		w->rep.max_restore_us = dt;
@@ -209,7 +202,7 @@ static void *watchdog_loop(void *arg)
 		if (pfd[0].revents)
 			break;
 		if (pfd[2].revents) {
-			uint64_t t0 = now_us();
+			uint64_t t0 = jr_clock_us();
 			unsigned int changes = 0;
 			int r = jr_nft_monitor_drain(w->cfg.mon, &changes);
 
@@ -223,7 +216,7 @@ static void *watchdog_loop(void *arg)
 		}
 		if (pfd[1].revents &&
 		    read(w->timerfd, &tick, sizeof(tick)) > 0) {
-			verify(w, now_us());
+			verify(w, jr_clock_us());
 			if (!w->rep.killed)
 				check_namespaces(w);
 		}
