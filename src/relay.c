@@ -67,9 +67,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "dns.h"
+#include "host.h"
 #include "http.h"
 #include "log.h"
 #include "relay.h"
@@ -783,18 +785,9 @@ static int queue_up(struct conn *c, const void *buf, size_t len)
 {
 	if (!len)
 		return 0;
-	if (c->up_len + len > c->up_cap) {
-		size_t cap = c->up_cap ? c->up_cap : 4096;
-		char *n;
-
-		while (cap < c->up_len + len)
-			cap *= 2;
-		n = realloc(c->up, cap);
-		if (!n)
-			return -ENOMEM;
-		c->up = n;
-		c->up_cap = cap;
-	}
+	if (jr_buf_reserve(&c->up, &c->up_cap, c->up_len + len, 4096,
+			   SIZE_MAX) < 0)
+		return -ENOMEM;
 	memcpy(c->up + c->up_len, buf, len);
 	c->up_len += len;
 	return 0;
@@ -933,20 +926,10 @@ static void connect_done(struct jr_relay *r, struct conn *c)
  */
 static int grow_in(struct conn *c, size_t limit)
 {
-	size_t cap;
-	char *nb;
+	size_t need = c->in_len + RELAY_HEAD_CHUNK;
 
-	if (c->in_cap - c->in_len >= RELAY_HEAD_CHUNK || c->in_cap >= limit)
-		return 0;
-	cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
-	if (cap > limit)
-		cap = limit;
-	nb = realloc(c->in, cap);
-	if (!nb)
-		return -ENOMEM;
-	c->in = nb;
-	c->in_cap = cap;
-	return 0;
+	return jr_buf_reserve(&c->in, &c->in_cap, need < limit ? need : limit,
+			      RELAY_HEAD_CHUNK, limit);
 }
 
 /* Read what the client sent in HEAD state (proxy or DNS/TCP). */
@@ -1106,7 +1089,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	char sni[256];
+	char sni[JR_HOST_MAX + 1];
 	size_t used;
 
 	for (;;) {

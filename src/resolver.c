@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "host.h"
 #include "resolver.h"
 
 #define JR_RESOLVER_QUEUE 1024
@@ -47,14 +48,14 @@
 struct job {
 	uint64_t tag;
 	int family;
-	char host[256];
+	char host[JR_HOST_MAX + 1];
 };
 
 struct cache_entry {
 	bool used;
 	int family;
 	uint64_t expires_ms;
-	char host[256];
+	char host[JR_HOST_MAX + 1];
 	struct jr_resolve_result res;
 };
 
