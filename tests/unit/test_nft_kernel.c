@@ -395,7 +395,22 @@ static void install_ok(struct ctx *c)
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
 }
 
-/* jr_nft_verify() must fail with -EPROTO naming @needle. */
+/* @msg holds no byte a terminal or a line-based log would act on. */
+static void assert_no_control_bytes(const char *msg)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fail_msg("raw control byte %#x at offset %td of: %s",
+				 *p, (const char *)p - msg, msg);
+	}
+}
+
+/*
+ * jr_nft_verify() must fail with -EPROTO naming @needle, in one line that
+ * is safe for a log and a terminal.
+ */
 static void verify_fails(struct ctx *c, const char *needle)
 {
 	struct jr_err err = { 0 };
@@ -403,6 +418,7 @@ static void verify_fails(struct ctx *c, const char *needle)
 	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
 	assert_int_equal(err.code, EPROTO);
 	print_message("%s\n", err.msg);
+	assert_no_control_bytes(err.msg);
 	assert_msg_contains(&err, needle);
 }
 
@@ -1071,32 +1087,16 @@ static void test_restore_escapes_names(void **state)
 #define HOSTILE_NAME "ev\nil\033[31mred\033]52;c;aGk=\a"
 #define HOSTILE_ESCAPED "ev\\x0ail\\x1b[31mred\\x1b]52;c;aGk=\\x07"
 
-/* @msg holds no byte a terminal or a line-based log would act on. */
-static void assert_no_control_bytes(const char *msg)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)msg; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fail_msg("raw control byte %#x at offset %td of: %s",
-				 *p, (const char *)p - msg, msg);
-	}
-}
-
 /* verify_table() names a foreign table escaped, as restore does. */
 static void test_verify_escapes_table_name(void **state)
 {
 	struct ctx *c = *state;
-	struct jr_err err = { 0 };
 
 	install_ok(c);
 	assert_int_equal(
 	    add_foreign_table(c->other, NFPROTO_INET, HOSTILE_NAME, false), 0);
-	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
-	print_message("%s\n", err.msg);
-	assert_no_control_bytes(err.msg);
-	assert_msg_contains(&err, "there is a table inet " HOSTILE_ESCAPED
-				  " besides table inet jailrun");
+	verify_fails(c, "there is a table inet " HOSTILE_ESCAPED
+			" besides table inet jailrun");
 	/* The restore path escapes it the same way. */
 	restore_ok(c, "inet " HOSTILE_ESCAPED);
 }
@@ -1106,17 +1106,13 @@ static void test_verify_escapes_chain_name(void **state)
 {
 	struct ctx *c = *state;
 	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
-	struct jr_err err = { 0 };
 
 	install_ok(c);
 	ch = mk_chain(HOSTILE_NAME);
 	assert_int_equal(
 	    send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch), 0);
-	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
-	print_message("%s\n", err.msg);
-	assert_no_control_bytes(err.msg);
-	assert_msg_contains(&err, "there is a chain '" HOSTILE_ESCAPED
-				  "' that jailrun did not create");
+	verify_fails(c, "there is a chain '" HOSTILE_ESCAPED
+			"' that jailrun did not create");
 }
 
 /*
