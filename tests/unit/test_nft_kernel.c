@@ -934,15 +934,16 @@ static void test_install_owned(void **state)
 	const struct jr_ruleset_params params = { .mode = JR_NET_NONE,
 						  .persist = false };
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
-	struct mnl_socket *owner = open_owner();
 	struct jr_err err = { 0 };
 	struct table_query q;
 	bool persist;
 
-	assert_non_null(owner);
-	assert_ok(jr_nft_install_owned(owner, &params, &rs, &err), &err);
+	/* c->extra: the teardown closes it should an assertion fail. */
+	c->extra = open_owner();
+	assert_non_null(c->extra);
+	assert_ok(jr_nft_install_owned(c->extra, &params, &rs, &err), &err);
 	assert_non_null(rs);
-	assert_ok(jr_nft_verify(owner, rs, &err), &err);
+	assert_ok(jr_nft_verify(c->extra, rs, &err), &err);
 	q = query_table(c->other, NFPROTO_INET, "jailrun");
 	assert_true(q.handle != 0);
 	assert_true(q.flags & NFT_TABLE_F_OWNER);
@@ -950,7 +951,8 @@ static void test_install_owned(void **state)
 	print_message("table flags %#x: %s\n", q.flags,
 		      persist ? "persistent" : "owner only");
 	assert_int_equal(persist, kernel_at_least(6, 9));
-	mnl_socket_close(owner);
+	mnl_socket_close(c->extra);
+	c->extra = NULL;
 	assert_int_equal(count_tables(c->other), persist ? 1 : 0);
 }
 
