@@ -11,6 +11,9 @@
  * requests sent through it may change the table, and (unless the table is
  * also NFT_TABLE_F_PERSIST) the table goes away when the socket is released. jr_nft_socket_from_fd() therefore marks the
  * socket close-on-exec: a process that inherited it could rewrite the rules.
+ * jr_nft_install_owned() asks for NFT_TABLE_F_PERSIST too and, where the
+ * kernel (before 6.9) refuses that flag with EOPNOTSUPP, which aborts the
+ * batch whole, installs the owner-only table instead.
  *
  * Installing is one nfnetlink batch: BATCH_BEGIN, the table, its chains,
  * their rules, BATCH_END. nf_tables applies a batch as one transaction, so
