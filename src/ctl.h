@@ -8,8 +8,8 @@
  *
  * The conversation (runner <-> init):
  *   runner: MAPS_DONE           uid/gid maps written, init may set up
- *   init:   SETUP_OK + fds      mounts, lo up; fds[0] = NETLINK_NETFILTER
- *           or SETUP_FAIL       socket of the worker netns
+ *   init:   SETUP_OK + fds      mounts, lo up; the fds of enum jr_ctl_fd,
+ *           or SETUP_FAIL       jr_ctl_setup_nfds() of them for the mode
  *   runner: GO or ABORT         rules installed and verified (or not)
  *   init:   EXEC_OK             command started (execve succeeded)
  *           or EXEC_FAIL        code = errno, status = 0 exec / 1 pre-exec
@@ -21,7 +21,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
+
 #define JR_CTL_MAX_FDS 8
+
+/*
+ * The fds SETUP_OK carries, slot by slot. init fills each slot by its name
+ * and the runner takes each by its name; a message with any other count
+ * than jr_ctl_setup_nfds() of the mode is refused. The relay's listeners
+ * come last so that a mode without the relay sends a prefix.
+ */
+enum jr_ctl_fd {
+	/* NETLINK_NETFILTER socket of the worker netns; will own the table */
+	JR_CTL_FD_NFT = 0,
+	/* a second one, for the watchdog's change notifications */
+	JR_CTL_FD_NFT_MONITOR,
+	/* --net allowlist only: the relay's listeners (struct
+	 * jr_relay_listeners), in the relay netns */
+	JR_CTL_FD_PROXY,
+	JR_CTL_FD_DNS_UDP,
+	JR_CTL_FD_DNS_TCP,
+	/* how many each mode sends */
+	JR_CTL_FDS_NONE = JR_CTL_FD_NFT_MONITOR + 1,
+	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
+};
+
+_Static_assert(JR_CTL_FDS_ALLOWLIST <= JR_CTL_MAX_FDS,
+	       "SETUP_OK carries more fds than jr_ctl_recv() takes");
+
+/* How many fds SETUP_OK carries in network mode @net. */
+static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net)
+{
+	return net == JR_NET_ALLOWLIST ? JR_CTL_FDS_ALLOWLIST : JR_CTL_FDS_NONE;
+}
 
 enum jr_ctl_type {
 	JR_CTL_MAPS_DONE = 1,

@@ -68,15 +68,12 @@
 #define DNS_QTYPE_QCLASS_LEN 4
 /* Answer record without its RDATA: pointer, TYPE, CLASS, TTL, RDLENGTH. */
 #define DNS_RR_FIXED_LEN 12
-#define DNS_LABEL_MAX 63
-#define DNS_NAME_TEXT_MAX 253
 /* RFC 1035 4.1.4: 0b11 then offset 12, the question's name. */
 #define DNS_PTR_QNAME 0xc00c
 /* RFC 2181 8: a TTL is 0 to 2^31 - 1 seconds. */
 #define DNS_TTL_MAX 0x7fffffffu
 
-_Static_assert(sizeof(((struct jr_dns_query *)0)->name) ==
-		   DNS_NAME_TEXT_MAX + 1,
+_Static_assert(sizeof(((struct jr_dns_query *)0)->name) == JR_HOST_MAX + 1,
 	       "jr_dns_query.name holds the longest name and its NUL");
 
 /* Header byte 2 and byte 3 (RFC 1035 4.1.1). */
@@ -119,7 +116,7 @@ static uint8_t *put32(uint8_t *p, uint32_t v)
  * Return: the length of the name on the wire, or -EBADMSG.
  */
 static int parse_qname(const uint8_t *msg, size_t len,
-		       char name[DNS_NAME_TEXT_MAX + 1])
+		       char name[JR_HOST_MAX + 1])
 {
 	size_t pos = DNS_HDR_LEN, n = 0;
 
@@ -131,10 +128,10 @@ static int parse_qname(const uint8_t *msg, size_t len,
 		label_len = msg[pos++];
 		if (label_len == 0)
 			break;
-		if (label_len > DNS_LABEL_MAX || label_len > len - pos)
+		if (label_len > JR_HOST_LABEL_MAX || label_len > len - pos)
 			return -EBADMSG;
 		/* Text form: a dot before every label but the first. */
-		if (n + !!n + label_len > DNS_NAME_TEXT_MAX)
+		if (n + !!n + label_len > JR_HOST_MAX)
 			return -EBADMSG;
 		if (n)
 			name[n++] = '.';

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host.h"
+
 #define JR_DNS_UDP_MAX 512   /* RFC 1035 4.2.1, without EDNS */
 #define JR_DNS_TCP_MAX 65535 /* RFC 1035 4.2.2 length prefix */
 
@@ -29,8 +31,9 @@
 
 struct jr_dns_query {
 	uint16_t id;
-	bool rd;	/* recursion desired, echoed */
-	char name[254]; /* lowercase, no trailing dot, "" for the root */
+	bool rd;		    /* recursion desired, echoed */
+	char name[JR_HOST_MAX + 1]; /* lowercase, no trailing dot, "" for the
+				       root */
 	uint16_t qtype, qclass;
 	size_t question_len;	 /* bytes of the question section, to echo */
 	const uint8_t *question; /* points into the parsed message */

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "host.h"
 
 #define JR_HTTP_HEAD_MAX 65536 /* a longer head is refused with 400 */
 
@@ -36,10 +37,11 @@ enum jr_http_body {
 struct jr_http_request {
 	enum jr_http_form form;
 	char method[32];
-	char host[256];	   /* lowercase; IPv6 literal without brackets */
-	bool host_is_ipv6; /* was written in brackets */
-	uint16_t port;	   /* explicit, or 80 for http:// */
-	size_t head_len;   /* bytes of the head incl. the empty line */
+	char host[JR_HOST_MAX + 1]; /* lowercase; IPv6 literal without
+				       brackets */
+	bool host_is_ipv6;	    /* was written in brackets */
+	uint16_t port;		    /* explicit, or 80 for http:// */
+	size_t head_len;	    /* bytes of the head incl. the empty line */
 	enum jr_http_body body;
 	uint64_t body_length; /* for JR_HTTP_BODY_LENGTH */
 	char *upstream_head;  /* ABSOLUTE: the rewritten head to send

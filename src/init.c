@@ -87,7 +87,8 @@ static void setup_fail(int ctl, const struct jr_err *e)
 /*
  * The worker's side of the allowlist topology: the relay netns with its
  * listeners, eth0 with G+1 and the default route via G, and resolv.conf
- * pointing at the relay's DNS. Fills @fds[0..2] with the listeners.
+ * pointing at the relay's DNS. Fills the listener slots of @fds
+ * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP).
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
@@ -105,9 +106,9 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	r = jr_relaynet_create(worker_ns, &a->gateway, &l, err);
 	if (r < 0)
 		return r;
-	fds[0] = l.proxy;
-	fds[1] = l.dns_udp;
-	fds[2] = l.dns_tcp;
+	fds[JR_CTL_FD_PROXY] = l.proxy;
+	fds[JR_CTL_FD_DNS_UDP] = l.dns_udp;
+	fds[JR_CTL_FD_DNS_TCP] = l.dns_tcp;
 	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
 			      a->gateway.prefix, err);
 	if (r < 0)
@@ -146,9 +147,8 @@ static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
 
 /*
  * Everything init does with its capabilities before the runner installs
- * the rules. Fills @fds: [0] the NETLINK_NETFILTER socket that will own the
- * table, [1] a second one for the watchdog's change notifications, then,
- * in the allowlist mode, the relay's three listeners; *@nfds says how many.
+ * the rules. Fills the slots of @fds (enum jr_ctl_fd) the mode sends;
+ * *@nfds says how many.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
@@ -172,17 +172,15 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	if (r < 0)
 		return r;
 	if (a->net == JR_NET_ALLOWLIST) {
-		r = setup_allowlist(a, fds + 2, err);
+		r = setup_allowlist(a, fds, err);
 		if (r < 0)
 			return r;
-		*nfds = 5;
-	} else {
-		*nfds = 2;
 	}
+	*nfds = jr_ctl_setup_nfds(a->net);
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
-	for (int i = 0; i < 2; i++) {
+	for (int i = JR_CTL_FD_NFT; i <= JR_CTL_FD_NFT_MONITOR; i++) {
 		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_NETFILTER);
 		if (fds[i] < 0)

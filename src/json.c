@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 
 void jr_json_init(struct jr_json *j)
@@ -28,19 +29,10 @@ static void put(struct jr_json *j, const char *s, size_t n)
 {
 	if (j->error)
 		return;
-	if (j->len + n + 1 > j->cap) {
-		size_t cap = j->cap ? j->cap : 256;
-		char *nb;
-
-		while (cap < j->len + n + 1)
-			cap *= 2;
-		nb = realloc(j->buf, cap);
-		if (!nb) {
-			j->error = -ENOMEM;
-			return;
-		}
-		j->buf = nb;
-		j->cap = cap;
+	if (jr_buf_reserve(&j->buf, &j->cap, j->len + n + 1, 256, SIZE_MAX) <
+	    0) {
+		j->error = -ENOMEM;
+		return;
 	}
 	memcpy(j->buf + j->len, s, n);
 	j->len += n;

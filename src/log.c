@@ -19,11 +19,6 @@ void jr_log_set_level(int level)
 	jr_log_level = level;
 }
 
-int jr_log_get_level(void)
-{
-	return jr_log_level;
-}
-
 void jr_log(enum jr_log_level level, const char *fmt, ...)
 {
 	char line[2048];

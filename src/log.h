@@ -15,7 +15,6 @@ enum jr_log_level {
 };
 
 void jr_log_set_level(int level);
-int jr_log_get_level(void);
 void jr_log(enum jr_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -20,6 +20,7 @@
 #include "audit.h"
 #include "check.h"
 #include "cleanup.h"
+#include "clock.h"
 #include "io.h"
 #include "exitcode.h"
 #include "ids.h"
@@ -28,14 +29,6 @@
 #include "policy.h"
 #include "sandbox.h"
 #include "summary.h"
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int write_summary(int fd, const char *path, const struct jr_summary *s)
 {
@@ -115,7 +108,7 @@ int main(int argc, char **argv)
 	struct jr_policy policy;
 	struct jr_audit audit;
 	_cleanup_close_ int json_fd = -1;
-	uint64_t start = now_ms();
+	uint64_t start = jr_clock_ms();
 	int r;
 
 	/* The pty relay writes to our stdout; if that goes away we want
@@ -207,7 +200,7 @@ int main(int argc, char **argv)
 		.ended = res.ended,
 		.exit_status = res.exit_status,
 		.signal = res.signal,
-		.wall_ms = now_ms() - start,
+		.wall_ms = jr_clock_ms() - start,
 		.net_mode = jr_net_mode_name(opts.net),
 		.rules_verified = res.rules_verified,
 		.nft_chains = res.nft_chains,

@@ -11,6 +11,9 @@
  * requests sent through it may change the table, and (unless the table is
  * also NFT_TABLE_F_PERSIST) the table goes away when the socket is released. jr_nft_socket_from_fd() therefore marks the
  * socket close-on-exec: a process that inherited it could rewrite the rules.
+ * jr_nft_install_owned() asks for NFT_TABLE_F_PERSIST too and, where the
+ * kernel (before 6.9) refuses that flag with EOPNOTSUPP, which aborts the
+ * batch whole, installs the owner-only table instead.
  *
  * Installing is one nfnetlink batch: BATCH_BEGIN, the table, its chains,
  * their rules, BATCH_END. nf_tables applies a batch as one transaction, so
@@ -95,6 +98,7 @@
 
 #include "cleanup.h"
 #include "err.h"
+#include "log.h"
 #include "nft.h"
 #include "ruleset-internal.h"
 #include "ruleset.h"
@@ -1166,6 +1170,40 @@ int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
 	return install_talk(nl, &in, "nothing was installed", err);
 }
 
+int jr_nft_install_owned(struct mnl_socket *nl,
+			 const struct jr_ruleset_params *params,
+			 struct jr_ruleset **out, struct jr_err *err)
+{
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct jr_ruleset_params p = *params;
+	int ret;
+
+	p.persist = true;
+	ret = jr_ruleset_build(&p, &rs, err);
+	if (ret < 0)
+		return ret;
+	ret = jr_nft_install(nl, rs, err);
+	if (ret == -EOPNOTSUPP) {
+		/*
+		 * A kernel before 6.9 does not know NFT_TABLE_F_PERSIST. The
+		 * batch was refused whole, so nothing is installed: install
+		 * the owner-only table instead (see ruleset.h for what the
+		 * flag buys).
+		 */
+		jr_debug(
+		    "nftables: no persistent tables here, installing an owned one");
+		jr_ruleset_free(steal_pointer(&rs));
+		p.persist = false;
+		ret = jr_ruleset_build(&p, &rs, err);
+		if (ret == 0)
+			ret = jr_nft_install(nl, rs, err);
+	}
+	if (ret < 0)
+		return ret;
+	*out = steal_pointer(&rs);
+	return 0;
+}
+
 /*
  * Reading back
  */
@@ -1514,13 +1552,17 @@ static int verify_table(const struct jr_ruleset *rs,
 		uint32_t f = nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY);
 		const char *n = nftnl_table_get_str(t, NFTNL_TABLE_NAME);
 
+		char foreign[JR_NFT_NAME_SHORT];
+
 		if (f == family && n && !strcmp(n, name)) {
 			ours = t;
 			continue;
 		}
+		/* The sandbox named it: escaped, as restore_removed() does. */
 		return jr_err_set(err, EPROTO,
 				  "there is a table %s %s besides table %s %s",
-				  nft_family_name(f), n ? n : "(unnamed)",
+				  nft_family_name(f),
+				  nft_name_escape(n, foreign, sizeof(foreign)),
 				  nft_family_name(family), name);
 	}
 	if (!ours)
@@ -1750,9 +1792,16 @@ static int verify_chains(const struct jr_ruleset *rs,
 		    err, ENOMEM,
 		    "out of memory comparing the nftables ruleset");
 	while ((c = nftnl_chain_list_iter_next(it))) {
-		const char *name = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
+		/*
+		 * Whoever added the chain named it (only through our socket
+		 * today, but that is nft.c's promise to keep, not this
+		 * message's): escaped, as restore_removed() does.
+		 */
+		char name[JR_NFT_NAME_SHORT];
 		char diff[128];
 
+		nft_name_escape(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME), name,
+				sizeof(name));
 		for (i = 0; i < rs->n_chains; i++) {
 			if (same_chain(rs->chains[i], c))
 				break;
@@ -1761,7 +1810,7 @@ static int verify_chains(const struct jr_ruleset *rs,
 			return jr_err_set(
 			    err, EPROTO,
 			    "there is a chain '%s' that jailrun did not create",
-			    name ? name : "(unnamed)");
+			    name);
 		if (chain_difference(rs->chains[i], c, diff, sizeof(diff)))
 			return jr_err_set(err, EPROTO, "the '%s' chain has %s",
 					  name, diff);

@@ -39,6 +39,18 @@ int jr_nft_install(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		   struct jr_err *err);
 
 /*
+ * jr_nft_install_owned - build the ruleset @params describes and install it
+ * with the table persistent (NFT_TABLE_F_PERSIST, Linux >= 6.9) and owned
+ * by @nl, or, where the kernel refuses the persist flag (EOPNOTSUPP, which
+ * aborts the batch whole), owned only. @params->persist is ignored.
+ * @out: the ruleset installed, to verify and restore against
+ * Return: 0 and *out, or -errno with @err naming the failing object.
+ */
+int jr_nft_install_owned(struct mnl_socket *nl,
+			 const struct jr_ruleset_params *params,
+			 struct jr_ruleset **out, struct jr_err *err);
+
+/*
  * jr_nft_verify - read the whole ruleset of the namespace back and compare
  * it with @rs: exactly one table (ours, same flags), exactly our chains
  * (type, hook, priority, policy) and exactly our rules, expression by

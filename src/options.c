@@ -171,7 +171,7 @@ int jr_parse_duration_ms(const char *s, uint64_t *ms)
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
 		whole = whole * 10 + (uint64_t)(*p - '0');
-		if (whole > 31536000)
+		if (whole > JR_DURATION_MAX_S)
 			return -EINVAL;
 	}
 	if (p == s && *p != '.')
@@ -191,7 +191,7 @@ int jr_parse_duration_ms(const char *s, uint64_t *ms)
 	if (*p != '\0')
 		return -EINVAL;
 	*ms = whole * 1000 + frac;
-	if (*ms == 0 || *ms > 31536000ULL * 1000)
+	if (*ms == 0 || *ms > JR_DURATION_MAX_S * 1000)
 		return -EINVAL;
 	return 0;
 }
@@ -266,8 +266,8 @@ static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
 	if (jr_parse_duration_ms(arg, ms) < 0)
 		return jr_err_set(
 		    err, EINVAL,
-		    "--%s %s: expected seconds > 0 and <= 31536000, at most 3 decimals (e.g. 30 or 1.5)",
-		    name, arg);
+		    "--%s %s: expected seconds > 0 and <= %llu, at most 3 decimals (e.g. 30 or 1.5)",
+		    name, arg, JR_DURATION_MAX_S);
 	return 0;
 }
 

@@ -93,8 +93,16 @@ void jr_options_release(struct jr_options *opts);
 int jr_parse_gateway(const char *s, struct jr_gateway *g);
 
 /*
+ * The longest duration an option takes, in seconds: a year (365 days), far
+ * beyond any sandbox's life. Bounding it keeps the digit loop of
+ * jr_parse_duration_ms() from overflowing and every deadline jailrun
+ * computes (now + duration, in ms or us, in 64 bits) far from overflow.
+ */
+#define JR_DURATION_MAX_S 31536000ULL
+
+/*
  * jr_parse_duration_ms - parse "SECONDS" (decimal, e.g. "1.5") into ms.
- * Accepts 0 < value <= 31536000 (a year) with at most 3 decimals.
+ * Accepts 0 < value <= JR_DURATION_MAX_S with at most 3 decimals.
  * Return: 0 or -EINVAL.
  */
 int jr_parse_duration_ms(const char *s, uint64_t *ms);

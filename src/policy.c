@@ -103,8 +103,6 @@
 
 /* Enough for any sane policy, small enough that a runaway file fails. */
 #define POLICY_MAX_ENTRIES 4096
-/* RFC 1035 2.3.4: labels are 63 octets or less. */
-#define POLICY_LABEL_MAX 63
 /* Internal port value: "on some port", jr_policy_name_allowed()'s question. */
 #define POLICY_PORT_ANY (-1)
 /* Characters of an entry quoted in a message before it is cut with "...". */
@@ -363,12 +361,12 @@ static int name_label_check(const char *label, size_t len, struct jr_err *err)
 		return jr_err_set(
 		    err, EINVAL,
 		    "empty label (a leading dot, or '..'): every label between dots needs 1 to %d characters",
-		    POLICY_LABEL_MAX);
-	if (len > POLICY_LABEL_MAX)
+		    JR_HOST_LABEL_MAX);
+	if (len > JR_HOST_LABEL_MAX)
 		return jr_err_set(
 		    err, EINVAL,
 		    "a label is at most %d characters (RFC 1035 2.3.4), this one has %zu",
-		    POLICY_LABEL_MAX, len);
+		    JR_HOST_LABEL_MAX, len);
 	if (label[0] == '-' || label[len - 1] == '-')
 		return jr_err_set(
 		    err, EINVAL,

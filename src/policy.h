@@ -24,8 +24,7 @@
 #include <sys/socket.h>
 
 #include "err.h"
-
-#define JR_HOST_MAX 253 /* RFC 1035 2.3.4, text form without the root dot */
+#include "host.h"
 
 enum jr_allow_kind {
 	JR_ALLOW_HOST,	   /* exact name */

@@ -67,8 +67,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cleanup.h"
+#include "clock.h"
 #include "dns.h"
+#include "host.h"
 #include "http.h"
 #include "log.h"
 #include "relay.h"
@@ -184,14 +187,6 @@ struct jr_relay {
 
 #define NO_SLOT UINT32_MAX
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Resolver tags: bit 63 = DNS query slot (else connection slot), 62..32 =
  * generation, 31..0 = slot. */
 static uint64_t make_tag(bool dns, uint32_t gen, uint32_t slot)
@@ -242,7 +237,7 @@ static struct conn *conn_alloc(struct jr_relay *r, enum conn_kind kind, int cfd)
 	c->cev = c->uev = UINT32_MAX;
 	c->pipe_cu[0] = c->pipe_cu[1] = c->pipe_uc[0] = c->pipe_uc[1] = -1;
 	c->id = ++r->next_id;
-	c->t_start = c->t_last = now_ms();
+	c->t_start = c->t_last = jr_clock_ms();
 	c->deadline = c->t_start + r->cfg.header_timeout_ms;
 	c->status = -1;
 	c->dns_slot = -1;
@@ -265,7 +260,7 @@ static void audit_conn(struct jr_relay *r, struct conn *c)
 		.status = c->status,
 		.bytes_up = c->bytes_up,
 		.bytes_down = c->bytes_down,
-		.duration_ms = now_ms() - c->t_start,
+		.duration_ms = jr_clock_ms() - c->t_start,
 	};
 
 	c->logged = true;
@@ -366,7 +361,7 @@ static void reply(struct jr_relay *r, struct conn *c, int status,
 	}
 	audit_conn(r, c);
 	c->st = ST_REPLY;
-	c->deadline = now_ms() + RELAY_LINGER_MS;
+	c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
 	want_events(r, c);
 }
 
@@ -385,7 +380,7 @@ static int dns_alloc(struct jr_relay *r)
 			r->dns[i].used = true;
 			r->dns[i].conn = -1;
 			r->dns[i].id = ++r->next_id;
-			r->dns[i].t_start = now_ms();
+			r->dns[i].t_start = jr_clock_ms();
 			r->dns[i].deadline =
 			    r->dns[i].t_start + r->cfg.connect_timeout_ms;
 			return i;
@@ -417,7 +412,7 @@ static void dns_audit(struct jr_relay *r, struct dns_pending *d, bool allowed,
 		.allowed = allowed,
 		.reason = reason,
 		.status = rcode,
-		.duration_ms = now_ms() - d->t_start,
+		.duration_ms = jr_clock_ms() - d->t_start,
 	};
 
 	jr_audit_connection(r->cfg.audit, &rec);
@@ -445,7 +440,7 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 			return;
 		}
 		c->st = ST_REPLY;
-		c->t_last = now_ms();
+		c->t_last = jr_clock_ms();
 		c->deadline = c->t_last + r->cfg.header_timeout_ms;
 		want_events(r, c);
 	}
@@ -743,7 +738,7 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 		      "jailrun: out of memory");
 		return;
 	}
-	c->deadline = now_ms() + r->cfg.connect_timeout_ms;
+	c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
 	if (literal_address(c, &ss, &len)) {
 		c->res->addrs[0] = ss;
 		c->res->lens[0] = len;
@@ -790,18 +785,9 @@ static int queue_up(struct conn *c, const void *buf, size_t len)
 {
 	if (!len)
 		return 0;
-	if (c->up_len + len > c->up_cap) {
-		size_t cap = c->up_cap ? c->up_cap : 4096;
-		char *n;
-
-		while (cap < c->up_len + len)
-			cap *= 2;
-		n = realloc(c->up, cap);
-		if (!n)
-			return -ENOMEM;
-		c->up = n;
-		c->up_cap = cap;
-	}
+	if (jr_buf_reserve(&c->up, &c->up_cap, c->up_len + len, 4096,
+			   SIZE_MAX) < 0)
+		return -ENOMEM;
 	memcpy(c->up + c->up_len, buf, len);
 	c->up_len += len;
 	return 0;
@@ -877,7 +863,7 @@ static void connected(struct jr_relay *r, struct conn *c)
 		c->in_len = c->in_cap = 0;
 	}
 	c->st = ST_RELAY;
-	c->t_last = now_ms();
+	c->t_last = jr_clock_ms();
 	want_events(r, c);
 }
 
@@ -906,7 +892,7 @@ static void start_connect(struct jr_relay *r, struct conn *c)
 		c->ufd = fd;
 		c->uev = UINT32_MAX;
 		c->st = ST_CONNECT;
-		c->deadline = now_ms() + r->cfg.connect_timeout_ms;
+		c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
 		want_events(r, c);
 		return;
 	}
@@ -940,20 +926,10 @@ static void connect_done(struct jr_relay *r, struct conn *c)
  */
 static int grow_in(struct conn *c, size_t limit)
 {
-	size_t cap;
-	char *nb;
+	size_t need = c->in_len + RELAY_HEAD_CHUNK;
 
-	if (c->in_cap - c->in_len >= RELAY_HEAD_CHUNK || c->in_cap >= limit)
-		return 0;
-	cap = c->in_cap ? c->in_cap * 2 : RELAY_HEAD_CHUNK;
-	if (cap > limit)
-		cap = limit;
-	nb = realloc(c->in, cap);
-	if (!nb)
-		return -ENOMEM;
-	c->in = nb;
-	c->in_cap = cap;
-	return 0;
+	return jr_buf_reserve(&c->in, &c->in_cap, need < limit ? need : limit,
+			      RELAY_HEAD_CHUNK, limit);
 }
 
 /* Read what the client sent in HEAD state (proxy or DNS/TCP). */
@@ -983,7 +959,7 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 		return;
 	}
 	c->in_len += (size_t)n;
-	c->t_last = now_ms();
+	c->t_last = jr_clock_ms();
 
 	if (c->kind == KIND_DNS_TCP) {
 		dns_tcp_input(r, c);
@@ -1113,7 +1089,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	char sni[256];
+	char sni[JR_HOST_MAX + 1];
 	size_t used;
 
 	for (;;) {
@@ -1175,7 +1151,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 		}
 		c->in_len += (size_t)n;
 		c->bytes_up += (uint64_t)n;
-		c->t_last = now_ms();
+		c->t_last = jr_clock_ms();
 	}
 pass:
 	c->sni_pending = false;
@@ -1258,7 +1234,7 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 		}
 	}
 	if (c->bytes_up != up0 || c->bytes_down != down0)
-		c->t_last = now_ms();
+		c->t_last = jr_clock_ms();
 
 	if (tunnel && c->c_shut && c->u_shut)
 		goto done; /* both sides said all they had to say */
@@ -1274,7 +1250,7 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 		close_fd(&c->ufd);
 		c->uev = UINT32_MAX;
 		c->st = ST_LINGER;
-		c->deadline = now_ms() + RELAY_LINGER_MS;
+		c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
 	}
 	want_events(r, c);
 	return;
@@ -1344,7 +1320,7 @@ static void reply_writable(struct jr_relay *r, struct conn *c)
 	if (c->kind == KIND_DNS_TCP) {
 		/* Ready for the next query on this connection. */
 		c->st = ST_HEAD;
-		c->deadline = now_ms() + r->cfg.header_timeout_ms;
+		c->deadline = jr_clock_ms() + r->cfg.header_timeout_ms;
 		want_events(r, c);
 		if (c->in_len)
 			dns_tcp_input(r, c);
@@ -1355,7 +1331,7 @@ static void reply_writable(struct jr_relay *r, struct conn *c)
 	 * the client reads it (RFC 9112 9.6). */
 	shutdown(c->cfd, SHUT_WR);
 	c->st = ST_LINGER;
-	c->deadline = now_ms() + RELAY_LINGER_MS;
+	c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
 	want_events(r, c);
 }
 
@@ -1459,7 +1435,7 @@ static void resolver_results(struct jr_relay *r)
 
 static void sweep(struct jr_relay *r)
 {
-	uint64_t now = now_ms();
+	uint64_t now = jr_clock_ms();
 	uint64_t tick;
 
 	if (read(r->timerfd, &tick, sizeof(tick)) < 0) {

@@ -75,6 +75,17 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 	return steal_fd(&fd);
 }
 
+/*
+ * The child's SETUP_OK to init carries the listeners slot by slot; both
+ * ends of that hand-over are in jr_relaynet_create().
+ */
+enum relaynet_fd {
+	RELAYNET_FD_PROXY = 0,
+	RELAYNET_FD_DNS_UDP,
+	RELAYNET_FD_DNS_TCP,
+	RELAYNET_FDS, /* how many */
+};
+
 /* The child's work, in the new netns. */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
 		 struct jr_relay_listeners *l, struct jr_err *err)
@@ -143,9 +154,10 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 			_exit(1);
 		}
 		jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-		_exit(jr_ctl_send(theirs, &m,
-				  (int[]){ l.proxy, l.dns_udp, l.dns_tcp },
-				  3) < 0);
+		fds[RELAYNET_FD_PROXY] = l.proxy;
+		fds[RELAYNET_FD_DNS_UDP] = l.dns_udp;
+		fds[RELAYNET_FD_DNS_TCP] = l.dns_tcp;
+		_exit(jr_ctl_send(theirs, &m, fds, RELAYNET_FDS) < 0);
 	}
 	close(steal_fd(&theirs));
 	r = jr_ctl_recv(mine, &m, fds, &nfds);
@@ -154,17 +166,18 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 	if (r < 0)
 		return jr_err_set(
 		    err, EIO, "the relay namespace setup died without a word");
-	if (m.type == JR_CTL_SETUP_FAIL || nfds != 3) {
+	if (m.type == JR_CTL_SETUP_FAIL || nfds != RELAYNET_FDS) {
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		if (m.type == JR_CTL_SETUP_FAIL)
 			return jr_err_set(err, m.code, "%s", m.msg);
 		return jr_err_set(
 		    err, EPROTO,
-		    "the relay namespace setup sent %zu sockets, not 3", nfds);
+		    "the relay namespace setup sent %zu sockets, not %d", nfds,
+		    RELAYNET_FDS);
 	}
-	out->proxy = fds[0];
-	out->dns_udp = fds[1];
-	out->dns_tcp = fds[2];
+	out->proxy = fds[RELAYNET_FD_PROXY];
+	out->dns_udp = fds[RELAYNET_FD_DNS_UDP];
+	out->dns_tcp = fds[RELAYNET_FD_DNS_TCP];
 	return 0;
 }

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "host.h"
 #include "resolver.h"
 
 #define JR_RESOLVER_QUEUE 1024
@@ -46,14 +48,14 @@
 struct job {
 	uint64_t tag;
 	int family;
-	char host[256];
+	char host[JR_HOST_MAX + 1];
 };
 
 struct cache_entry {
 	bool used;
 	int family;
 	uint64_t expires_ms;
-	char host[256];
+	char host[JR_HOST_MAX + 1];
 	struct jr_resolve_result res;
 };
 
@@ -70,14 +72,6 @@ struct jr_resolver {
 	size_t res_head, res_count;
 	struct cache_entry *cache; /* JR_RESOLVER_CACHE entries */
 };
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Queue @res for the relay and wake it. Called with the lock held. */
 static void post_locked(struct jr_resolver *r,
@@ -130,7 +124,7 @@ static void cache_put(struct jr_resolver *r, const struct job *j,
 	}
 	e->used = true;
 	e->family = j->family;
-	e->expires_ms = mono_ms() + JR_RESOLVER_CACHE_MS;
+	e->expires_ms = jr_clock_ms() + JR_RESOLVER_CACHE_MS;
 	memcpy(e->host, j->host, sizeof(e->host));
 	e->res = *res;
 }
@@ -280,7 +274,7 @@ int jr_resolver_submit(struct jr_resolver *r, uint64_t tag, const char *host,
 
 	pthread_mutex_lock(&r->lock);
 	hit = cache_find(r, host, family);
-	if (hit && hit->expires_ms > mono_ms()) {
+	if (hit && hit->expires_ms > jr_clock_ms()) {
 		struct jr_resolve_result res = hit->res;
 
 		res.tag = tag;

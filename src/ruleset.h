@@ -31,7 +31,8 @@ struct jr_ruleset_params {
 	 * (synchronize_rcu in nft_rcv_nl_event), which was most of jailrun's
 	 * start-up cost; and a persistent table stays until the namespace
 	 * goes, so the worker is never left without rules if the runner dies
-	 * first. Older kernels refuse the flag (EOPNOTSUPP): build without.
+	 * first. Older kernels refuse the flag (EOPNOTSUPP):
+	 * jr_nft_install_owned() then builds without.
 	 */
 	bool persist;
 };

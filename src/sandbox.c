@@ -200,13 +200,13 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 {
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
-	struct jr_ruleset_params params = {
+	const struct jr_ruleset_params params = {
 		.mode = opts->net,
 		.gateway = opts->gateway.relay,
 		.proxy_port = JR_PROXY_PORT,
 		.dns_port = JR_DNS_PORT,
 	};
-	size_t want = opts->net == JR_NET_ALLOWLIST ? 5 : 2;
+	size_t want = jr_ctl_setup_nfds(opts->net);
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
@@ -229,34 +229,18 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		    m.type, nfds);
 	}
 
-	r = jr_nft_socket_from_fd(fds[0], &nl, err);
-	fds[0] = -1;
+	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
+	fds[JR_CTL_FD_NFT] = -1;
 	if (r == 0)
-		r = jr_nft_monitor_open(fds[1], &mon, err);
-	fds[1] = -1;
+		r = jr_nft_monitor_open(fds[JR_CTL_FD_NFT_MONITOR], &mon, err);
+	fds[JR_CTL_FD_NFT_MONITOR] = -1;
 	if (r < 0) {
 		close_fds(fds, nfds);
 		return r;
 	}
-	params.persist = true;
-	r = jr_ruleset_build(&params, &rs, err);
-	if (r == 0) {
-		r = jr_nft_install(nl, rs, err);
-		if (r == -EOPNOTSUPP) {
-			/* A kernel before 6.9 does not know the persist flag; the
-			 * batch was refused whole, so nothing is installed. */
-			jr_debug(
-			    "nftables: no persistent tables here, installing an owned one");
-			jr_ruleset_free(steal_pointer(&rs));
-			params.persist = false;
-			r = jr_ruleset_build(&params, &rs, err);
-			if (r == 0)
-				r = jr_nft_install(nl, rs, err);
-		}
-		if (r < 0)
-			jr_err_prefix(err,
-				      "cannot install the sandbox firewall: ");
-	}
+	r = jr_nft_install_owned(nl, &params, &rs, err);
+	if (r < 0)
+		jr_err_prefix(err, "cannot install the sandbox firewall: ");
 	if (r == 0) {
 		r = jr_nft_verify(nl, rs, err);
 		if (r < 0)
@@ -285,7 +269,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	if (opts->net == JR_NET_ALLOWLIST) {
 		struct jr_relay_config rc = {
 			.policy = policy,
-			.listeners = { fds[2], fds[3], fds[4] },
+			.listeners = { fds[JR_CTL_FD_PROXY],
+				       fds[JR_CTL_FD_DNS_UDP],
+				       fds[JR_CTL_FD_DNS_TCP] },
 			.max_conns = opts->max_conns,
 			.header_timeout_ms = opts->header_timeout_ms,
 			.connect_timeout_ms = opts->connect_timeout_ms,

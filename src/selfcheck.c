@@ -22,24 +22,17 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "dns.h"
 #include "options.h"
 #include "selfcheck.h"
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Wait for @events on @fd until @deadline; -ETIMEDOUT when it passes. */
 static int wait_fd(int fd, short events, long long deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		long long left = deadline - now_ms();
+		long long left = deadline - (long long)jr_clock_ms();
 		int n;
 
 		if (left <= 0)
@@ -205,7 +198,7 @@ static int check_dns(struct in_addr gw, int type, long long deadline,
 	const char *what = type == SOCK_DGRAM ? "UDP" : "TCP";
 	_cleanup_close_ int fd = connect_to(gw, JR_DNS_PORT, type, deadline);
 	uint8_t q[2 + 64], a[2 + 512];
-	uint16_t id = (uint16_t)(getpid() ^ now_ms());
+	uint16_t id = (uint16_t)(getpid() ^ jr_clock_ms());
 	size_t qlen = health_query(q + 2, id);
 	ssize_t n;
 	int r;
@@ -237,7 +230,7 @@ static int check_dns(struct in_addr gw, int type, long long deadline,
 
 int jr_selfcheck_relay(struct in_addr gw, int timeout_ms, struct jr_err *err)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = (long long)jr_clock_ms() + timeout_ms;
 	int r;
 
 	r = check_proxy(gw, deadline, err);

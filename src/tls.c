@@ -118,6 +118,7 @@
 
 #include <stdbool.h>
 
+#include "host.h"
 #include "tls.h"
 
 /* RFC 8446 5.1: ContentType, ProtocolVersion, uint16 length. */
@@ -145,10 +146,6 @@ enum tls_content_type {
 #define TLS_NAME_TYPE_HOST 0   /* RFC 6066 3 */
 #define TLS_SESSION_ID_MAX 32  /* RFC 8446 4.1.2 legacy_session_id<0..32> */
 #define SSL2_MT_CLIENT_HELLO 1 /* RFC 5246 E.2 */
-
-/* RFC 1035 2.3.4 (253 characters in text form without the root's dot). */
-#define DNS_NAME_MAX 253
-#define DNS_LABEL_MAX 63
 
 enum step {
 	STEP_OK,
@@ -370,7 +367,7 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
 	size_t i, label = 0, out;
 	uint8_t b = 0;
 
-	if (n == 0 || n > DNS_NAME_MAX + 1)
+	if (n == 0 || n > JR_HOST_MAX + 1)
 		return STEP_BAD;
 	for (i = 0; i < n; i++) {
 		enum step r = hs_byte(c, &b);
@@ -381,7 +378,7 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
 			if (!label) /* leading dot, "..", or "." alone */
 				return STEP_BAD;
 			label = 0;
-		} else if (!is_name_byte(b) || ++label > DNS_LABEL_MAX) {
+		} else if (!is_name_byte(b) || ++label > JR_HOST_LABEL_MAX) {
 			return STEP_BAD;
 		}
 		if (i + 1 < sni_size)
@@ -389,7 +386,7 @@ static enum step read_host_name(struct hello_cursor *c, size_t n, char *sni,
 			    (b >= 'A' && b <= 'Z') ? (char)(b | 0x20) : (char)b;
 	}
 	out = b == '.' ? n - 1 : n; /* fold one trailing dot */
-	if (out > DNS_NAME_MAX || out >= sni_size)
+	if (out > JR_HOST_MAX || out >= sni_size)
 		return STEP_BAD;
 	sni[out] = '\0';
 	return STEP_OK;

@@ -29,7 +29,8 @@ enum jr_tls_sni {
  * @buf/@len: the stream from its start (all bytes received so far)
  * @sni/@sni_size: receives the host_name, lowercase, without a trailing
  *                 dot, NUL-terminated, when JR_TLS_SNI_FOUND; "" otherwise.
- *                 Names are at most 253 bytes, so 254 bytes always do; a
+ *                 Names are at most JR_HOST_MAX bytes, so JR_HOST_MAX + 1
+ *                 always do; a
  *                 name that does not fit is JR_TLS_MALFORMED, never cut.
  *                 @sni may be NULL (no room) when no name is wanted.
  * @consumed: may be NULL. On JR_TLS_SNI_FOUND and JR_TLS_NO_SNI, the number

@@ -40,7 +40,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +51,7 @@
 #include <libmnl/libmnl.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "log.h"
 #include "nft.h"
 #include "watchdog.h"
@@ -66,17 +66,8 @@ struct jr_watchdog {
 	struct ns_id pidns, netns;
 	pthread_t thread;
 	int stopfd, timerfd;
-	atomic_bool killed;
 	struct jr_watchdog_report rep; /* written by the thread only */
 };
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static int ns_of(pid_t pid, const char *which, struct ns_id *out)
 {
@@ -101,7 +92,6 @@ static void kill_sandbox(struct jr_watchdog *w, const char *why)
 	if (!w->rep.killed)
 		snprintf(w->rep.reason, sizeof(w->rep.reason), "%.500s", why);
 	w->rep.killed = true;
-	atomic_store(&w->killed, true);
 	jr_error("watchdog: %s: ending the sandbox", why);
 	jr_audit_event(w->cfg.audit, "tamper", why);
 	kill(w->cfg.init_pid, SIGKILL);
@@ -135,9 +125,8 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 		kill_sandbox(w, line);
 		return;
 	}
-	dt = now_us() - t0;
+	dt = jr_clock_us() - t0;
 	w->rep.restores++;
-	w->rep.last_restore_us = dt;
 	if (dt > w->rep.max_restore_us)
 		w->rep.max_restore_us = dt;
 	snprintf(
@@ -153,7 +142,6 @@ static void verify(struct jr_watchdog *w, uint64_t t0)
 {
 	struct jr_err err = { 0 };
 
-	w->rep.checks++;
 	if (jr_nft_verify(w->cfg.nl, w->cfg.rs, &err) < 0)
 		tampered(w, err.msg, t0);
 }
@@ -214,7 +202,7 @@ static void *watchdog_loop(void *arg)
 		if (pfd[0].revents)
 			break;
 		if (pfd[2].revents) {
-			uint64_t t0 = now_us();
+			uint64_t t0 = jr_clock_us();
 			unsigned int changes = 0;
 			int r = jr_nft_monitor_drain(w->cfg.mon, &changes);
 
@@ -228,7 +216,7 @@ static void *watchdog_loop(void *arg)
 		}
 		if (pfd[1].revents &&
 		    read(w->timerfd, &tick, sizeof(tick)) > 0) {
-			verify(w, now_us());
+			verify(w, jr_clock_us());
 			if (!w->rep.killed)
 				check_namespaces(w);
 		}
@@ -287,11 +275,6 @@ fail:
 	mnl_socket_close(cfg->mon);
 	free(w);
 	return r;
-}
-
-bool jr_watchdog_killed(struct jr_watchdog *w)
-{
-	return w && atomic_load(&w->killed);
 }
 
 void jr_watchdog_stop(struct jr_watchdog *w, struct jr_watchdog_report *rep)

@@ -32,13 +32,11 @@ struct jr_watchdog_config {
 };
 
 struct jr_watchdog_report {
-	unsigned int checks;	    /* verifications run */
 	unsigned int tamper_events; /* times the lockdown was found wrong */
 	unsigned int restores;	    /* times it was put back */
 	uint64_t max_restore_us;    /* longest detection-to-verified restore */
-	uint64_t last_restore_us;
-	bool killed;	  /* the watchdog ended the sandbox */
-	char reason[512]; /* why (first tamper, or why it killed) */
+	bool killed;		    /* the watchdog ended the sandbox */
+	char reason[512];	    /* why (first tamper, or why it killed) */
 };
 
 struct jr_watchdog;
@@ -52,8 +50,5 @@ int jr_watchdog_start(const struct jr_watchdog_config *cfg,
 
 /* Stop the thread, fill @rep (may be NULL), free. NULL is a no-op. */
 void jr_watchdog_stop(struct jr_watchdog *w, struct jr_watchdog_report *rep);
-
-/* Has the watchdog killed the sandbox? (safe to call from the main thread) */
-bool jr_watchdog_killed(struct jr_watchdog *w);
 
 #endif

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -394,7 +395,22 @@ static void install_ok(struct ctx *c)
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
 }
 
-/* jr_nft_verify() must fail with -EPROTO naming @needle. */
+/* @msg holds no byte a terminal or a line-based log would act on. */
+static void assert_no_control_bytes(const char *msg)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fail_msg("raw control byte %#x at offset %td of: %s",
+				 *p, (const char *)p - msg, msg);
+	}
+}
+
+/*
+ * jr_nft_verify() must fail with -EPROTO naming @needle, in one line that
+ * is safe for a log and a terminal.
+ */
 static void verify_fails(struct ctx *c, const char *needle)
 {
 	struct jr_err err = { 0 };
@@ -402,6 +418,7 @@ static void verify_fails(struct ctx *c, const char *needle)
 	assert_int_equal(jr_nft_verify(c->owner, c->rs, &err), -EPROTO);
 	assert_int_equal(err.code, EPROTO);
 	print_message("%s\n", err.msg);
+	assert_no_control_bytes(err.msg);
 	assert_msg_contains(&err, needle);
 }
 
@@ -839,6 +856,7 @@ struct table_query {
 	uint32_t family;
 	const char *name;
 	uint64_t handle; /* 0: not found */
+	uint32_t flags;	 /* NFT_TABLE_F_*, when found */
 };
 
 static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
@@ -850,19 +868,16 @@ static int table_handle_cb(const struct nlmsghdr *nlh, void *data)
 	if (!t || nftnl_table_nlmsg_parse(nlh, t) < 0)
 		return MNL_CB_ERROR;
 	if (nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY) == q->family &&
-	    !strcmp(nftnl_table_get_str(t, NFTNL_TABLE_NAME), q->name))
+	    !strcmp(nftnl_table_get_str(t, NFTNL_TABLE_NAME), q->name)) {
 		q->handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+		q->flags = nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS);
+	}
 	return MNL_CB_OK;
 }
 
-/*
- * The handle of table @family @name, by a dump independent of nft.c. The
- * kernel gives every new table a new handle, so an unchanged handle means
- * the table was neither deleted nor re-created.
- * Return: the handle, or 0 if there is no such table.
- */
-static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
-			     const char *name)
+/* Table @family @name, by a dump independent of nft.c; handle 0: none. */
+static struct table_query query_table(struct mnl_socket *nl, uint32_t family,
+				      const char *name)
 {
 	alignas(struct nlmsghdr) char buf[32768];
 	struct table_query q = { .family = family, .name = name };
@@ -881,7 +896,64 @@ static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
 			       table_handle_cb, &q);
 		assert_true(ret >= 0);
 	} while (ret > 0);
-	return q.handle;
+	return q;
+}
+
+/*
+ * The handle of table @family @name. The kernel gives every new table a new
+ * handle, so an unchanged handle means the table was neither deleted nor
+ * re-created.
+ * Return: the handle, or 0 if there is no such table.
+ */
+static uint64_t table_handle(struct mnl_socket *nl, uint32_t family,
+			     const char *name)
+{
+	return query_table(nl, family, name).handle;
+}
+
+/* Whether the running kernel is Linux @major.@minor or later. */
+static bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	struct utsname u;
+	unsigned int ma = 0, mi = 0;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%u.%u", &ma, &mi), 2);
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/*
+ * jr_nft_install_owned(): the table is owned by the installing socket,
+ * and persistent exactly where the kernel knows the flag (Linux >= 6.9),
+ * whatever @params->persist says: then it outlives its owner socket,
+ * otherwise it goes with it.
+ */
+static void test_install_owned(void **state)
+{
+	struct ctx *c = *state;
+	const struct jr_ruleset_params params = { .mode = JR_NET_NONE,
+						  .persist = false };
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct jr_err err = { 0 };
+	struct table_query q;
+	bool persist;
+
+	/* c->extra: the teardown closes it should an assertion fail. */
+	c->extra = open_owner();
+	assert_non_null(c->extra);
+	assert_ok(jr_nft_install_owned(c->extra, &params, &rs, &err), &err);
+	assert_non_null(rs);
+	assert_ok(jr_nft_verify(c->extra, rs, &err), &err);
+	q = query_table(c->other, NFPROTO_INET, "jailrun");
+	assert_true(q.handle != 0);
+	assert_true(q.flags & NFT_TABLE_F_OWNER);
+	persist = q.flags & NFT_TABLE_F_PERSIST;
+	print_message("table flags %#x: %s\n", q.flags,
+		      persist ? "persistent" : "owner only");
+	assert_int_equal(persist, kernel_at_least(6, 9));
+	mnl_socket_close(c->extra);
+	c->extra = NULL;
+	assert_int_equal(count_tables(c->other), persist ? 1 : 0);
 }
 
 /* jr_nft_restore() through the owner socket must succeed, removing @want. */
@@ -1007,6 +1079,42 @@ static void test_restore_escapes_names(void **state)
 	assert_msg_contains(
 	    &err,
 	    "the table inet \\x1b[2Jx is owned by another netlink socket");
+}
+
+/*
+ * A name with a newline, an SGR sequence (ESC [ 31 m) and an OSC 52
+ * clipboard write (ESC ] 52 ; c ; ... BEL), as a sandbox would choose it
+ * to forge a log line or act on the terminal that shows the log.
+ */
+#define HOSTILE_NAME "ev\nil\033[31mred\033]52;c;aGk=\a"
+#define HOSTILE_ESCAPED "ev\\x0ail\\x1b[31mred\\x1b]52;c;aGk=\\x07"
+
+/* verify_table() names a foreign table escaped, as restore does. */
+static void test_verify_escapes_table_name(void **state)
+{
+	struct ctx *c = *state;
+
+	install_ok(c);
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, HOSTILE_NAME, false), 0);
+	verify_fails(c, "there is a table inet " HOSTILE_ESCAPED
+			" besides table inet jailrun");
+	/* The restore path escapes it the same way. */
+	restore_ok(c, "inet " HOSTILE_ESCAPED);
+}
+
+/* verify_chains() names a chain it did not create escaped. */
+static void test_verify_escapes_chain_name(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_chain_freep) struct nftnl_chain *ch = NULL;
+
+	install_ok(c);
+	ch = mk_chain(HOSTILE_NAME);
+	assert_int_equal(
+	    send_chain(c->owner, NFT_MSG_NEWCHAIN, NLM_F_CREATE, ch), 0);
+	verify_fails(c, "there is a chain '" HOSTILE_ESCAPED
+			"' that jailrun did not create");
 }
 
 /*
@@ -1434,6 +1542,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_install_verify),
+		T(test_install_owned),
 		T(test_socket_from_bad_fd),
 		T(test_socket_made_cloexec),
 		T(test_socket_already_bound),
@@ -1448,6 +1557,8 @@ int main(void)
 		T(test_verify_missing_table),
 		T(test_verify_extra_chain),
 		T(test_verify_missing_chain),
+		T(test_verify_escapes_table_name),
+		T(test_verify_escapes_chain_name),
 		T(test_verify_extra_set),
 		T(test_verify_table_flags),
 		T(test_verify_changed_policy),

@@ -143,6 +143,8 @@ static void test_duration(void **state)
 	assert_int_equal(jr_parse_duration_ms("31536000", &ms), 0);
 	assert_int_equal(ms, 31536000000ULL);
 	assert_int_equal(jr_parse_duration_ms("31536001", &ms), -EINVAL);
+	/* The man page's bound holds for the fraction too. */
+	assert_int_equal(jr_parse_duration_ms("31536000.001", &ms), -EINVAL);
 	assert_int_equal(jr_parse_duration_ms("0.0", &ms), -EINVAL);
 	assert_int_equal(jr_parse_duration_ms("1.", &ms), -EINVAL);
 	assert_int_equal(jr_parse_duration_ms(".", &ms), -EINVAL);
