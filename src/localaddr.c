@@ -126,7 +126,6 @@ static int localaddr_route_type(struct jr_localaddr *la, int family,
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	uint32_t seq;
-	ssize_t n;
 
 	nlh = mnl_nlmsg_put_header(la->buf);
 	nlh->nlmsg_type = RTM_GETROUTE;
@@ -146,7 +145,8 @@ static int localaddr_route_type(struct jr_localaddr *la, int family,
 	 * trip that failed half-way: skip them.
 	 */
 	for (;;) {
-		n = recv(fd, la->buf, sizeof(la->buf), MSG_DONTWAIT);
+		ssize_t n = recv(fd, la->buf, sizeof(la->buf), MSG_DONTWAIT);
+
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK
 				   ? -ETIMEDOUT
@@ -206,7 +206,7 @@ int jr_localaddr_is_local(struct jr_localaddr *la, const struct sockaddr *sa)
 	const char *raw = (const char *)sa;
 	uint8_t a6[16], a4[4];
 	sa_family_t family;
-	int r4, r6;
+	int r6;
 
 	if (!la || !sa)
 		return -EINVAL;
@@ -230,9 +230,7 @@ int jr_localaddr_is_local(struct jr_localaddr *la, const struct sockaddr *sa)
 	 * IPv4 address that a translator or a stack could deliver to. */
 	if ((memcmp(a6, compat, 12) == 0 &&
 	     (a4[0] | a4[1] | a4[2] | (a4[3] & 0xfe)) != 0) ||
-	    memcmp(a6, nat64, 12) == 0) {
-		r4 = localaddr_ask(la, AF_INET, a4);
-		return r4;
-	}
+	    memcmp(a6, nat64, 12) == 0)
+		return localaddr_ask(la, AF_INET, a4);
 	return 0;
 }
