@@ -80,16 +80,34 @@
  *    are not unwrapped: the IPv4 they carry is a tunnel end point reached
  *    through a relay router, not the destination.
  *  - The special ranges are those through which a connection reaches this
- *    host or its link rather than the internet (RFC 6890 2.2.2, 2.2.3):
- *    "this network" 0.0.0.0/8 and ::, which Linux delivers locally; loopback;
- *    link-local, where cloud metadata lives; multicast; limited broadcast.
- *    Private ranges (RFC 1918, fc00::/7, 100.64.0.0/10) are not special: a
- *    package mirror on the LAN is a normal thing to allow by name.
+ *    host, its link or the network it sits in rather than the internet
+ *    (RFC 6890 2.2.2, 2.2.3): "this network" 0.0.0.0/8 and ::, which Linux
+ *    delivers locally; loopback; link-local, where most cloud metadata
+ *    lives; multicast; limited broadcast; the private ranges (RFC 1918,
+ *    fc00::/7 of RFC 4193) and shared address space (100.64.0.0/10, RFC
+ *    6598), where the runner's own LAN, a cloud VPC and its internal
+ *    services are; and the cloud metadata services that live outside
+ *    169.254/16 (Alibaba 100.100.100.200, Azure's wire server
+ *    168.63.129.16, AWS's IPv6 endpoint fd00:ec2::254). A name that an
+ *    agent may reach but that resolves into one of these is the SSRF the
+ *    guard exists for; an allowed mirror on the LAN needs its address
+ *    named too ("--allow mirror.lan --allow 10.1.2.3:443").
  *  - A special address is allowed only by an ADDR entry that contains it
  *    and lies inside the same special range: "--allow 127.0.0.1:8080" or
  *    "--allow 169.254.169.254" open what they say, "--allow 0.0.0.0/0" or
  *    "--allow ::/0" do not open loopback or metadata (design.md: "unless an
- *    entry names them explicitly").
+ *    entry names them explicitly"). Where special ranges nest, the
+ *    narrowest one decides: "--allow 100.64.0.0/10" opens the shared
+ *    address space but not the Alibaba metadata address inside it, and
+ *    "--allow fd00::/8" does not open fd00:ec2::254.
+ *  - An address of the runner's own network namespace (asked of the
+ *    kernel per connect, see localaddr.c) is a range of its own, a /32 or
+ *    /128: jr_policy_check_local_address() opens it only for an ADDR entry
+ *    naming exactly that address, or lying inside a special range that by
+ *    definition leads to this host (loopback, "this network", ::). So
+ *    "--allow 10.0.0.0/8" opens the LAN but not this host's own 10.0.0.2,
+ *    where a service bound to 0.0.0.0 listens; "--allow 10.0.0.2:8080"
+ *    does open it.
  */
 
 #include <arpa/inet.h>
@@ -119,30 +137,56 @@ struct policy_addr {
 /*
  * The ranges jr_policy_check_address() refuses unless explicitly allowed.
  * IPv4-carrying IPv6 forms are unwrapped before this table is consulted.
+ * Where ranges nest, the narrowest one that contains an address decides
+ * (special_range_of()), so the order here does not matter.
+ * @to_host: the range leads to this host by definition (RFC 6890 "this
+ *           host on this network", loopback): an entry inside it also
+ *           opens an address the kernel calls local.
  */
 static const struct policy_special_range {
 	int family;
 	uint8_t net[16];
 	uint8_t prefix;
+	bool to_host;
 } policy_special_ranges[] = {
 	/* "this network", RFC 6890 2.2.2; connect(2) to 0.0.0.0 reaches us */
-	{ AF_INET, { 0 }, 8 },
+	{ AF_INET, { 0 }, 8, true },
+	/* private, RFC 1918 3 */
+	{ AF_INET, { 10 }, 8, false },
+	/* shared address space (CGNAT, cloud internal), RFC 6598 */
+	{ AF_INET, { 100, 64 }, 10, false },
+	/* Alibaba Cloud metadata service, inside the shared space */
+	{ AF_INET, { 100, 100, 100, 200 }, 32, false },
 	/* loopback, RFC 1122 3.2.1.3 */
-	{ AF_INET, { 127 }, 8 },
+	{ AF_INET, { 127 }, 8, true },
+	/* Azure wire server (metadata, health, extensions): a public address
+	 * every Azure VM reaches on its own host */
+	{ AF_INET, { 168, 63, 129, 16 }, 32, false },
 	/* link-local, RFC 3927; the cloud metadata service is 169.254.169.254 */
-	{ AF_INET, { 169, 254 }, 16 },
+	{ AF_INET, { 169, 254 }, 16, false },
+	/* private, RFC 1918 3 */
+	{ AF_INET, { 172, 16 }, 12, false },
+	/* private, RFC 1918 3 */
+	{ AF_INET, { 192, 168 }, 16, false },
 	/* multicast, RFC 5771 */
-	{ AF_INET, { 224 }, 4 },
+	{ AF_INET, { 224 }, 4, false },
 	/* limited broadcast, RFC 919 7 */
-	{ AF_INET, { 255, 255, 255, 255 }, 32 },
+	{ AF_INET, { 255, 255, 255, 255 }, 32, false },
 	/* unspecified, RFC 4291 2.5.2; connect(2) to it reaches this host */
-	{ AF_INET6, { 0 }, 128 },
+	{ AF_INET6, { 0 }, 128, true },
 	/* loopback, RFC 4291 2.5.3 */
-	{ AF_INET6, { [15] = 1 }, 128 },
+	{ AF_INET6, { [15] = 1 }, 128, true },
+	/* unique local, RFC 4193 */
+	{ AF_INET6, { 0xfc }, 7, false },
+	/* AWS instance metadata over IPv6, fd00:ec2::254, inside fc00::/7 */
+	{ AF_INET6,
+	  { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 },
+	  128,
+	  false },
 	/* link-local, RFC 4291 2.5.6 */
-	{ AF_INET6, { 0xfe, 0x80 }, 10 },
+	{ AF_INET6, { 0xfe, 0x80 }, 10, false },
 	/* multicast, RFC 4291 2.7 */
-	{ AF_INET6, { 0xff }, 8 },
+	{ AF_INET6, { 0xff }, 8, false },
 };
 
 /* The first 96 bits of the IPv6 forms that carry an IPv4 address. */
@@ -1061,18 +1105,22 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host)
 
 /* ------------------------------------------------------ address guard */
 
+/* The narrowest special range that contains @a, or NULL. */
 static const struct policy_special_range *
 special_range_of(const struct policy_addr *a)
 {
+	const struct policy_special_range *best = NULL;
+
 	for (size_t i = 0; i < ARRAY_SIZE(policy_special_ranges); i++) {
 		const struct policy_special_range *r;
 
 		r = &policy_special_ranges[i];
 		if (r->family == a->family &&
-		    prefix_contains(r->net, r->prefix, a->bytes))
-			return r;
+		    prefix_contains(r->net, r->prefix, a->bytes) &&
+		    (!best || r->prefix > best->prefix))
+			best = r;
 	}
-	return NULL;
+	return best;
 }
 
 /* Is the entry's whole network inside @r? ("names it explicitly") */
@@ -1137,6 +1185,37 @@ enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 	return addr_seen ? JR_DENY_PORT : JR_DENY_SPECIAL_ADDR;
 }
 
+enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
+						  const struct sockaddr *sa,
+						  uint16_t port)
+{
+	const struct policy_special_range *range;
+	struct policy_addr a;
+	bool addr_seen = false;
+	unsigned int full;
+
+	if (!p || !addr_from_sockaddr(sa, &a))
+		return JR_DENY_BAD_HOST;
+	if (port == 0)
+		return JR_DENY_PORT;
+	addr_unwrap_ipv4(&a);
+	full = a.family == AF_INET ? 32 : 128;
+	range = special_range_of(&a);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct jr_allow_entry *e = &p->entries[i];
+		bool names_it =
+		    e->prefix == full ||
+		    (range && range->to_host && entry_inside_range(e, range));
+
+		if (!addr_entry_contains(e, &a) || !names_it)
+			continue;
+		if (port_matches(e->port, port))
+			return JR_ALLOWED;
+		addr_seen = true;
+	}
+	return addr_seen ? JR_DENY_PORT : JR_DENY_LOCAL_ADDR;
+}
+
 const char *jr_deny_reason_name(enum jr_deny_reason r)
 {
 	switch (r) {
@@ -1150,6 +1229,10 @@ const char *jr_deny_reason_name(enum jr_deny_reason r)
 		return "bad-host";
 	case JR_DENY_SPECIAL_ADDR:
 		return "special-address";
+	case JR_DENY_LOCAL_ADDR:
+		return "local-address";
+	case JR_DENY_GUARD_FAILED:
+		return "guard-failed";
 	}
 	return "unknown";
 }

@@ -57,9 +57,16 @@ enum jr_deny_reason {
 	JR_DENY_BAD_HOST, /* "bad-host": not a valid name or literal (e.g.
 				   "2130706433", "0x7f.1", "127.1", underscores) */
 	JR_DENY_SPECIAL_ADDR, /* "special-address": loopback, link-local,
-				   unspecified, multicast, broadcast, or an
-				   IPv4-mapped/compatible/NAT64 form of one,
-				   not named explicitly */
+				   unspecified, multicast, broadcast,
+				   private (RFC 1918, fc00::/7), shared
+				   (100.64.0.0/10), a cloud metadata address,
+				   or an IPv4-mapped/compatible/NAT64 form of
+				   one, not named explicitly */
+	JR_DENY_LOCAL_ADDR,   /* "local-address": an address of the host
+				   jailrun runs on (the kernel routes it
+				   locally), not named explicitly */
+	JR_DENY_GUARD_FAILED, /* "guard-failed": the local-address check
+				   itself failed; refused, fail closed */
 };
 
 const char *jr_deny_reason_name(enum jr_deny_reason r);
@@ -123,7 +130,10 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host);
  * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, but not ::
  * and ::1) and NAT64 (64:ff9b::a.b.c.d) IPv6 addresses are judged as the
  * IPv4 address they carry. Any other address is allowed: its name was
- * checked already. Private ranges are not special.
+ * checked already (the relay then asks localaddr.h whether it is this
+ * host's own, and jr_policy_check_local_address() if so). Private and
+ * shared ranges and the cloud metadata addresses are special too; where
+ * special ranges nest, the entry must lie inside the narrowest.
  * @sa: AF_INET or AF_INET6 socket address (its port is ignored); it need
  *      not be aligned, but must be as long as its family's sockaddr
  * @port: 1..65535 (0 is never allowed: JR_DENY_PORT)
@@ -134,6 +144,24 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host);
 enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 					    const struct sockaddr *sa,
 					    uint16_t port);
+
+/*
+ * jr_policy_check_local_address - the guard's second question, asked when
+ * the kernel says a connect to @sa would stay on this host (see
+ * localaddr.h): a service bound to 0.0.0.0 on the runner's host answers on
+ * every such address. Allowed only by an ADDR entry that contains the
+ * address, admits @port, and names it: a full-length entry (/32, /128)
+ * for exactly that address, or an entry inside a special range that leads
+ * to this host by definition (loopback, 0.0.0.0/8, ::), which
+ * jr_policy_check_address() already required. "--allow 10.0.0.0/8" does
+ * not open this host's 10.0.0.2; "--allow 10.0.0.2:8080" does.
+ * IPv4-carrying IPv6 forms are judged as the IPv4 address.
+ * Return: JR_ALLOWED, JR_DENY_LOCAL_ADDR, JR_DENY_PORT (an entry names it
+ * on another port, or @port is 0), JR_DENY_BAD_HOST (another family).
+ */
+enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
+						  const struct sockaddr *sa,
+						  uint16_t port);
 
 /* Normalise a host name in place (lowercase, drop one trailing dot). */
 void jr_host_normalise(char *host);

@@ -73,6 +73,7 @@
 #include "dns.h"
 #include "host.h"
 #include "http.h"
+#include "localaddr.h"
 #include "log.h"
 #include "relay.h"
 #include "resolver.h"
@@ -178,6 +179,7 @@ struct jr_relay {
 	bool thread_started;
 	int epfd, stopfd, timerfd;
 	struct jr_resolver *resolver;
+	struct jr_localaddr *localaddr; /* the host's own addresses */
 	struct conn *conns;
 	uint32_t free_head, n_used, peak_used;
 	struct dns_pending dns[RELAY_DNS_PENDING];
@@ -629,7 +631,11 @@ static const char *deny_text(enum jr_deny_reason why)
 	case JR_DENY_BAD_HOST:
 		return "is not a valid host name or address";
 	case JR_DENY_SPECIAL_ADDR:
-		return "is a loopback, link-local, multicast or unspecified address";
+		return "is a loopback, link-local, private, shared, metadata, multicast or unspecified address";
+	case JR_DENY_LOCAL_ADDR:
+		return "is an address of the host jailrun runs on";
+	case JR_DENY_GUARD_FAILED:
+		return "could not be checked against this host's own addresses";
 	case JR_DENY_NOT_ALLOWED:
 	default:
 		return "is not in the allowlist";
@@ -683,6 +689,28 @@ static void addr_text(const struct sockaddr_storage *ss, char *out, size_t size)
 }
 
 /*
+ * guard_local() - the guard's second half: would a connect to @sa stay on
+ * this host (localaddr.h)? Then only an entry naming it opens it. Asked on
+ * this thread, for the very sockaddr connect(2) will get; the netlink
+ * round trip does not block (localaddr.c). A failed check refuses.
+ */
+static enum jr_deny_reason guard_local(struct jr_relay *r,
+				       const struct sockaddr *sa, uint16_t port)
+{
+	int local = jr_localaddr_is_local(r->localaddr, sa);
+
+	if (local < 0) {
+		jr_warn(
+		    "relay: cannot check an upstream address against this host's own, refusing it: %s",
+		    strerror(-local));
+		return JR_DENY_GUARD_FAILED;
+	}
+	if (!local)
+		return JR_ALLOWED;
+	return jr_policy_check_local_address(r->cfg.policy, sa, port);
+}
+
+/*
  * Keep the addresses the guard allows; if it refused them all, say which.
  * From here on c->res holds only addresses that passed.
  */
@@ -698,6 +726,9 @@ static void guard_and_connect(struct jr_relay *r, struct conn *c)
 		    r->cfg.policy, (struct sockaddr *)&res->addrs[i],
 		    c->req.port);
 
+		if (why == JR_ALLOWED)
+			why = guard_local(r, (struct sockaddr *)&res->addrs[i],
+					  c->req.port);
 		if (why != JR_ALLOWED) {
 			if (!first_refused[0])
 				addr_text(&res->addrs[i], first_refused,
@@ -1579,6 +1610,7 @@ static void relay_free(struct jr_relay *r)
 			conn_free(r, &r->conns[i]);
 	free(r->conns);
 	jr_resolver_stop(r->resolver);
+	jr_localaddr_close(r->localaddr);
 	close_fd(&r->cfg.listeners.proxy);
 	close_fd(&r->cfg.listeners.dns_udp);
 	close_fd(&r->cfg.listeners.dns_tcp);
@@ -1631,6 +1663,12 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 				  strerror(e));
 	}
 	e = jr_resolver_start(RELAY_RESOLVER_THREADS, &r->resolver, err);
+	if (e < 0) {
+		relay_free(r);
+		return e;
+	}
+	/* Opened here, in the runner's netns: where upstream sockets live. */
+	e = jr_localaddr_open(&r->localaddr, err);
 	if (e < 0) {
 		relay_free(r);
 		return e;

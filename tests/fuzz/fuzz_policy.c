@@ -136,10 +136,14 @@ static void check_as_address(const struct jr_policy *p, const uint8_t *data,
 		memcpy(&sin6.sin6_addr, data, 16);
 		(void)jr_policy_check_address(p, (struct sockaddr *)&sin6,
 					      port);
+		(void)jr_policy_check_local_address(p, (struct sockaddr *)&sin6,
+						    port);
 	}
 	if (size >= 4) {
 		memcpy(&sin.sin_addr, data, 4);
 		(void)jr_policy_check_address(p, (struct sockaddr *)&sin, port);
+		(void)jr_policy_check_local_address(p, (struct sockaddr *)&sin,
+						    port);
 	}
 }
 

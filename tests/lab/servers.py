@@ -9,7 +9,9 @@ Sub-commands (all bounded in time):
         process was started in (the `lab` tool starts it with `ip netns exec`):
           net:  the lab internet: HTTP :80 and HTTPS :443 for each web name,
                 TCP+UDP echo :7, DNS :53 udp+tcp, metadata HTTP :80
-          host: the lab host's loopback-only HTTP service on 127.0.0.1:8080
+          host: the lab host's loopback-only HTTP service on 127.0.0.1:8080,
+                and HTTP :8081 bound to 0.0.0.0 and [::] (every lab host
+                address)
         Addresses come from DIR/plan (written by `lab up`). Exits by itself
         when DIR/alive disappears (`lab down`) or after --max-lifetime seconds.
   probe --state=DIR [--deadline=S]
@@ -53,7 +55,7 @@ CHUNK = PATTERN_PERIOD * 256          # a chunk always starts at phase 0
 _PATTERN = bytes(i % PATTERN_PERIOD for i in range(CHUNK))
 MAX_BYTES = 64 << 30
 IDLE_TIMEOUT = 20.0                   # per socket operation, every server
-PORTS = {"http": 80, "https": 443, "echo": 7, "dns": 53, "loopback": 8080}
+PORTS = {"http": 80, "https": 443, "echo": 7, "dns": 53, "loopback": 8080, "hostany": 8081}
 
 
 def log(msg):
@@ -120,6 +122,12 @@ def make_tcp_server(addr, port, handler, **attrs):
         allow_reuse_address = True
         daemon_threads = True
         request_queue_size = 128
+
+        def server_bind(self):
+            # [::] next to 0.0.0.0 on one port (hostany): IPv6 only.
+            if self.address_family == socket.AF_INET6:
+                self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            super().server_bind()
 
         def handle_error(self, request, client_address):
             e = sys.exc_info()[1]
@@ -312,7 +320,7 @@ class DNSZone:
     def __init__(self, plan, logpath):
         self.records = {}
         for role, name, v4, v6 in plan:
-            if role == "hostlo":
+            if role in ("hostlo", "hostany"):
                 continue
             self.records[name.lower()] = (v4, v6)
         self.log = LineLog(logpath)
@@ -416,6 +424,9 @@ def cmd_serve(a):
             if role == "hostlo":
                 for addr in addrs((role, name, v4, v6)):
                     web(addr, PORTS["loopback"], name, "http", None)
+            elif role == "hostany":
+                for addr in addrs((role, name, v4, v6)):
+                    web(addr, PORTS["hostany"], name, "http", None)
 
     for srv, label in tcp_servers:
         threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.5},
@@ -543,8 +554,9 @@ def probe_checks(state):
             chk("dns %s %s" % ("tcp" if tcp else "udp", srv), f)
     for role, name, v4, v6 in plan:
         for addr in addrs((role, name, v4, v6)):
-            if role in ("web", "metadata", "hostlo"):
-                port = PORTS["loopback"] if role == "hostlo" else PORTS["http"]
+            if role in ("web", "metadata", "hostlo", "hostany"):
+                port = {"hostlo": PORTS["loopback"],
+                        "hostany": PORTS["hostany"]}.get(role, PORTS["http"])
                 schemes = [("http", port, None)]
                 if role == "web":
                     schemes.append(("https", PORTS["https"], ca))
