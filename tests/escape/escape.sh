@@ -210,7 +210,7 @@ curl -sS -m 10 http://allowed.test/nested | head -n1
 EOF
 chmod 644 "$JR_TMP/nested.sh"
 expect_status 0 "baseline: unshare -rn as nobody" base_nobody unshare -rn "$PY" "$PR" ifaces
-expect_output_has "baseline: new netns made" "RESULT ifaces lo"
+has_re "baseline: new netns made (only lo)" "^RESULT ifaces lo$"
 for m in $modes; do
 	expect_status 0 "$m: unshare" jl "$m" --allow allowed.test -- sh -c '
 		for o in -rn -r -n -U; do unshare $o true 2>&1; echo "unshare $o rc=$?"; done
@@ -222,7 +222,7 @@ for m in $modes; do
 	expect_status 0 "$m: --allow-nested" jl "$m" --allow-nested --allow allowed.test --json "$JR_W/nested-$m.json" -- \
 		sh "$JR_TMP/nested.sh" "$PY" "$PR" "$DENIED4" "$GW" "/run/netns/$LAB_NET_NS"
 	expect_output_has "$m: nested unshare works" "nested-rc=0"
-	expect_output_has "$m: the new netns has only lo" "RESULT ifaces lo"
+	has_re "$m: the new netns has only lo" "^RESULT ifaces lo$"
 	expect_output_has "$m: nested: denied.test unreachable" "RESULT tcp $DENIED4:80 blocked ENETUNREACH"
 	expect_output_has "$m: nested: the relay unreachable too" "RESULT tcp $GW:3128 blocked ENETUNREACH"
 	expect_output_has "$m: nested: setns into the lab's netns refused by the kernel" "RESULT setns /run/netns/$LAB_NET_NS EPERM"
