@@ -84,7 +84,7 @@ for m in $(jr_modes); do
 	if grep -q 'inet jailrun' <<<"$(in_ns nft list tables)"; then ok "$m: 'nft flush ruleset' from outside leaves the table"; else fail "$m: flush removed the table"; fi
 
 	# a foreign table: removed (on the notification), whenever that is.
-	in_ns nft list tables | grep -q 'inet evil' && fail "$m: a table inet evil exists before the test added it"
+	if grep -q 'inet evil' <<<"$(in_ns nft list tables)"; then fail "$m: a table inet evil exists before the test added it"; fi
 	t0=$(date +%s%N)
 	in_ns nft add table inet evil
 	if wait_until "$WAIT" evil_gone; then

@@ -29,7 +29,7 @@ status=0
 bad() { status=1; printf '%s\n' "$*"; }
 
 t=$(date +%s%N)
-lab_setup --timeout 120 demo
+lab_setup --timeout 300 demo   # a hang guard, not a time limit: generous
 printf '%sjailrun demo%s in lab "%s" (built in %s ms): a lab host, where jailrun runs,\n' \
 	"$B" "$N" "$LAB_NAME" "$(ms_since "$t")"
 printf 'wired to a lab internet with web servers for allowed.test and denied.test.\n'
