@@ -56,8 +56,8 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: command leaves a background child" \
 		jr "$m" -- bash -c "(echo \$BASHPID >'$JR_W/orphan1-$m'; exec -a $marker sleep 300) &
 			(setsid bash -c 'echo \$\$ >\"\$0\"; exec -a $marker sleep 300' '$JR_W/orphan2-$m' &)
-			i=0; until [ -s '$JR_W/orphan1-$m' ] && [ -s '$JR_W/orphan2-$m' ]; do
-				i=\$((i + 1)); [ \$i -le 1500 ] || exit 3; sleep 0.02; done
+			end=\$((SECONDS + 20)); until [ -s '$JR_W/orphan1-$m' ] && [ -s '$JR_W/orphan2-$m' ]; do
+				[ \$SECONDS -le \$end ] || exit 3; sleep 0.02; done
 			echo children-up; exit 0"
 	expect_output_has "$m: both children were running when the command left" "children-up"
 	if pgrep -f "$marker" >/dev/null; then
@@ -68,17 +68,20 @@ for m in $(jr_modes); do
 	fi
 
 	# PID 1 reaps orphans while the command runs (no zombies pile up):
-	# five children orphaned at once (their parent subshell is gone) exit;
-	# the command waits, bounded, until each one's /proc entry is gone
-	# (reaped). Unreaped, each stays a zombie and the wait runs out.
-	expect_status 0 "$m: zombies are reaped" jr "$m" -- sh -c '
+	# five children that outlive their parent subshell (each waits for it
+	# to be gone, then exits) are orphans when they exit; the command
+	# waits, bounded, until each one's /proc entry is gone (reaped).
+	# Unreaped, each stays a zombie and the wait runs out.
+	expect_status 0 "$m: zombies are reaped" jr "$m" -- bash -c '
 		pids=
-		for i in 1 2 3 4 5; do pids="$pids $(true & echo $!)"; done
-		left=5 i=0
-		while [ $left -gt 0 ] && [ $i -lt 1500 ]; do
+		for i in 1 2 3 4 5; do
+			pids="$pids $(s=$BASHPID; tail --pid=$s -s 0.01 -f /dev/null >/dev/null 2>&1 & echo $!)"
+		done
+		left=5 end=$((SECONDS + 20))
+		while [ $left -gt 0 ] && [ $SECONDS -le $end ]; do
 			left=0
 			for p in $pids; do [ -e /proc/$p ] && left=$((left + 1)); done
-			i=$((i + 1)); [ $left -gt 0 ] && sleep 0.02
+			[ $left -gt 0 ] && sleep 0.02
 		done
 		echo "orphans=$pids unreaped=$left"
 		grep -l "^State:.*Z" /proc/[0-9]*/status 2>/dev/null | wc -l'
