@@ -35,14 +35,9 @@
 #include "resolver.h"
 
 #define JR_RESOLVER_QUEUE 1024
-/*
- * Answers are kept this long: enough that a burst of connections to one
- * host (a package install, parallel fetches) costs one lookup, short
- * enough to follow the host's view. getaddrinfo() reports no TTL. Only
- * successful lookups are kept.
- */
+/* Cache slots; JR_RESOLVER_CACHE_MS (resolver.h) says for how long. Only
+ * successful lookups are kept. */
 #define JR_RESOLVER_CACHE 128
-#define JR_RESOLVER_CACHE_MS 5000
 #define JR_RESOLVER_STOP_WAIT_MS 200
 
 struct job {
@@ -71,6 +66,8 @@ struct jr_resolver {
 	struct jr_resolve_result *results; /* ring of JR_RESOLVER_QUEUE */
 	size_t res_head, res_count;
 	struct cache_entry *cache; /* JR_RESOLVER_CACHE entries */
+	uint64_t (*now_ms)(void);  /* jr_clock_ms, or a test's clock */
+	struct jr_resolver_stats stats;
 };
 
 /* Queue @res for the relay and wake it. Called with the lock held. */
@@ -124,7 +121,7 @@ static void cache_put(struct jr_resolver *r, const struct job *j,
 	}
 	e->used = true;
 	e->family = j->family;
-	e->expires_ms = jr_clock_ms() + JR_RESOLVER_CACHE_MS;
+	e->expires_ms = r->now_ms() + JR_RESOLVER_CACHE_MS;
 	memcpy(e->host, j->host, sizeof(e->host));
 	e->res = *res;
 }
@@ -226,6 +223,7 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 	pthread_cond_init(&r->wake, NULL);
 	pthread_cond_init(&r->gone, NULL);
 	r->refs = 1;
+	r->now_ms = jr_clock_ms;
 
 	/* Workers must never take the signals the runner handles. */
 	sigfillset(&all);
@@ -273,10 +271,12 @@ int jr_resolver_submit(struct jr_resolver *r, uint64_t tag, const char *host,
 	struct job *j;
 
 	pthread_mutex_lock(&r->lock);
+	r->stats.lookups++;
 	hit = cache_find(r, host, family);
-	if (hit && hit->expires_ms > jr_clock_ms()) {
+	if (hit && hit->expires_ms > r->now_ms()) {
 		struct jr_resolve_result res = hit->res;
 
+		r->stats.hits++;
 		res.tag = tag;
 		post_locked(r, &res);
 		pthread_mutex_unlock(&r->lock);
@@ -341,4 +341,18 @@ void jr_resolver_stop(struct jr_resolver *r)
 	       pthread_cond_timedwait(&r->gone, &r->lock, &until) == 0)
 		;
 	release_locked(r);
+}
+
+void jr_resolver_get_stats(struct jr_resolver *r, struct jr_resolver_stats *out)
+{
+	pthread_mutex_lock(&r->lock);
+	*out = r->stats;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void jr_resolver_set_clock(struct jr_resolver *r, uint64_t (*now_ms)(void))
+{
+	pthread_mutex_lock(&r->lock);
+	r->now_ms = now_ms ? now_ms : jr_clock_ms;
+	pthread_mutex_unlock(&r->lock);
 }

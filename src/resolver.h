@@ -19,6 +19,21 @@
 
 #define JR_RESOLVE_MAX_ADDRS 16
 
+/*
+ * Successful answers are kept this long: enough that a burst of
+ * connections to one host (a package install, parallel fetches) costs one
+ * lookup, short enough to follow the host's view. getaddrinfo() reports no
+ * TTL. Public so that tests can step an injected clock past it.
+ */
+#define JR_RESOLVER_CACHE_MS 5000
+
+/* Counters, for tests and diagnostics: every submit is a lookup; a lookup
+ * answered from the cache (no worker ran) is also a hit. */
+struct jr_resolver_stats {
+	uint64_t lookups;
+	uint64_t hits;
+};
+
 struct jr_resolve_result {
 	uint64_t tag; /* the caller's (slot, generation) tag */
 	int error;    /* 0, or an EAI_* code from getaddrinfo */
@@ -59,5 +74,17 @@ int jr_resolver_take(struct jr_resolver *r, struct jr_resolve_result *out);
  * for a slow DNS server.
  */
 void jr_resolver_stop(struct jr_resolver *r);
+
+/* jr_resolver_get_stats - copy the counters of @r into @out. */
+void jr_resolver_get_stats(struct jr_resolver *r,
+			   struct jr_resolver_stats *out);
+
+/*
+ * jr_resolver_set_clock - make @r read time (milliseconds, monotonic) from
+ * @now_ms instead of CLOCK_MONOTONIC; NULL restores the real clock. For
+ * tests: cache expiry can then be checked by stepping the clock, without
+ * sleeping. @now_ms is called from worker threads with @r's lock held.
+ */
+void jr_resolver_set_clock(struct jr_resolver *r, uint64_t (*now_ms)(void));
 
 #endif

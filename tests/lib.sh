@@ -127,19 +127,29 @@ expect_output_has() {
 	fi
 }
 
-# marker_pid MARKER - the pid of a command started as "exec -a MARKER ...",
-# waiting for it up to 5 s. Fails if it never appears.
-marker_pid() {
-	local p
-	for _ in $(seq 1 250); do
-		p=$(pgrep -f "^$1( |\$)" || true)
-		if [ -n "$p" ]; then
-			echo "$p"
-			return 0
-		fi
+# wait_until SECONDS CMD... - poll CMD until it succeeds: a wait for a
+# readiness signal (a file, a log line, a process), bounded only so that
+# nothing hangs. SECONDS is a hang guard, never a latency judgement: make
+# it generous. Returns 1 if CMD never succeeded.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -le "$end" ] || return 1
 		sleep 0.02
 	done
-	return 1
+}
+
+# marker_pid MARKER - the pid of a command started as "exec -a MARKER ...",
+# waiting for it up to 30 s (a hang guard: start-up on a loaded machine can
+# take seconds). Fails if it never appears.
+jr_marker_found() {
+	JR_MARKER_PID=$(pgrep -f "^$1( |\$)" || true)
+	[ -n "$JR_MARKER_PID" ]
+}
+marker_pid() {
+	wait_until 30 jr_marker_found "$1" || return 1
+	echo "$JR_MARKER_PID"
 }
 
 # nft_normalise - nft text without comments, indentation and blank lines,

@@ -114,14 +114,16 @@ tunnel("allowed.test"); tunnel("denied.test")
 	fi
 	if lab_dns_queried allowed.test; then ok "$m: allowed.test was resolved upstream"; else fail "$m: allowed.test was not looked up"; fi
 
-	# --- tools that ignore the proxy fail at once: TCP reset, UDP refused
+	# --- tools that ignore the proxy fail at once: TCP reset, UDP refused.
+	# The kind of refusal is checked, not its speed: the 10 s timeout only
+	# guards against hanging, and a timeout is not a refusal.
 	expect_status 0 "$m: raw TCP/UDP" jl "$m" --allow allowed.test -- python3 -c '
-import socket, sys, time
+import errno, socket, sys, time
 t = time.monotonic()
 try:
-    socket.create_connection((sys.argv[1], 7), timeout=5); print("TCP-CONNECTED")
+    socket.create_connection((sys.argv[1], 7), timeout=10); print("TCP-CONNECTED")
 except OSError as e:
-    print("tcp refused in %.3f s: %s" % (time.monotonic() - t, e.strerror))
+    print("tcp refused: %s (in %.3f s)" % (errno.errorcode.get(e.errno, repr(e)), time.monotonic() - t))
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(1)
 u.connect((sys.argv[1], 7))
 try:
@@ -129,7 +131,7 @@ try:
 except OSError as e:
     print("udp no reply:", e.strerror or e)
 ' "$RAW4"
-	if grep -qE 'tcp refused in 0\.[0-9]+ s' <<<"$OUT"; then ok "$m: raw TCP refused in under a second"; else fail "$m: raw TCP: $OUT"; fi
+	if grep -qE 'tcp refused: (ECONNREFUSED|ENETUNREACH|EHOSTUNREACH) ' <<<"$OUT"; then ok "$m: raw TCP refused by the kernel, not timed out"; else fail "$m: raw TCP: $OUT"; fi
 	expect_output_has "$m: raw UDP gets nothing" "udp no reply"
 
 	# --- tricks that must not reach denied.test

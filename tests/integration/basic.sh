@@ -85,7 +85,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_status 0 "root: default user is nobody" jr root -- id -u
 	expect_output_has "root: id -u is nobody's" "$JR_NOBODY_UID"
 	expect_status 0 "root: default user is the sudo caller" \
-		env SUDO_UID=4321 SUDO_GID=4322 "$JR" -- sh -c 'echo "$(id -u):$(id -g):$(id -G)"'
+		env SUDO_UID=4321 SUDO_GID=4322 timeout -k 5 "$JR_RUN_LIMIT" "$JR" -- sh -c 'echo "$(id -u):$(id -g):$(id -G)"'
 	expect_output_has "root: sudo caller's ids, no root groups" "4321:4322:4322"
 	expect_status 0 "root: --user root is explicit" jr root --user root -- sh -c 'echo "uid=$(id -u)"'
 	expect_output_has "root: --user root runs as 0" "uid=0"

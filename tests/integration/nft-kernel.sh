@@ -31,7 +31,8 @@ unshare -Urn true 2>/dev/null ||
 	skip "unshare -Urn fails: unprivileged user namespaces are disabled or not permitted here"
 
 rc=0
-unshare -Urn "$test_bin" || rc=$?
+# Bounded, like every run in the suite: a hang is a failure (124).
+timeout -k 5 300 unshare -Urn "$test_bin" || rc=$?
 if [ "$rc" -eq 77 ]; then
 	skip "test_nft_kernel found no usable nf_tables in a fresh network namespace"
 fi

@@ -57,13 +57,19 @@ for _ in $(seq 1200); do
 	sleep 0.5
 done
 
-# Give watchdogs of tests that just ended a moment to finish.
-left=
-for _ in $(seq 25); do
-	left=$(leftovers)
-	[[ -z $left ]] && break
+# The watchdog of a test that just ended tears its lab down, then exits:
+# wait until no watchdog runs (bounded only so nothing hangs: a watchdog
+# still there then is reported as a leftover), then look once.
+watchdogs_running() {
+	# (pipefail: the first grep's status, 2 for a /proc entry that
+	# vanished or SIGPIPE, must not decide)
+	{ grep -lzx -- '[_]watchdog' /proc/[0-9]*/cmdline 2>/dev/null || true; } | grep -q .
+}
+for _ in $(seq 600); do
+	watchdogs_running || break
 	sleep 0.2
 done
+left=$(leftovers)
 
 if [[ -z $left ]]; then
 	echo "ok - no lab left anything behind (netns, processes, /run/jailrun-lab, /etc/netns)"

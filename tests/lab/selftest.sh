@@ -19,14 +19,15 @@ t0=$(date +%s%N)
 machine_net() { ip -o link | awk '{print $2}'; ip -4 route; ip -6 route; }
 machine_before=$(machine_net)
 
-lab_setup --timeout 60 selftest
+lab_setup --timeout 300 selftest   # a hang guard, not a time limit: generous
 echo "lab $LAB_NAME is up after $(ms) ms; checking it"
 
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 srv=$here/servers.py
 webnames="allowed.test a.allowed.test deep.b.allowed.test other.test denied.test"
-curl_=(curl -sS --max-time 5 --connect-timeout 3)
+# Timeouts only guard against hanging (the machine may be loaded): generous.
+curl_=(curl -sS --max-time 30 --connect-timeout 10)
 H() { lab_host "$@"; }                  # in the lab host
 N() { lab_net "$@"; }                   # in the lab internet
 body_has() { grep -qxF -- "$1"; }       # stdin has this exact line
@@ -43,7 +44,9 @@ lab_check "eth0 is a veth whose only peer is uplink0 in the lab internet" peer_i
 lab_check "the lab internet has exactly lo and uplink0" test "$(N bash -c "$(declare -f ifnames); ifnames")" = "lo uplink0 "
 no_default() { [[ -z $(N ip -4 route show default) && -z $(N ip -6 route show default) ]]; }
 lab_check "the lab internet has no default route (nowhere further to go)" no_default
-host_routes() { ! H ip -4 route | grep -qv 'dev eth0 ' && ! H ip -6 route | grep -qv 'dev eth0 '; }
+# (no "! cmd | grep -q": under pipefail a SIGPIPE of the writer would turn
+# a found line into a pass of the negated check)
+host_routes() { [[ -z $(H ip -4 route | grep -v 'dev eth0 ') && -z $(H ip -6 route | grep -v 'dev eth0 ') ]]; }
 lab_check "every lab host route leads into the lab internet" host_routes
 no_fwd() { [[ $(H cat /proc/sys/net/ipv4/ip_forward) == 0 && $(N cat /proc/sys/net/ipv4/ip_forward) == 0 ]]; }
 lab_check "IP forwarding is off in both lab namespaces" no_fwd
@@ -135,9 +138,11 @@ lab_check "lab status: every service answering" "$LAB_TOOL" status "$LAB_NAME"
 echo "# teardown"
 "$LAB_TOOL" down "$LAB_NAME"
 gone() {
-	! ip netns list | grep -qE "^($LAB_HOST_NS|$LAB_NET_NS)( |\$)" &&
+	! grep -qE "^($LAB_HOST_NS|$LAB_NET_NS)( |\$)" <<<"$(ip netns list)" &&
 	[[ ! -e $LAB_STATE && ! -e /etc/netns/$LAB_HOST_NS && ! -e /etc/netns/$LAB_NET_NS ]] &&
-	! grep -lzx -- "[-]-state=$LAB_STATE" /proc/[0-9]*/cmdline 2>/dev/null | grep -q .
+	# (the first grep's status, 2 for a vanished /proc entry or SIGPIPE,
+	# must not decide under pipefail: a server found must fail the check)
+	! { grep -lzx -- "[-]-state=$LAB_STATE" /proc/[0-9]*/cmdline 2>/dev/null || true; } | grep -q .
 }
 lab_check "lab down leaves no netns, state, /etc/netns entry or server" gone
 lab_check "this machine's links and routes are as before" test "$(machine_net)" = "$machine_before"
