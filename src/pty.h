@@ -16,6 +16,7 @@
 #include <termios.h>
 
 #include "err.h"
+#include "ttyfilter.h"
 
 struct jr_pty {
 	int master;	 /* -1: no pty in use */
@@ -28,6 +29,9 @@ struct jr_pty {
 	bool in_eof;
 	char inbuf[4096]; /* stdin bytes not yet accepted by the master */
 	size_t in_len, in_off;
+	bool raw_tty;		    /* --raw-tty: relay output unfiltered */
+	bool filtering;		    /* output goes through @filter */
+	struct jr_ttyfilter filter; /* drops what acts outside the pane */
 };
 
 /* Initialise @p as "no pty". */
@@ -56,12 +60,13 @@ int jr_pty_pump_in(struct jr_pty *p);
 int jr_pty_flush_in(struct jr_pty *p);
 
 /*
- * Move bytes pty -> out_fd. Return: >0 bytes moved, 0 nothing available
+ * Move bytes pty -> out_fd, through the terminal filter unless raw_tty
+ * (see ttyfilter.h). Return: >0 bytes moved, 0 nothing available
  * (EAGAIN), -EIO once every slave fd is closed (the command is gone).
  */
 int jr_pty_pump_out(struct jr_pty *p);
 
-/* Close everything. */
+/* Close everything; under -v, say what the filter dropped. */
 void jr_pty_close(struct jr_pty *p);
 
 #endif

@@ -658,14 +658,12 @@ bool jr_ttyfilter_locale_utf8(const char *lc_all, const char *lc_ctype,
 uint64_t jr_ttyfilter_describe(const struct jr_ttyfilter *f, char *buf,
 			       size_t len)
 {
+	const char *sep = "";
 	size_t off = 0;
-	const char *sep = " (";
 
 	if (!len)
 		return f->dropped_total;
 	buf[0] = '\0';
-	off = (size_t)snprintf(buf, len, "%llu",
-			       (unsigned long long)f->dropped_total);
 	for (size_t i = 0; i < jr_ttyfilter_rules_count && off < len; i++) {
 		if (!f->dropped[i])
 			continue;
@@ -674,7 +672,5 @@ uint64_t jr_ttyfilter_describe(const struct jr_ttyfilter *f, char *buf,
 					(unsigned long long)f->dropped[i]);
 		sep = ", ";
 	}
-	if (off < len && f->dropped_total)
-		snprintf(buf + off, len - off, ")");
 	return f->dropped_total;
 }

@@ -112,8 +112,8 @@ bool jr_ttyfilter_locale_utf8(const char *lc_all, const char *lc_ctype,
 			      const char *lang);
 
 /*
- * jr_ttyfilter_describe - "N (OSC 52: 1, OSC 0, 1, 2: 2)" into @buf: what
- * was dropped, for -v at exit. Truncated to @len.
+ * jr_ttyfilter_describe - "OSC 0, 1, 2 (2), OSC 52 (1)" into @buf: what
+ * was dropped, by rule, for -v at exit. Truncated to @len.
  * Return: the number of sequences dropped.
  */
 uint64_t jr_ttyfilter_describe(const struct jr_ttyfilter *f, char *buf,
