@@ -85,7 +85,7 @@ if variant == "verbose":
                 b"(--raw-tty passes them)" in out)]
 bad = [name for name, held in checks if not held]
 for name, held in checks:
-    print(("ok: " if held else "FAILED: ") + name)
+    print(("check held: " if held else "CHECK BROKEN: ") + name)
 if bad:
     sys.exit(1)
 print("ALL-CHECKS-HELD")
