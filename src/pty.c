@@ -39,6 +39,7 @@ void jr_pty_init(struct jr_pty *p)
 	p->master = -1;
 	p->slave = -1;
 	p->out_fd = -1;
+	p->tty_fd = -1;
 }
 
 int jr_pty_open(struct jr_pty *p, struct jr_err *err)
@@ -48,9 +49,16 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	char name[128];
 	int fl;
 
-	for (int fd = 0; fd < 3; fd++)
+	p->tty_fd = -1;
+	for (int fd = 2; fd >= 0; fd--) {
 		p->std_tty[fd] = isatty(fd) == 1;
-	if (!p->std_tty[0])
+		if (p->std_tty[fd])
+			p->tty_fd = fd;
+	}
+	/* Output to a terminal gets a pty too, stdin or not: handed the
+	 * caller's terminal itself, the command would write to it unfiltered
+	 * and could read and reconfigure it. */
+	if (p->tty_fd < 0)
 		return 0;
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -68,9 +76,10 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	if (slave < 0)
 		return jr_err_set(err, errno, "cannot open %s: %s", name,
 				  strerror(errno));
-	if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+	if (tcgetattr(p->tty_fd, &tio) == 0) {
+		/* Only a terminal on stdin is ever put in raw mode. */
 		p->saved = tio;
-		p->saved_valid = true;
+		p->saved_valid = p->std_tty[0];
 		/* The command's terminal starts as the caller's was. */
 		tcsetattr(slave, TCSANOW, &tio);
 	}
@@ -94,9 +103,10 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	 * reading the terminal or changing its modes would stop us with
 	 * SIGTTIN/SIGTTOU. The command still gets its own pty (the caller's
 	 * terminal stays out of its reach), but no input is relayed and the
-	 * terminal's modes are left alone.
+	 * terminal's modes are left alone. The same without a terminal on
+	 * stdin: the command keeps the stdin it was given.
 	 */
-	p->foreground = tcgetpgrp(STDIN_FILENO) == getpgrp();
+	p->foreground = p->std_tty[0] && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	if (!p->foreground) {
 		p->in_eof = true;
 		p->saved_valid = false;
@@ -134,7 +144,7 @@ void jr_pty_sync_winsize(struct jr_pty *p)
 
 	if (p->master < 0)
 		return;
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	if (ioctl(p->tty_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(p->master, TIOCSWINSZ, &ws);
 }
 

@@ -4,11 +4,13 @@
 # the caller's terminal settings restored, and TIOCSTI from inside never
 # reaches the caller's terminal. What the command writes reaches the
 # caller's terminal without the sequences that act outside the pane
-# (clipboard, titles, links, window reports), and with --raw-tty unchanged.
+# (clipboard, titles, links, window reports), and with --raw-tty unchanged;
+# also when only the output is a terminal.
 # Fails if: the command shares the caller's tty, a relay direction breaks,
 # a resize is lost, the terminal is left raw, injected input escapes, an
 # OSC 52 or title sequence reaches the caller's terminal, colours or text
-# are lost, --raw-tty changes a byte, or -v does not say what was dropped.
+# are lost, --raw-tty changes a byte, -v does not say what was dropped, or
+# a command with stdin not a terminal writes to the caller's terminal itself.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
@@ -25,15 +27,21 @@ prefix = sys.argv[3:]
 cmd = (r"printf 'BEFORE\033]52;c;SkFJTFJVTgo=\007\033]0;JR-TITLE\007"
        r"\033[31mRED-TEXT\033[0m\302\2352;JR-C1-TITLE\302\234"
        r"\033]8;;http://jr.invalid/\033\\LINK-TEXT\033]8;;\033\\"
-       r"\033[21t\342\235\257AFTER\n'")
+       r"\033[21t\342\235\257AFTER\n'"
+       r'; echo "FD1=$(readlink /proc/$$/fd/1) OUTER=$JR_OUTER_TTY"')
 opts = {"filtered": [], "c-locale": [], "verbose": ["-v"],
-        "raw": ["--raw-tty"]}[variant]
+        "raw": ["--raw-tty"], "stdin-null": []}[variant]
 env = {k: v for k, v in os.environ.items()
        if k not in ("LC_ALL", "LC_CTYPE", "LANG")}
 env["LC_ALL"] = "C" if variant == "c-locale" else "C.UTF-8"
 pid, fd = pty.fork()
 if pid == 0:
     argv = prefix + [jr] + opts + ["--", "sh", "-c", cmd]
+    env["JR_OUTER_TTY"] = os.ttyname(1)
+    if variant == "stdin-null":
+        # Only the output is a terminal: still filtered, still a pty of
+        # the command's own, not the caller's terminal.
+        os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
     os.execvpe(argv[0], argv, env)
 deadline = time.monotonic() + 30
 out = b""
@@ -59,6 +67,12 @@ checks = [("exit 0", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0),
           ("text", b"BEFORE" in out and b"AFTER" in out),
           ("colours", b"\033[31mRED-TEXT\033[0m" in out),
           ("link text", b"LINK-TEXT" in out)]
+fd1 = [l for l in out.decode(errors="replace").splitlines()
+       if l.startswith("FD1=")]
+inner, outer = fd1[0].split() if fd1 else ("", "")
+checks += [("stdout a pty of its own",
+            inner.startswith("FD1=/dev/pts/") and outer.startswith("OUTER=/dev/") and
+            inner[4:] != outer[6:])]
 if variant == "raw":
     checks += [("OSC 52 unchanged", osc52 in out),
                ("title unchanged", b"\033]0;JR-TITLE\007" in out),
@@ -224,7 +238,7 @@ print(out.decode(errors="replace"))
 ' "${prefix[@]}" "$JR" --net allowlist -- sh -c 'curl -sS -m 5 http://denied.test/ >/dev/null; curl -sS -m 5 http://denied.test/ >/dev/null'
 	expect_output_has "$m: one line naming the denied destination" "jailrun: denied 2 connections: denied.test:80 (2) (add --allow for what the command needs)"
 
-	for v in filtered c-locale verbose raw; do
+	for v in filtered c-locale verbose raw stdin-null; do
 		expect_status 0 "$m: terminal output, $v" tty_output "$v" "${prefix[@]}"
 		expect_output_has "$m: $v: every check held" "ALL-CHECKS-HELD"
 	done
