@@ -180,6 +180,7 @@ static void test_pane_sequences_pass(void **state)
 		"0m",
 		"\xc2\x85 NEL, \xc2\x8d RI",
 	};
+	(void)state;
 	for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++)
 		expect((const uint8_t *)pass[i], strlen(pass[i]), false,
 		       pass[i]);
