@@ -73,6 +73,9 @@ const char jr_usage_text[] =
     "                      be asked for explicitly. Without root, COMMAND\n"
     "                      always runs as the caller.\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
+    "  --raw-tty           relay terminal output unchanged; by default the\n"
+    "                      sequences that act outside the pane (clipboard,\n"
+    "                      titles...) are dropped, see jailrun(1) TERMINAL\n"
     "  --check             check this host can run sandboxes, then exit\n"
     "  -v, --verbose       say what jailrun is doing (twice: debug detail)\n"
     "  -q, --quiet         print only errors\n"
@@ -104,6 +107,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_USER,
 	OPT_JSON,
+	OPT_RAW_TTY,
 	OPT_CHECK,
 };
 
@@ -126,6 +130,7 @@ static const struct option jr_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -447,6 +452,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(err, EINVAL,
 						  "--json: empty file name");
 			opts->json_path = optarg;
+			break;
+		case OPT_RAW_TTY:
+			opts->raw_tty = true;
 			break;
 		case OPT_CHECK:
 			opts->action = JR_ACTION_CHECK;

@@ -65,6 +65,7 @@ struct jr_options {
 	uint64_t watchdog_interval_ms;
 	const char *user;      /* --user spec, NULL: the default */
 	const char *json_path; /* --json FILE, NULL: none */
+	bool raw_tty;	       /* --raw-tty: relay terminal output unfiltered */
 	char *const *command;  /* NULL-terminated argv of the command */
 	int command_argc;
 };

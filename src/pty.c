@@ -11,6 +11,13 @@
  * master will not take yet wait in a small buffer and stdin is not read
  * again until it drains. When the last slave fd closes, reading the master
  * fails with EIO: that is "the command's side is gone" (pty(7)).
+ *
+ * What the command writes reaches a real terminal, which acts on some
+ * escape sequences outside the pane: the clipboard (OSC 52), the title,
+ * notifications, files. Unless --raw-tty, output passes through
+ * ttyfilter.c on its way, which drops those (jailrun(1), TERMINAL). The
+ * filter is told whether the caller's locale is UTF-8, the best guess at
+ * how the terminal decodes bytes 0x80-0x9f.
  */
 
 #include <errno.h>
@@ -23,6 +30,7 @@
 
 #include "cleanup.h"
 #include "io.h"
+#include "log.h"
 #include "pty.h"
 
 void jr_pty_init(struct jr_pty *p)
@@ -31,6 +39,7 @@ void jr_pty_init(struct jr_pty *p)
 	p->master = -1;
 	p->slave = -1;
 	p->out_fd = -1;
+	p->tty_fd = -1;
 }
 
 int jr_pty_open(struct jr_pty *p, struct jr_err *err)
@@ -40,9 +49,16 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	char name[128];
 	int fl;
 
-	for (int fd = 0; fd < 3; fd++)
+	p->tty_fd = -1;
+	for (int fd = 2; fd >= 0; fd--) {
 		p->std_tty[fd] = isatty(fd) == 1;
-	if (!p->std_tty[0])
+		if (p->std_tty[fd])
+			p->tty_fd = fd;
+	}
+	/* Output to a terminal gets a pty too, stdin or not: handed the
+	 * caller's terminal itself, the command would write to it unfiltered
+	 * and could read and reconfigure it. */
+	if (p->tty_fd < 0)
 		return 0;
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -60,9 +76,10 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	if (slave < 0)
 		return jr_err_set(err, errno, "cannot open %s: %s", name,
 				  strerror(errno));
-	if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+	if (tcgetattr(p->tty_fd, &tio) == 0) {
+		/* Only a terminal on stdin is ever put in raw mode. */
 		p->saved = tio;
-		p->saved_valid = true;
+		p->saved_valid = p->std_tty[0];
 		/* The command's terminal starts as the caller's was. */
 		tcsetattr(slave, TCSANOW, &tio);
 	}
@@ -74,14 +91,22 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	p->out_fd = p->std_tty[1]   ? STDOUT_FILENO
 		    : p->std_tty[2] ? STDERR_FILENO
 				    : -1;
+	p->filtering = p->out_fd >= 0 && !p->raw_tty;
+	if (p->filtering) {
+		bool utf8 = jr_ttyfilter_locale_utf8(
+		    getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG"));
+
+		jr_ttyfilter_init(&p->filter, !utf8);
+	}
 	/*
 	 * In the background (e.g. "jailrun ... &", or under timeout(1)),
 	 * reading the terminal or changing its modes would stop us with
 	 * SIGTTIN/SIGTTOU. The command still gets its own pty (the caller's
 	 * terminal stays out of its reach), but no input is relayed and the
-	 * terminal's modes are left alone.
+	 * terminal's modes are left alone. The same without a terminal on
+	 * stdin: the command keeps the stdin it was given.
 	 */
-	p->foreground = tcgetpgrp(STDIN_FILENO) == getpgrp();
+	p->foreground = p->std_tty[0] && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	if (!p->foreground) {
 		p->in_eof = true;
 		p->saved_valid = false;
@@ -119,7 +144,7 @@ void jr_pty_sync_winsize(struct jr_pty *p)
 
 	if (p->master < 0)
 		return;
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+	if (ioctl(p->tty_fd, TIOCGWINSZ, &ws) == 0)
 		ioctl(p->master, TIOCSWINSZ, &ws);
 }
 
@@ -162,7 +187,9 @@ int jr_pty_pump_in(struct jr_pty *p)
 
 int jr_pty_pump_out(struct jr_pty *p)
 {
-	char buf[16384];
+	uint8_t buf[16384], clean[JR_TTYFILTER_OUT_MAX(sizeof(buf))];
+	const uint8_t *out = buf;
+	size_t len;
 	ssize_t n;
 
 	do {
@@ -175,16 +202,32 @@ int jr_pty_pump_out(struct jr_pty *p)
 	}
 	if (n == 0)
 		return -EIO;
+	len = (size_t)n;
+	if (p->filtering) {
+		len = jr_ttyfilter_feed(&p->filter, buf, len, clean);
+		out = clean;
+	}
 	/* If our own output is gone, keep draining so the command never
 	 * blocks on a full pty; the bytes have nowhere to go. */
-	if (p->out_fd >= 0 && jr_write_all(p->out_fd, buf, (size_t)n) < 0)
+	if (p->out_fd >= 0 && len && jr_write_all(p->out_fd, out, len) < 0)
 		p->out_fd = -1;
 	return (int)n;
 }
 
 void jr_pty_close(struct jr_pty *p)
 {
+	char what[512];
+	uint64_t n;
+
 	jr_pty_restore(p);
+	n = p->filtering ? jr_ttyfilter_describe(&p->filter, what, sizeof(what))
+			 : 0;
+	if (n) {
+		jr_verbose("dropped %llu terminal sequences that act outside "
+			   "the pane: %s (--raw-tty passes them)",
+			   (unsigned long long)n, what);
+		p->filtering = false;
+	}
 	if (p->slave >= 0)
 		close(p->slave);
 	if (p->master >= 0)

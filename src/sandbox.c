@@ -559,6 +559,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 
 	memset(res, 0, sizeof(*res));
 	jr_pty_init(&sb.pty);
+	sb.pty.raw_tty = opts->raw_tty;
 
 	r = block_signals(&sb.sigfd, &res->err);
 	if (r < 0)

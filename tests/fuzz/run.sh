@@ -31,6 +31,7 @@ targets=(
 	"authority src/http.c"
 	"dns src/dns.c"
 	"tls src/tls.c"
+	"ttyfilter src/ttyfilter.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do

@@ -2,12 +2,109 @@
 # With a terminal on stdin, the command gets its own pseudo-terminal:
 # not the caller's tty, same window size, resized on SIGWINCH, input relayed,
 # the caller's terminal settings restored, and TIOCSTI from inside never
-# reaches the caller's terminal.
+# reaches the caller's terminal. What the command writes reaches the
+# caller's terminal without the sequences that act outside the pane
+# (clipboard, titles, links, window reports), and with --raw-tty unchanged;
+# also when only the output is a terminal.
 # Fails if: the command shares the caller's tty, a relay direction breaks,
-# a resize is lost, the terminal is left raw, or injected input escapes.
+# a resize is lost, the terminal is left raw, injected input escapes, an
+# OSC 52 or title sequence reaches the caller's terminal, colours or text
+# are lost, --raw-tty changes a byte, -v does not say what was dropped, or
+# a command with stdin not a terminal writes to the caller's terminal itself.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
+
+# tty_output VARIANT [PREFIX...] - run jailrun on a new pty with a command
+# that writes OSC 52, titles (7-bit and C1), a hyperlink, a title report
+# request, colours and U+276F; check what the caller's side receives.
+tty_output() {
+	python3 - "$JR" "$@" <<'PY'
+import os, pty, select, sys, time
+
+jr, variant = sys.argv[1], sys.argv[2]
+prefix = sys.argv[3:]
+cmd = (r"printf 'BEFORE\033]52;c;SkFJTFJVTgo=\007\033]0;JR-TITLE\007"
+       r"\033[31mRED-TEXT\033[0m\302\2352;JR-C1-TITLE\302\234"
+       r"\033]8;;http://jr.invalid/\033\\LINK-TEXT\033]8;;\033\\"
+       r"\033[21t\342\235\257AFTER\n'"
+       r'; echo "FD1=$(readlink /proc/$$/fd/1) OUTER=$JR_OUTER_TTY"')
+opts = {"filtered": [], "c-locale": [], "verbose": ["-v"],
+        "raw": ["--raw-tty"], "stdin-null": []}[variant]
+env = {k: v for k, v in os.environ.items()
+       if k not in ("LC_ALL", "LC_CTYPE", "LANG")}
+env["LC_ALL"] = "C" if variant == "c-locale" else "C.UTF-8"
+pid, fd = pty.fork()
+if pid == 0:
+    argv = prefix + [jr] + opts + ["--", "sh", "-c", cmd]
+    env["JR_OUTER_TTY"] = os.ttyname(1)
+    if variant == "stdin-null":
+        # Only the output is a terminal: still filtered, still a pty of
+        # the command's own, not the caller's terminal.
+        os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+    os.execvpe(argv[0], argv, env)
+deadline = time.monotonic() + 30
+out = b""
+while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        os.kill(pid, 9)
+        raise SystemExit("timeout; got %r" % out)
+    if not select.select([fd], [], [], left)[0]:
+        continue
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break  # EIO: jailrun and everything on the pty are gone
+    if not data:
+        break
+    out += data
+_, status = os.waitpid(pid, 0)
+print("received:", repr(out))
+
+osc52 = b"\033]52;c;SkFJTFJVTgo=\007"
+checks = [("exit 0", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0),
+          ("text", b"BEFORE" in out and b"AFTER" in out),
+          ("colours", b"\033[31mRED-TEXT\033[0m" in out),
+          ("link text", b"LINK-TEXT" in out)]
+fd1 = [l for l in out.decode(errors="replace").splitlines()
+       if l.startswith("FD1=")]
+inner, outer = fd1[0].split() if fd1 else ("", "")
+checks += [("stdout a pty of its own",
+            inner.startswith("FD1=/dev/pts/") and outer.startswith("OUTER=/dev/") and
+            inner[4:] != outer[6:])]
+if variant == "raw":
+    checks += [("OSC 52 unchanged", osc52 in out),
+               ("title unchanged", b"\033]0;JR-TITLE\007" in out),
+               ("C1 title unchanged", b"\302\2352;JR-C1-TITLE\302\234" in out),
+               ("title report unchanged", b"\033[21t" in out),
+               ("link unchanged", b"\033]8;;http://jr.invalid/\033\\" in out),
+               ("U+276F unchanged", "\u276f".encode() in out)]
+else:
+    checks += [("no OSC 52", b"52;c;" not in out and b"SkFJTFJVTgo" not in out),
+               ("no title", b"JR-TITLE" not in out and b"JR-C1-TITLE" not in out),
+               ("no OSC at all", b"\033]" not in out and b"\302\235" not in out),
+               ("no title report", b"[21t" not in out),
+               ("no link target", b"jr.invalid" not in out)]
+    if variant == "c-locale":
+        # 0x9d inside U+276F would be OSC to an 8-bit terminal.
+        checks += [("U+276F replaced", "\u276f".encode() not in out and
+                    b"\357\277\275AFTER" in out)]
+    else:
+        checks += [("U+276F intact", "\u276f".encode() + b"AFTER" in out)]
+if variant == "verbose":
+    checks += [("-v says what was dropped",
+                b"dropped 6 terminal sequences that act outside the pane: "
+                b"OSC 0, 1, 2 (2), OSC 8 (2), OSC 52 (1), CSI ... t (1) "
+                b"(--raw-tty passes them)" in out)]
+bad = [name for name, held in checks if not held]
+for name, held in checks:
+    print(("check held: " if held else "CHECK BROKEN: ") + name)
+if bad:
+    sys.exit(1)
+print("ALL-CHECKS-HELD")
+PY
+}
 
 for m in $(jr_modes); do
 	prefix=()
@@ -140,6 +237,11 @@ os.waitpid(pid, 0)
 print(out.decode(errors="replace"))
 ' "${prefix[@]}" "$JR" --net allowlist -- sh -c 'curl -sS -m 5 http://denied.test/ >/dev/null; curl -sS -m 5 http://denied.test/ >/dev/null'
 	expect_output_has "$m: one line naming the denied destination" "jailrun: denied 2 connections: denied.test:80 (2) (add --allow for what the command needs)"
+
+	for v in filtered c-locale verbose raw stdin-null; do
+		expect_status 0 "$m: terminal output, $v" tty_output "$v" "${prefix[@]}"
+		expect_output_has "$m: $v: every check held" "ALL-CHECKS-HELD"
+	done
 done
 
 finish

@@ -277,6 +277,23 @@ static void test_gateway(void **state)
 			fail_msg("gateway %s accepted", bad[i]);
 }
 
+/* Terminal output is filtered unless --raw-tty is given. */
+static void test_raw_tty(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	assert_int_equal(PARSE(&o, &e, "--", "true"), 0);
+	assert_false(o.raw_tty);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--raw-tty", "--", "true"), 0);
+	assert_true(o.raw_tty);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--raw-tty=yes", "true"), -EINVAL);
+	assert_non_null(strstr(e.msg, "--raw-tty"));
+	assert_non_null(strstr(jr_usage_text, "--raw-tty"));
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net",
@@ -319,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_allowlist_options),
 		cmocka_unit_test(test_hardening_options),
+		cmocka_unit_test(test_raw_tty),
 		cmocka_unit_test(test_gateway),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
