@@ -10,7 +10,8 @@
 # through an allowed name, a LAN CIDR or 0.0.0.0/0; a metadata address
 # (100.100.100.200, 168.63.129.16, fd00:ec2::254) or a private one is
 # reached through a name or a broad CIDR; an explicit entry does not open
-# what it names; the audit log does not carry the reason.
+# what it names; the audit log does not carry the reason; a failed route
+# lookup lets the connect go ahead instead of refusing (fail closed).
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -53,6 +54,10 @@ if [ "$LAB_IPV6" = 1 ]; then
 	served_outside "$ANY" "http://[$(lab_addr lab-host.test 6)]:8081/control"
 	served_outside aws-metadata6.test http://aws-metadata6.test/control
 fi
+
+# A blackhole route to other.test in the lab host (gone with the lab).
+lab_host ip route add blackhole "$(lab_addr other.test 4)/32"
+if [ "$LAB_IPV6" = 1 ]; then lab_host ip -6 route add blackhole "$(lab_addr other.test 6)/128"; fi
 
 for m in $(jr_modes); do
 	# --- the host's own address, reached through an allowed name
@@ -133,6 +138,14 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: the private address named too" jl "$m" --allow private.test \
 		--allow "$(lab_addr private.test 4)" -- "${C[@]}" http://private.test/named
 	expect_output_has "$m: private served when named" "served-by: private.test"
+
+	# --- fail closed: a route lookup the kernel answers with an error
+	# (a blackhole route: EINVAL) refuses the address (403 guard-failed);
+	# treating the error as "not local" would try the connect (502)
+	expect_status 0 "$m: an address whose route lookup fails" jl "$m" --allow other.test -- \
+		"${C[@]}" http://other.test/blackholed
+	expect_output_has "$m: refused as guard-failed" "X-Jailrun-Deny: guard-failed"
+	never_served "$m" other.test
 done
 
 finish
