@@ -152,6 +152,21 @@ marker_pid() {
 	echo "$JR_MARKER_PID"
 }
 
+# jr_runner_pid PATTERN - the pid of the jailrun runner whose command line
+# matches PATTERN (pgrep -f). The sandbox's init is a clone of the runner
+# with the same command line, and both may have started in the same clock
+# tick, so "pgrep -o" could pick either: the runner is the match whose
+# parent is not a match. Prints nothing if none.
+jr_runner_pid() {
+	local all p pp
+	all=" $(pgrep -f "$1" | tr '\n' ' ') "
+	for p in $all; do
+		pp=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || continue
+		case $all in *" $pp "*) ;; *) echo "$p"; return 0 ;; esac
+	done
+	return 0
+}
+
 # nft_normalise - nft text without comments, indentation and blank lines,
 # so a live dump compares with the reviewed files in nft/.
 nft_normalise() {

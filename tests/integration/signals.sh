@@ -27,7 +27,7 @@ for m in $(jr_modes); do
 			continue
 		fi
 		# $pid is the timeout/setpriv wrapper; signal jailrun itself.
-		jpid=$(pgrep -o -f "^$JR -- sh -c" || true)
+		jpid=$(jr_runner_pid "^$JR -- sh -c")
 		if [ -z "$jpid" ]; then
 			fail "$m: SIG$sig: jailrun's process not found"
 			kill -KILL "$pid" 2>/dev/null || true
@@ -94,7 +94,7 @@ for m in $(jr_modes); do
 	pid=$!
 	jpid=
 	if marker_pid "$marker" >/dev/null; then
-		jpid=$(pgrep -o -f "^$JR -- bash -c exec -a $marker" || true)
+		jpid=$(jr_runner_pid "^$JR -- bash -c exec -a $marker")
 	fi
 	if [ -z "$jpid" ]; then
 		fail "$m: the sandbox or its jailrun never appeared"

@@ -94,7 +94,7 @@ for m in $(jr_modes); do
 		fail "$m: foreign table still there after ${WAIT} s (watchdog interval ${NO_TIMER} s: a notification must trigger the restore)"
 	fi
 
-	kill -TERM "$(pgrep -o -f "^$JR --json $JR_W/wd-$m.json")" 2>/dev/null || true
+	kill -TERM "$(jr_runner_pid "^$JR --json $JR_W/wd-$m.json")" 2>/dev/null || true
 	wait "$BG" 2>/dev/null || true
 	if python3 - "$JR_W/wd-$m.json" "$JR_W/wd-$m.log" <<'PY'
 import json, sys
@@ -145,7 +145,7 @@ PY
 	bg=$!
 	released=no
 	if wait_until "$WAIT" test -e "$ready"; then
-		rpid=$(pgrep -o -f "^$JR --allow-nested --watchdog-interval 0.05 --json $JR_W/nested-$m.json" || true)
+		rpid=$(jr_runner_pid "^$JR --allow-nested --watchdog-interval 0.05 --json $JR_W/nested-$m.json")
 		snap=$(thread_switches "${rpid:-0}")
 		if [ -n "$rpid" ] && wait_until "$WAIT" watchdog_ran "$rpid" "$snap" 5 && kill -0 "$rpid" 2>/dev/null; then
 			released=yes
