@@ -30,8 +30,9 @@
  *  - The output is valid UTF-8. Invalid bytes become U+FFFD, as the
  *    terminal would show them, so the terminal cannot decode a C1 control
  *    where the filter saw none. C1 controls written as UTF-8 (C2 80-C2 9f)
- *    are parsed as the controls they are (VTE and xterm act on U+009B as
- *    CSI). Raw 0x80-0x9f outside a character are invalid, hence U+FFFD.
+ *    are parsed as the controls they are, since a terminal may act on
+ *    U+009B as CSI. Raw 0x80-0x9f outside a character are invalid, hence
+ *    U+FFFD.
  * A terminal whose locale is not UTF-8 (xterm in 8-bit mode, the Linux
  * console without vt.default_utf8) reads raw 0x9b, 0x9d, 0x90, 0x98, 0x9e
  * and 0x9f as CSI, OSC, DCS, SOS, PM and APC even inside a valid UTF-8
