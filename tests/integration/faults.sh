@@ -43,9 +43,11 @@ GOOD=${FAULTS_GOOD:-100}
 # head buffer per connection over the 6000+ connections of the run would
 # pass it.
 RSS_KIB=${FAULTS_RSS_KIB:-65536}
-# Relay thread CPU while the descriptor limit is held for 5 s: a few ticks
-# for a dozen answers and the sweeps. A spinning thread burns ~100 a second.
-SPIN_TICKS=${FAULTS_SPIN_TICKS:-25}
+# Relay thread CPU while the descriptor limit is held for 5 s: a dozen
+# answers and the sweeps take under a tick (0 was seen). The old accept spin
+# burns a whole core, ~100 ticks a second on an idle machine; with 2 cores
+# shared by a dozen busy processes it still took 55-67 ticks in that window.
+SPIN_TICKS=${FAULTS_SPIN_TICKS:-10}
 
 install -m 644 "$LAB_CA" "$JR_W/ca.pem"
 install -m 644 "$JR_TOP_SRCDIR/tests/lab/servers.py" "$JR_TMP/servers.py"
