@@ -1084,14 +1084,17 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 enum splice_fail { SPLICE_OK = 0, SPLICE_SRC_FAILED, SPLICE_DST_FAILED };
 
 /*
- * Move bytes src -> pipe -> dst. Return: SPLICE_OK, or which end failed
- * with a hard error (errno says how), so the audit line can say which side
- * reset the connection.
+ * Move bytes src -> pipe -> dst. When the source fails, what it sent
+ * before is still passed on as far as dst takes it now (a server that
+ * resets right after a complete answer loses nothing).
+ * Return: SPLICE_OK, or which end failed with a hard error (errno says
+ * how), so the audit line can say which side reset the connection.
  */
 static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
 				   size_t *pending, bool *src_eof,
 				   uint64_t *count)
 {
+	int src_err = 0;
 	ssize_t n;
 
 	while (!*src_eof && *pending < pipe_size) {
@@ -1105,7 +1108,8 @@ static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
 		} else if (errno == EAGAIN || errno == EINTR) {
 			break;
 		} else {
-			return SPLICE_SRC_FAILED;
+			src_err = errno;
+			break;
 		}
 	}
 	while (*pending) {
@@ -1115,10 +1119,13 @@ static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
 			*pending -= (size_t)n;
 		else if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
-		else
+		else if (!src_err)
 			return SPLICE_DST_FAILED;
+		else
+			break; /* the source's failure is the news */
 	}
-	return SPLICE_OK;
+	errno = src_err;
+	return src_err ? SPLICE_SRC_FAILED : SPLICE_OK;
 }
 
 static int flush_buf(int fd, const char *buf, size_t len, size_t *off)
@@ -1287,9 +1294,12 @@ static enum pump_fail copy_body(struct conn *c)
 /*
  * One side of a relayed connection failed with @err: record which (a
  * reset upstream is "upstream-reset" in the audit line) and close both.
- * The other side gets a reset too (SO_LINGER 0), not a FIN: a FIN would
- * tell a client that a cut-off transfer ended normally, and a tunnel has
- * no framing of its own that would show the truncation.
+ * In a tunnel the other side gets a reset too (SO_LINGER 0), as it would
+ * on a direct connection: a FIN would tell it that a cut-off stream ended
+ * normally, and a tunnel has no framing of its own to show the truncation.
+ * A proxied HTTP exchange is closed with a FIN: its framing shows a
+ * truncated body, and an answer the server completed before resetting
+ * still arrives whole.
  */
 static void pump_failed(struct jr_relay *r, struct conn *c, enum pump_fail side,
 			int err)
@@ -1311,8 +1321,9 @@ static void pump_failed(struct jr_relay *r, struct conn *c, enum pump_fail side,
 	}
 	jr_debug("relay: connection %llu: %s: %s", (unsigned long long)c->id,
 		 c->reason, strerror(err));
-	if (other >= 0 && setsockopt(other, SOL_SOCKET, SO_LINGER, &reset,
-				     sizeof(reset)) < 0) {
+	if (other >= 0 && c->req.form == JR_HTTP_FORM_CONNECT &&
+	    setsockopt(other, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)) <
+		0) {
 		/* then the other side sees a FIN: still no hang */
 	}
 	conn_free(r, c);
@@ -1515,12 +1526,18 @@ static void upstream_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 	if (c->st == ST_CONNECT) {
 		connect_done(r, c);
 	} else if (c->st == ST_RELAY && (ev & EPOLLERR)) {
-		/* A reset upstream. EPOLLERR is reported whatever we asked
-		 * for, so waiting for a read to find it could spin while the
-		 * client's side is full: end the connection now. */
+		/* A reset upstream. Pass on what it sent before (the read
+		 * that meets the error ends the connection); EPOLLERR is
+		 * reported whatever we asked for, so if the client's side is
+		 * full and the error is still pending, end it now rather than
+		 * wake up for it again and again. */
+		uint32_t gen = c->gen;
 		int soerr = 0;
 		socklen_t len = sizeof(soerr);
 
+		relay_pump(r, c);
+		if (c->gen != gen || c->st != ST_RELAY)
+			return;
 		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &soerr, &len) <
 			0 ||
 		    !soerr)
