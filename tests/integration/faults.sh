@@ -199,6 +199,16 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 	OUT=$(cat "$JR_W/attack-$m.out")
 	sed -n 's/^/   '"$m"': /p' <<<"$OUT" | grep -E 'slowloris|flood|good' || true
 	echo "   $m: runner VmHWM ${hwm:-?} KiB; relay thread CPU ${ticks:-?} ticks for the whole run"
+	# The same requests as the relay measured them (accept to close,
+	# upstream included): information, like the client's figures.
+	python3 - "$JR_W/attack-$m.log" <<'PY' || true
+import json, sys
+d = sorted(r["duration_ms"] for r in map(json.loads, open(sys.argv[1]))
+           if r.get("host") == "allowed.test" and r.get("status") == 200)
+if d:
+    print("   relay-measured good requests: %d, duration_ms p50 %d p99 %d max %d"
+          % (len(d), d[len(d) // 2], d[min(len(d) - 1, int(0.99 * len(d)))], d[-1]))
+PY
 	if [ "$st" = 0 ]; then ok "$m: every well-behaved request succeeded under attack"; else fail "$m: attack: status $st: $OUT"; fi
 	if grep -qE '^good requests: [0-9]+ \([1-9][0-9]* while the flood ran\), failed 0$' <<<"$OUT"; then
 		ok "$m: well-behaved requests were made while the flood ran"
