@@ -196,6 +196,7 @@ struct jr_relay {
 	int reserve_fd;	    /* held to refuse a connection when out of fds */
 	bool accept_paused; /* listeners not polled: out of fds, see
 			       accept_failed() */
+	bool accept_warned;
 };
 
 #define NO_SLOT UINT32_MAX
@@ -1642,11 +1643,12 @@ static bool accept_failed(struct jr_relay *r, int lfd, enum conn_kind kind,
 		if (fd < 0 && err == EAGAIN)
 			return false; /* the queue is empty: nothing to wait for */
 	}
-	if (!r->accept_paused)
+	if (!r->accept_warned) /* once: a pause can recur at every close */
 		jr_warn(
 		    "relay: cannot accept connections (%s); waiting for one "
 		    "to close",
 		    strerror(err));
+	r->accept_warned = true;
 	listeners_arm(r, false);
 	return false;
 }
