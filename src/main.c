@@ -60,27 +60,41 @@ static int fail_early(struct jr_options *opts, struct jr_policy *policy,
 	return JR_EXIT_FAILURE;
 }
 
+/* Fewer descriptors than this and setting up a sandbox fails half-way
+ * (allowlist mode needs about 20 before the relay accepts anything). */
+#define JR_MIN_FDS 64
+
 /*
  * A tunnel holds two sockets and two pipes: with the default soft limit of
  * 1024 descriptors the relay would run dry long before --max-conns. Raise
  * the soft limit towards the hard one. The command inherits the raised soft
  * limit, which only lets it use what its hard limit already allowed.
+ * A hard limit below JR_MIN_FDS is refused up front with a message that
+ * says what to raise, instead of a setup step failing on an EMFILE.
+ * Return: 0, or -EMFILE with @err set.
  */
-static void raise_fd_limit(const struct jr_options *opts)
+static int raise_fd_limit(const struct jr_options *opts, struct jr_err *err)
 {
 	struct rlimit rl;
 	rlim_t want;
 
-	if (opts->net != JR_NET_ALLOWLIST || getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return;
-	want = (rlim_t)opts->max_conns * 6 + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_max < JR_MIN_FDS)
+		return jr_err_set(
+		    err, EMFILE,
+		    "the file descriptor limit (%llu) is too low to set up a sandbox: jailrun needs at least %d (raise it: ulimit -n)",
+		    (unsigned long long)rl.rlim_max, JR_MIN_FDS);
+	want = opts->net == JR_NET_ALLOWLIST ? (rlim_t)opts->max_conns * 6 + 64
+					     : JR_MIN_FDS;
 	if (rl.rlim_cur >= want)
-		return;
+		return 0;
 	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
 		jr_warn(
 		    "the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
 		    (unsigned long long)rl.rlim_cur, opts->max_conns);
+	return 0;
 }
 
 /* On a terminal, say at exit what was denied: the missing --allow. */
@@ -164,7 +178,8 @@ int main(int argc, char **argv)
 			return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
-	raise_fd_limit(&opts);
+	if (raise_fd_limit(&opts, &err) < 0)
+		return fail_early(&opts, &policy, &err);
 
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */

@@ -45,8 +45,21 @@
  * Refusals are answered, never left hanging: 403 with X-Jailrun-Deny and a
  * one-line body saying why, 400 for a malformed request, 502 when the
  * upstream refuses, 504 when it does not answer in time, 503 when every
- * slot is taken. A timer sweeps the slots four times a second for header,
- * connect and idle timeouts.
+ * slot is taken, when no file descriptor is left, or when memory runs out
+ * (out_of_memory() says why 503). Every answer is built by
+ * jr_http_response(). A timer sweeps the slots four times a second for
+ * header, connect and idle timeouts.
+ *
+ * Out of file descriptors: one spare descriptor is held from the start.
+ * When accept4() fails with EMFILE, the spare is closed, the waiting
+ * connection is accepted with it, answered 503 and closed, and the spare
+ * is taken back; if even that fails, the listeners are taken out of the
+ * epoll set's interest until a connection closes. A level-triggered
+ * listener left armed with a queued connection we cannot accept would wake
+ * the thread forever (100% CPU).
+ *
+ * A relayed connection that one side resets is reset on the other side
+ * too, and its audit line says which side ("upstream-reset").
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -185,6 +198,10 @@ struct jr_relay {
 	struct dns_pending dns[RELAY_DNS_PENDING];
 	uint64_t next_id;
 	bool stopping;
+	int reserve_fd;	    /* held to refuse a connection when out of fds */
+	bool accept_paused; /* listeners not polled: out of fds, see
+			       accept_failed() */
+	bool accept_warned;
 };
 
 #define NO_SLOT UINT32_MAX
@@ -278,6 +295,7 @@ static void close_fd(int *fd)
 }
 
 static void dns_release(struct jr_relay *r, int slot);
+static void accept_resume(struct jr_relay *r);
 
 static void conn_free(struct jr_relay *r, struct conn *c)
 {
@@ -306,6 +324,7 @@ static void conn_free(struct jr_relay *r, struct conn *c)
 	c->gen++;
 	c->next_free = r->free_head;
 	r->free_head = slot_of(r, c);
+	accept_resume(r); /* a descriptor is free again */
 	/* A burst of connections grows the relay thread's malloc arena; once
 	 * the last one is gone, give that memory back to the system (not
 	 * after every lone request: trimming costs a walk of the heap). */
@@ -365,6 +384,31 @@ static void reply(struct jr_relay *r, struct conn *c, int status,
 	c->st = ST_REPLY;
 	c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
 	want_events(r, c);
+}
+
+/*
+ * out_of_memory - the one answer to running out of memory for @c.
+ *
+ * 503, verdict allow, reason "out-of-memory", wherever it happens. 503
+ * because the condition is ours and temporary, and RFC 9110 15.6.4 says a
+ * client may retry a 503 (500 would say the request itself broke
+ * something). Verdict allow because the policy did not refuse anything:
+ * a deny would be counted among the denied destinations, whose summary
+ * tells the user to add an --allow, which would not help. The status and
+ * the reason say what happened. Once bytes of the exchange have gone to
+ * the client (a relayed connection) no answer can be put in front of
+ * them; then the connection is closed with the same reason.
+ */
+static void out_of_memory(struct jr_relay *r, struct conn *c)
+{
+	if (c->kind == KIND_PROXY && c->st != ST_RELAY && c->st != ST_REPLY &&
+	    c->st != ST_LINGER) {
+		reply(r, c, 503, NULL, "out-of-memory", true,
+		      "jailrun: out of memory, try again");
+		return;
+	}
+	c->reason = "out-of-memory";
+	conn_free(r, c);
 }
 
 /* ------------------------------------------------------------ DNS */
@@ -438,7 +482,7 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 		if (queue_out(c, pfx, 2) < 0 ||
 		    queue_out(c, ans, (size_t)len) < 0) {
 			dns_release(r, slot);
-			conn_free(r, c);
+			out_of_memory(r, c);
 			return;
 		}
 		c->st = ST_REPLY;
@@ -765,8 +809,7 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 	}
 	c->res = calloc(1, sizeof(*c->res));
 	if (!c->res) {
-		reply(r, c, 503, NULL, "out-of-memory", true,
-		      "jailrun: out of memory");
+		out_of_memory(r, c);
 		return;
 	}
 	c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
@@ -844,7 +887,7 @@ static int feed_body(struct conn *c, const char *buf, size_t n)
 static void connected(struct jr_relay *r, struct conn *c)
 {
 	char head[64];
-	int n;
+	int n, e;
 
 	c->status = 200;
 	c->allowed = true;
@@ -863,7 +906,7 @@ static void connected(struct jr_relay *r, struct conn *c)
 	if (c->req.form == JR_HTTP_FORM_CONNECT) {
 		n = jr_http_connect_established(head, sizeof(head));
 		if (n < 0 || queue_out(c, head, (size_t)n) < 0) {
-			conn_free(r, c);
+			out_of_memory(r, c);
 			return;
 		}
 		/* Keep what followed the head: it may be the ClientHello. Most
@@ -882,11 +925,16 @@ static void connected(struct jr_relay *r, struct conn *c)
 	} else {
 		jr_http_body_init(&c->body, &c->req);
 		c->c_done = c->body.done;
-		if (queue_up(c, c->req.upstream_head,
-			     c->req.upstream_head_len) < 0 ||
-		    feed_body(c, c->in + c->req.head_len,
-			      c->in_len - c->req.head_len) < 0) {
-			conn_free(r, c);
+		e = queue_up(c, c->req.upstream_head, c->req.upstream_head_len);
+		if (!e)
+			e = feed_body(c, c->in + c->req.head_len,
+				      c->in_len - c->req.head_len);
+		if (e == -ENOMEM) {
+			out_of_memory(r, c);
+			return;
+		}
+		if (e < 0) {
+			conn_free(r, c); /* malformed chunked framing */
 			return;
 		}
 		free(c->in);
@@ -974,7 +1022,7 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 	long hl;
 
 	if (grow_in(c, limit) < 0) {
-		conn_free(r, c);
+		out_of_memory(r, c);
 		return;
 	}
 	n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
@@ -1004,7 +1052,7 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 		c->logged =
 		    true; /* the runner's own check, not the command's */
 		if (len < 0 || queue_out(c, resp, (size_t)len) < 0) {
-			conn_free(r, c);
+			out_of_memory(r, c);
 			return;
 		}
 		c->st = ST_REPLY;
@@ -1026,8 +1074,7 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 	if (hl == 0)
 		return;
 	if (hl == -ENOMEM) {
-		reply(r, c, 500, NULL, "out-of-memory", false,
-		      "jailrun: out of memory");
+		out_of_memory(r, c);
 		return;
 	}
 	if (hl < 0) {
@@ -1041,14 +1088,24 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 
 /* ------------------------------------------------------------ tunnel */
 
-/* Move bytes src -> pipe -> dst; returns -1 on a hard error. */
-static int splice_dir(int src, int dst, int p[2], size_t pipe_size,
-		      size_t *pending, bool *src_eof, uint64_t *count,
-		      bool read_ok)
+/* Which end of a splice_dir() failed. */
+enum splice_fail { SPLICE_OK = 0, SPLICE_SRC_FAILED, SPLICE_DST_FAILED };
+
+/*
+ * Move bytes src -> pipe -> dst. When the source fails, what it sent
+ * before is still passed on as far as dst takes it now (a server that
+ * resets right after a complete answer loses nothing).
+ * Return: SPLICE_OK, or which end failed with a hard error (errno says
+ * how), so the audit line can say which side reset the connection.
+ */
+static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
+				   size_t *pending, bool *src_eof,
+				   uint64_t *count)
 {
+	int src_err = 0;
 	ssize_t n;
 
-	while (read_ok && !*src_eof && *pending < pipe_size) {
+	while (!*src_eof && *pending < pipe_size) {
 		n = splice(src, NULL, p[1], NULL, pipe_size - *pending,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
@@ -1059,7 +1116,8 @@ static int splice_dir(int src, int dst, int p[2], size_t pipe_size,
 		} else if (errno == EAGAIN || errno == EINTR) {
 			break;
 		} else {
-			return -1;
+			src_err = errno;
+			break;
 		}
 	}
 	while (*pending) {
@@ -1069,10 +1127,13 @@ static int splice_dir(int src, int dst, int p[2], size_t pipe_size,
 			*pending -= (size_t)n;
 		else if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
+		else if (!src_err)
+			return SPLICE_DST_FAILED;
 		else
-			return -1;
+			break; /* the source's failure is the news */
 	}
-	return 0;
+	errno = src_err;
+	return src_err ? SPLICE_SRC_FAILED : SPLICE_OK;
 }
 
 static int flush_buf(int fd, const char *buf, size_t len, size_t *off)
@@ -1162,7 +1223,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 			return -1;
 		}
 		if (grow_in(c, JR_TLS_HELLO_MAX) < 0) {
-			conn_free(r, c);
+			out_of_memory(r, c);
 			return -1;
 		}
 		if (c->in_len == c->in_cap) {
@@ -1187,7 +1248,7 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 pass:
 	c->sni_pending = false;
 	if (queue_up(c, c->in, c->in_len) < 0) {
-		conn_free(r, c);
+		out_of_memory(r, c);
 		return -1;
 	}
 	free(c->in);
@@ -1196,16 +1257,27 @@ pass:
 	return 0;
 }
 
+/* How moving bytes failed: which side, so the audit line can say so. */
+enum pump_fail {
+	PUMP_OK = 0,
+	PUMP_CLIENT_FAILED,   /* errno from the client socket */
+	PUMP_UPSTREAM_FAILED, /* errno from the upstream socket */
+	PUMP_NO_MEMORY,
+};
+
 /* Copy an absolute-form request body client -> up buffer, by the framing. */
-static int copy_body(struct conn *c)
+static enum pump_fail copy_body(struct conn *c)
 {
 	char buf[RELAY_COPY_BUF];
 	ssize_t n;
+	int e;
 
 	while (!c->c_done && c->up_off == c->up_len) {
 		n = recv(c->cfd, buf, sizeof(buf), 0);
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+			return errno == EAGAIN || errno == EINTR
+				   ? PUMP_OK
+				   : PUMP_CLIENT_FAILED;
 		if (n == 0) {
 			/* The client ended before its body did: nothing more
 			 * is coming, let the upstream judge what it got. */
@@ -1214,51 +1286,108 @@ static int copy_body(struct conn *c)
 		}
 		c->bytes_up += (uint64_t)n;
 		c->up_len = c->up_off = 0;
-		if (feed_body(c, buf, (size_t)n) < 0)
-			return -1;
+		e = feed_body(c, buf, (size_t)n);
+		if (e == -ENOMEM)
+			return PUMP_NO_MEMORY;
+		if (e < 0) {
+			errno = -e; /* malformed chunked framing */
+			return PUMP_CLIENT_FAILED;
+		}
 		if (flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0)
-			return -1;
+			return PUMP_UPSTREAM_FAILED;
 	}
-	return 0;
+	return PUMP_OK;
+}
+
+/*
+ * One side of a relayed connection failed with @err: record which (a
+ * reset upstream is "upstream-reset" in the audit line) and close both.
+ * In a tunnel the other side gets a reset too (SO_LINGER 0), as it would
+ * on a direct connection: a FIN would tell it that a cut-off stream ended
+ * normally, and a tunnel has no framing of its own to show the truncation.
+ * A proxied HTTP exchange is closed with a FIN: its framing shows a
+ * truncated body, and an answer the server completed before resetting
+ * still arrives whole.
+ */
+static void pump_failed(struct jr_relay *r, struct conn *c, enum pump_fail side,
+			int err)
+{
+	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	bool reset_kind = err == ECONNRESET || err == EPIPE;
+	int other;
+
+	if (side == PUMP_NO_MEMORY) {
+		out_of_memory(r, c);
+		return;
+	}
+	if (side == PUMP_UPSTREAM_FAILED) {
+		c->reason = reset_kind ? "upstream-reset" : "upstream-error";
+		other = c->cfd;
+	} else {
+		c->reason = reset_kind ? "client-reset" : "client-error";
+		other = c->ufd;
+	}
+	jr_debug("relay: connection %llu: %s: %s", (unsigned long long)c->id,
+		 c->reason, strerror(err));
+	if (other >= 0 && c->req.form == JR_HTTP_FORM_CONNECT &&
+	    setsockopt(other, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)) <
+		0) {
+		/* then the other side sees a FIN: still no hang */
+	}
+	conn_free(r, c);
 }
 
 static void relay_pump(struct jr_relay *r, struct conn *c)
 {
 	bool tunnel = c->req.form == JR_HTTP_FORM_CONNECT;
 	uint64_t up0 = c->bytes_up, down0 = c->bytes_down;
+	enum pump_fail fail = PUMP_OK;
+	enum splice_fail sf;
 
 	/* Our own bytes first, in each direction. The SNI check goes between
 	 * the two: it needs our "200" out, and the hello it releases into the
 	 * up buffer should leave in this same pass, not after another wakeup. */
-	if (flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0)
-		goto done;
+	if (flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0) {
+		fail = PUMP_CLIENT_FAILED;
+		goto failed;
+	}
 	if (c->sni_pending && c->out_off == c->out_len && sni_check(r, c) < 0)
 		return;
-	if (flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0)
-		goto done;
+	if (flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0) {
+		fail = PUMP_UPSTREAM_FAILED;
+		goto failed;
+	}
 
 	/* client -> upstream */
 	if (c->up_off == c->up_len && !c->sni_pending) {
 		if (tunnel) {
-			if (splice_dir(c->cfd, c->ufd, c->pipe_cu, c->pipe_size,
-				       &c->cu_pending, &c->c_eof, &c->bytes_up,
-				       true) < 0)
-				goto done;
+			sf =
+			    splice_dir(c->cfd, c->ufd, c->pipe_cu, c->pipe_size,
+				       &c->cu_pending, &c->c_eof, &c->bytes_up);
+			if (sf != SPLICE_OK) {
+				fail = sf == SPLICE_SRC_FAILED
+					   ? PUMP_CLIENT_FAILED
+					   : PUMP_UPSTREAM_FAILED;
+				goto failed;
+			}
 			if (c->c_eof && !c->cu_pending && !c->u_shut) {
 				shutdown(c->ufd, SHUT_WR);
 				c->u_shut = true;
 			}
-		} else if (copy_body(c) < 0) {
-			goto done;
+		} else if ((fail = copy_body(c)) != PUMP_OK) {
+			goto failed;
 		}
 	}
 
 	/* upstream -> client, once our own answer is out */
 	if (c->out_off == c->out_len) {
-		if (splice_dir(c->ufd, c->cfd, c->pipe_uc, c->pipe_size,
-			       &c->uc_pending, &c->u_eof, &c->bytes_down,
-			       true) < 0)
-			goto done;
+		sf = splice_dir(c->ufd, c->cfd, c->pipe_uc, c->pipe_size,
+				&c->uc_pending, &c->u_eof, &c->bytes_down);
+		if (sf != SPLICE_OK) {
+			fail = sf == SPLICE_SRC_FAILED ? PUMP_UPSTREAM_FAILED
+						       : PUMP_CLIENT_FAILED;
+			goto failed;
+		}
 		if (c->u_eof && !c->uc_pending && !c->c_shut) {
 			shutdown(c->cfd, SHUT_WR);
 			c->c_shut = true;
@@ -1287,6 +1416,9 @@ static void relay_pump(struct jr_relay *r, struct conn *c)
 	return;
 done:
 	conn_free(r, c);
+	return;
+failed:
+	pump_failed(r, c, fail, errno);
 }
 
 /* ------------------------------------------------------------ events */
@@ -1399,41 +1531,154 @@ static void client_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 
 static void upstream_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 {
-	if (c->st == ST_CONNECT)
+	if (c->st == ST_CONNECT) {
 		connect_done(r, c);
-	else if (c->st == ST_RELAY)
+	} else if (c->st == ST_RELAY && (ev & EPOLLERR)) {
+		/* A reset upstream. Pass on what it sent before (the read
+		 * that meets the error ends the connection); EPOLLERR is
+		 * reported whatever we asked for, so if the client's side is
+		 * full and the error is still pending, end it now rather than
+		 * wake up for it again and again. */
+		uint32_t gen = c->gen;
+		int soerr = 0;
+		socklen_t len = sizeof(soerr);
+
 		relay_pump(r, c);
+		if (c->gen != gen || c->st != ST_RELAY)
+			return;
+		if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &soerr, &len) <
+			0 ||
+		    !soerr)
+			soerr = ECONNRESET;
+		pump_failed(r, c, PUMP_UPSTREAM_FAILED, soerr);
+	} else if (c->st == ST_RELAY) {
+		relay_pump(r, c);
+	}
+}
+
+/*
+ * Refuse a connection we cannot serve (no slot, or no descriptor): a proxy
+ * client gets a 503 built like every other answer, then the connection is
+ * closed. Best effort, never blocking: the client may not read. What it
+ * already sent is read and dropped first, so the close is a FIN that lets
+ * the 503 arrive, not a reset that could destroy it (RFC 9112 9.6).
+ */
+static void refuse_at_accept(struct jr_relay *r, int fd, enum conn_kind kind,
+			     const char *reason, const char *text)
+{
+	struct jr_audit_record rec = {
+		.id = ++r->next_id,
+		.via = kind == KIND_PROXY ? "proxy" : "dns",
+		.reason = reason,
+		.status = kind == KIND_PROXY ? 503 : -1,
+	};
+	char resp[512], drain[4096];
+	int n = jr_http_response(resp, sizeof(resp), 503, reason, text);
+
+	if (kind == KIND_PROXY && n > 0 &&
+	    send(fd, resp, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n) {
+		shutdown(fd, SHUT_WR);
+		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0) {
+			/* dropped: we answered already */
+		}
+	}
+	close(fd);
+	jr_audit_connection(r->cfg.audit, &rec);
+}
+
+/* Keep one descriptor in hand for refusing connections when out of them. */
+static void reserve_take(struct jr_relay *r)
+{
+	if (r->reserve_fd < 0)
+		r->reserve_fd = fcntl(r->stopfd, F_DUPFD_CLOEXEC, 0);
+}
+
+static void listeners_arm(struct jr_relay *r, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0 };
+
+	ev.data.u64 = ref(REF_LISTEN_PROXY, 0);
+	if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.proxy, &ev) < 0)
+		jr_debug("relay: epoll_ctl: %s", strerror(errno));
+	ev.data.u64 = ref(REF_LISTEN_DNS_TCP, 0);
+	if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.dns_tcp, &ev) <
+	    0)
+		jr_debug("relay: epoll_ctl: %s", strerror(errno));
+	r->accept_paused = !on;
+}
+
+/*
+ * Listen again once a descriptor may be free: called when a connection
+ * closes and on every sweep (another thread may have closed one).
+ */
+static void accept_resume(struct jr_relay *r)
+{
+	if (!r->accept_paused || r->stopping)
+		return;
+	reserve_take(r);
+	listeners_arm(r, true);
+}
+
+/*
+ * accept4() failed for lack of descriptors (or kernel memory). The epoll
+ * set is level-triggered, so returning with the connection still queued
+ * would wake us at once, again and again: a thread spinning at 100% CPU.
+ * Instead, give up the reserve descriptor, accept the connection with it,
+ * refuse it with a 503 and take the reserve back; if that cannot be done,
+ * stop polling the listeners until a connection closes (accept_resume()).
+ * Either way each wakeup makes progress or there is none.
+ * Return: true to go on accepting.
+ */
+static bool accept_failed(struct jr_relay *r, int lfd, enum conn_kind kind,
+			  int err)
+{
+	int fd = -1;
+
+	if ((err == EMFILE || err == ENFILE) && r->reserve_fd >= 0) {
+		close(r->reserve_fd);
+		r->reserve_fd = -1;
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0)
+			refuse_at_accept(
+			    r, fd, kind, "out-of-fds",
+			    "jailrun: out of file descriptors, try again later");
+		else
+			err = errno;
+		reserve_take(r);
+		if (fd >= 0 && r->reserve_fd >= 0)
+			return true;
+		if (fd < 0 && err == EAGAIN)
+			return false; /* the queue is empty: nothing to wait for */
+	}
+	if (!r->accept_warned) /* once: a pause can recur at every close */
+		jr_warn(
+		    "relay: cannot accept connections (%s); waiting for one "
+		    "to close",
+		    strerror(err));
+	r->accept_warned = true;
+	listeners_arm(r, false);
+	return false;
 }
 
 static void accept_proxy(struct jr_relay *r, int lfd, enum conn_kind kind)
 {
-	static const char busy[] =
-	    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-	    "Content-Length: 48\r\nConnection: close\r\nX-Jailrun-Deny: connection-limit\r\n\r\n"
-	    "jailrun: too many connections, try again later\n";
-
-	for (int i = 0; i < RELAY_ACCEPT_BATCH; i++) {
+	for (int i = 0; i < RELAY_ACCEPT_BATCH && !r->accept_paused; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
 
-		if (fd < 0)
-			return;
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				if (accept_failed(r, lfd, kind, errno))
+					continue;
+			}
+			return; /* EAGAIN, or an aborted connection */
+		}
 		c = conn_alloc(r, kind, fd);
 		if (!c) {
-			struct jr_audit_record rec = {
-				.id = ++r->next_id,
-				.via = kind == KIND_PROXY ? "proxy" : "dns",
-				.reason = "connection-limit",
-				.status = 503,
-			};
-
-			if (kind == KIND_PROXY &&
-			    send(fd, busy, sizeof(busy) - 1,
-				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-				/* best effort */
-			}
-			close(fd);
-			jr_audit_connection(r->cfg.audit, &rec);
+			refuse_at_accept(
+			    r, fd, kind, "connection-limit",
+			    "jailrun: too many connections, try again later");
 			continue;
 		}
 		want_events(r, c);
@@ -1472,6 +1717,7 @@ static void sweep(struct jr_relay *r)
 	if (read(r->timerfd, &tick, sizeof(tick)) < 0) {
 		/* EAGAIN: spurious */
 	}
+	accept_resume(r);
 	for (uint32_t i = 0; i < r->cfg.max_conns; i++) {
 		struct conn *c = &r->conns[i];
 
@@ -1543,6 +1789,10 @@ static void *relay_loop(void *arg)
 {
 	struct jr_relay *r = arg;
 	struct epoll_event evs[64];
+
+	/* Named, so its CPU time can be told from the other threads'
+	 * (/proc/PID/task/TID/comm; tests watch it). */
+	pthread_setname_np(pthread_self(), "jr-relay");
 
 	while (!r->stopping) {
 		int n = epoll_wait(r->epfd, evs, (int)ARRAY_SIZE(evs), -1);
@@ -1617,6 +1867,7 @@ static void relay_free(struct jr_relay *r)
 	close_fd(&r->epfd);
 	close_fd(&r->stopfd);
 	close_fd(&r->timerfd);
+	close_fd(&r->reserve_fd);
 	free(r);
 }
 
@@ -1638,7 +1889,7 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->cfg = *cfg;
-	r->epfd = r->stopfd = r->timerfd = -1;
+	r->epfd = r->stopfd = r->timerfd = r->reserve_fd = -1;
 	r->free_head = NO_SLOT;
 	r->conns = calloc(cfg->max_conns, sizeof(*r->conns));
 	if (!r->conns) {
@@ -1660,6 +1911,15 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		e = errno;
 		relay_free(r);
 		return jr_err_set(err, e, "cannot set up the relay: %s",
+				  strerror(e));
+	}
+	reserve_take(r);
+	if (r->reserve_fd < 0) {
+		e = errno;
+		relay_free(r);
+		return jr_err_set(err, e,
+				  "cannot set up the relay: %s; raise the file "
+				  "descriptor limit (ulimit -n)",
 				  strerror(e));
 	}
 	e = jr_resolver_start(RELAY_RESOLVER_THREADS, &r->resolver, err);

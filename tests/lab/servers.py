@@ -14,6 +14,8 @@ Sub-commands (all bounded in time):
                 address)
         Addresses come from DIR/plan (written by `lab up`). Exits by itself
         when DIR/alive disappears (`lab down`) or after --max-lifetime seconds.
+        The DNS server (UDP and TCP) stops for good when DIR/dns-stop
+        appears; DIR/dns-stopped says it has (its ports are closed then).
   probe --state=DIR [--deadline=S]
         From the lab host: retry every service until all answer or the
         deadline passes; print what failed. Exit 0 if all answered.
@@ -33,6 +35,9 @@ Web endpoints (every web server, HTTP and HTTPS):
                      (streamed; N up to 64 GiB)
   GET /delay/S       the identity body after S seconds (S <= 60)
   GET /status/C      the identity body with HTTP status C
+  GET /reset/N       announces 2N bytes, sends N bytes of the pattern, then
+                     resets the connection (SO_LINGER 0): an upstream that
+                     dies in the middle of a transfer
   POST|PUT /any      reads the body (Content-Length or chunked) and answers
                      with its length and sha256
 """
@@ -203,6 +208,22 @@ class WebHandler(BaseHTTPRequestHandler):
                     sent += len(c)
             self.record(200, sent)
             return
+        if kind == "reset" and arg.isdigit() and int(arg) <= MAX_BYTES:
+            n = int(arg)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(2 * n))
+            self.send_header("X-Served-By", self.server.lab_name)
+            self.end_headers()
+            for c in pattern_chunks(n):
+                self.wfile.write(c)
+            self.wfile.flush()
+            self.record(200, n)
+            # A reset, not a FIN: close with SO_LINGER 0.
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.request.close()
+            self.close_connection = True
+            return
         code = 200
         if kind == "delay":
             try:
@@ -364,7 +385,11 @@ def udp_loop(sock, fn):
         try:
             data, peer = sock.recvfrom(65535)
         except OSError:
+            if sock.fileno() < 0:
+                return                          # closed: the server stopped
             continue
+        if peer is None:
+            return                              # shut down: the server stopped
         try:
             r = fn(data, peer)
             if r is not None:
@@ -393,6 +418,7 @@ def cmd_serve(a):
     weblog = LineLog(os.path.join(state, "web.log"))
     tcp_servers = []      # (server, label)
     udp_servers = []      # (socket, fn, label)
+    dns_servers = []      # what DIR/dns-stop stops: TCP servers, UDP sockets
 
     def web(addr, port, name, scheme, ctx):
         tcp_servers.append((make_tcp_server(addr, port, WebHandler, lab_name=name, scheme=scheme,
@@ -419,6 +445,7 @@ def cmd_serve(a):
                     udp_servers.append((udp_socket(addr, PORTS["dns"]),
                                         lambda d, p: zone.answer(d, "udp", p[0]),
                                         "dns udp %s" % addr))
+                    dns_servers += [tcp_servers[-1][0], udp_servers[-1][0]]
     else:
         for role, name, v4, v6 in plan:
             if role == "hostlo":
@@ -446,6 +473,22 @@ def cmd_serve(a):
     deadline = time.monotonic() + a.max_lifetime
     while True:
         time.sleep(0.3)
+        if dns_servers and os.path.exists(os.path.join(state, "dns-stop")):
+            for srv in dns_servers:
+                if isinstance(srv, socket.socket):
+                    try:
+                        # Wakes its reader (and says ENOTCONN: unconnected UDP).
+                        srv.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    srv.close()
+                else:
+                    srv.shutdown()
+                    srv.server_close()
+            dns_servers = []
+            log("DNS server stopped (dns-stop)")
+            with open(os.path.join(state, "dns-stopped"), "w") as f:
+                f.write("stopped\n")
         if not os.path.exists(alive):
             log("lab is going down; exiting")
             os._exit(0)
