@@ -21,7 +21,7 @@
 jr_require_sandbox
 command -v gcc >/dev/null || skip "needs gcc (the io_uring probe is compiled at test time)"
 command -v nft >/dev/null || skip "needs nft (the tamper probes use it from outside)"
-lab_setup --timeout 300 escape
+lab_setup --timeout 1200 escape   # a hang guard, not a time limit: generous
 
 ESC=$JR_TOP_SRCDIR/tests/escape
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi

@@ -9,7 +9,7 @@
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
-lab_setup --timeout 600 allowlist
+lab_setup --timeout 1200 allowlist   # a hang guard, not a time limit: generous
 lab_on_exit jr_cleanup_tmp
 
 install -m 644 "$LAB_CA" "$JR_W/ca.pem"
