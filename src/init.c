@@ -170,10 +170,10 @@ static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
 
 	r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->caller_uid,
 				   a->ids->uid, a->ids->gid, &hidden, err);
-	if (r == 0 && a->ids->uid != a->caller_uid)
-		r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->ids->uid,
-					   a->ids->uid, a->ids->gid, &hidden,
-					   err);
+	if (r == 0 && a->ids->host_uid != a->caller_uid)
+		r = jr_mounts_hide_sockets(a->expose, a->n_expose,
+					   a->ids->host_uid, a->ids->uid,
+					   a->ids->gid, &hidden, err);
 	if (r == 0 && hidden)
 		jr_debug("hid %u host daemon socket%s", hidden,
 			 hidden == 1 ? "" : "s");
