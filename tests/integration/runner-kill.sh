@@ -53,17 +53,18 @@ pidns_members() {
 	done
 }
 
-# netns_cookie PID - the never-reused id of PID's network namespace
-# (SO_NETNS_COOKIE, Linux >= 5.14), or nothing.
+# netns_cookie FILE - the never-reused id of the network namespace FILE
+# (/proc/PID/ns/net or a mount of one) stands for (SO_NETNS_COOKIE, Linux
+# >= 5.14), or nothing.
 netns_cookie() {
-	nsenter --net="/proc/$1/ns/net" python3 -c '
+	nsenter --net="$1" python3 -c '
 import socket, struct
 s = socket.socket()
 print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])' 2>/dev/null || true
 }
 
 # Who still refers to namespace $1 ("net:[N]"...): a process's ns link, an
-# open fd, or a bind mount of it. Namespace inode numbers are reused at
+# open fd, or a mount of it. Namespace inode numbers are reused at
 # once, and other tests make namespaces beside this one, so a reference
 # counts only from a process started before the kill ($2, clock ticks
 # since boot, /proc/PID/stat field 22), and for a network namespace only
@@ -75,10 +76,16 @@ ns_referenced() {
 			p=$(cut -d/ -f3 <<<"$ref")
 			start=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
 			[ -n "$start" ] && [ "$start" -le "$2" ] || continue
-			[ -z "$3" ] || [ "$(netns_cookie "$p")" = "$3" ] || continue
+			[ -z "$3" ] || [ "$(netns_cookie "$ref")" = "$3" ] || continue
 			echo "$ref"
 		done
-	grep -F "$1" /proc/self/mountinfo || true
+	grep -F " $1 " /proc/self/mountinfo | while read -r ref; do
+		# Field 5: where it is mounted; a network namespace mounted there
+		# (ip netns add) is ours only if its cookie is.
+		p=$(cut -d' ' -f5 <<<"$ref")
+		[ -z "$3" ] || [ "$(netns_cookie "$p")" = "$3" ] || continue
+		echo "$ref"
+	done || true
 }
 
 kill_survivors() {
@@ -161,7 +168,7 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 		netns=$(readlink "/proc/$INIT/ns/net")
 		mntns=$(readlink "/proc/$INIT/ns/mnt")
 		userns=$(readlink "/proc/$INIT/ns/user")
-		cookie=$(netns_cookie "$INIT")
+		cookie=$(netns_cookie "/proc/$INIT/ns/net")
 		[ -n "$cookie" ] || echo "info: no netns cookie here: network namespace references judged by start time only"
 		members=$(pidns_members "$pidns" | wc -l)
 		# init, bash, the sleep child (and bash's own sleep): at least 3.
