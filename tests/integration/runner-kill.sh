@@ -47,43 +47,51 @@ pidns_members() {
 	local p line
 	for p in $(find /proc/[0-9]*/ns -maxdepth 1 -name pid -lname "$(lname "$1")" 2>/dev/null | cut -d/ -f3); do
 		line=
-		read -r line <"/proc/$p/stat" 2>/dev/null || continue
+		{ read -r line <"/proc/$p/stat"; } 2>/dev/null || continue
 		line=${line##*) }
 		case ${line%% *} in Z | X) ;; *) echo "$p" ;; esac
 	done
 }
 
-# netns_cookie FILE - the never-reused id of the network namespace FILE
-# (/proc/PID/ns/net or a mount of one) stands for (SO_NETNS_COOKIE, Linux
-# >= 5.14), or nothing.
-netns_cookie() {
-	nsenter --net="$1" python3 -c '
-import socket, struct
-s = socket.socket()
-print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])' 2>/dev/null || true
+# ns_ident FILE - a never-reused id of the namespace FILE (/proc/PID/ns/X,
+# an fd or a mount of one) stands for: NS_GET_ID (Linux >= 6.18), else for
+# a network namespace its cookie (SO_NETNS_COOKIE, >= 5.14), else nothing.
+ns_ident() {
+	python3 - "$1" <<'PY' 2>/dev/null || true
+import fcntl, os, socket, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    print("id", struct.unpack("Q", fcntl.ioctl(fd, (2 << 30) | (8 << 16) | (0xb7 << 8) | 0xd, bytes(8)))[0])
+except OSError:
+    if os.readlink("/proc/self/fd/%d" % fd).startswith("net:"):
+        os.setns(fd, os.CLONE_NEWNET)
+        print("cookie", struct.unpack("Q", socket.socket().getsockopt(socket.SOL_SOCKET, 71, 8))[0])
+PY
 }
 
 # Who still refers to namespace $1 ("net:[N]"...): a process's ns link, an
-# open fd, or a mount of it. Namespace inode numbers are reused at
-# once, and other tests make namespaces beside this one, so a reference
-# counts only from a process started before the kill ($2, clock ticks
-# since boot, /proc/PID/stat field 22), and for a network namespace only
-# if its cookie ($3) is the sandbox's.
+# open fd, or a mount of it. Namespace inode numbers are reused at once,
+# and other tests make namespaces beside this one: a reference counts only
+# if its ns_ident is the sandbox's ($3), or, where the kernel gives no
+# such id, if it is held by a process started before the kill ($2, clock
+# ticks since boot, /proc/PID/stat field 22).
 ns_referenced() {
 	local ref p start
 	find /proc/[0-9]*/ns /proc/[0-9]*/fd -maxdepth 1 -lname "$(lname "$1")" 2>/dev/null |
 		while read -r ref; do
-			p=$(cut -d/ -f3 <<<"$ref")
-			start=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
-			[ -n "$start" ] && [ "$start" -le "$2" ] || continue
-			[ -z "$3" ] || [ "$(netns_cookie "$ref")" = "$3" ] || continue
+			if [ -n "$3" ]; then
+				[ "$(ns_ident "$ref")" = "$3" ] || continue
+			else
+				p=$(cut -d/ -f3 <<<"$ref")
+				start=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
+				[ -n "$start" ] && [ "$start" -le "$2" ] || continue
+			fi
 			echo "$ref"
 		done
+	# Field 5: where it is mounted (ip netns add does that).
 	grep -F " $1 " /proc/self/mountinfo | while read -r ref; do
-		# Field 5: where it is mounted; a network namespace mounted there
-		# (ip netns add) is ours only if its cookie is.
 		p=$(cut -d' ' -f5 <<<"$ref")
-		[ -z "$3" ] || [ "$(netns_cookie "$p")" = "$3" ] || continue
+		[ -z "$3" ] || [ "$(ns_ident "$p")" = "$3" ] || continue
 		echo "$ref"
 	done || true
 }
@@ -168,8 +176,11 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 		netns=$(readlink "/proc/$INIT/ns/net")
 		mntns=$(readlink "/proc/$INIT/ns/mnt")
 		userns=$(readlink "/proc/$INIT/ns/user")
-		cookie=$(netns_cookie "/proc/$INIT/ns/net")
-		[ -n "$cookie" ] || echo "info: no netns cookie here: network namespace references judged by start time only"
+		declare -A ident=()
+		for ns in net mnt user; do
+			ident[$ns]=$(ns_ident "/proc/$INIT/ns/$ns")
+			[ -n "${ident[$ns]}" ] || echo "info: no id for the $ns namespace here: references to it judged by start time"
+		done
 		members=$(pidns_members "$pidns" | wc -l)
 		# init, bash, the sleep child (and bash's own sleep): at least 3.
 		if [ "$members" -ge 3 ]; then ok "$caller/$net: $members processes in the sandbox"; else
@@ -208,15 +219,10 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 			echo "info: $caller/$net: init gone $((gone_us / 1000)).$(printf '%03d' $((gone_us % 1000))) ms after the SIGKILL, as seen from outside (includes this script's polling)"
 		else
 			fail "$caller/$net: the sandbox outlived its runner by 10 s (init state: ${state:-gone}): $(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done)"
-			kill_survivors
-			for _ in $(seq 1 100); do [ -z "$(pidns_members "$pidns")" ] && break; sleep 0.05; done
 		fi
-		INIT=
 
 		for ns in "$netns" "$mntns" "$userns"; do
-			c=
-			[ "$ns" != "$netns" ] || c=$cookie
-			refs=$(ns_referenced "$ns" "$t0_ticks" "$c")
+			refs=$(ns_referenced "$ns" "$t0_ticks" "${ident[${ns%%:*}]}")
 			if [ -z "$refs" ]; then ok "$caller/$net: $ns is gone"; else
 				fail "$caller/$net: $ns is still referenced: $refs"
 			fi
@@ -226,6 +232,13 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 		else
 			fail "$caller/$net: nft tables in the lab host: $tables"
 		fi
+
+		# Only now (the checks above must see a survivor's namespaces).
+		if [ -n "$(pidns_members "$pidns")" ]; then
+			kill_survivors
+			for _ in $(seq 1 100); do [ -z "$(pidns_members "$pidns")" ] && break; sleep 0.05; done
+		fi
+		INIT=
 
 		# Nothing went out while the sandbox outlived the runner.
 		if [ $net = allowlist ] && lab_web_served allowed.test "/rk-after-$id"; then
