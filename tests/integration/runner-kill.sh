@@ -151,7 +151,8 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 			$attempt
 			sleep 300" </dev/null >"$JR_TMP/rk-$id.out" 2>&1 &
 		bg=$!
-		for _ in $(seq 1 1000); do
+		# A readiness wait, generous for a busy machine (not a judgement).
+		for _ in $(seq 1 3000); do
 			[ -e "$ready" ] && break
 			kill -0 "$bg" 2>/dev/null || break
 			sleep 0.01
