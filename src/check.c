@@ -46,6 +46,8 @@ static int enter_userns(int extra_flags, struct jr_err *err)
 	const struct jr_ids self = {
 		.uid = geteuid(),
 		.gid = getegid(),
+		.host_uid = geteuid(),
+		.host_gid = getegid(),
 		.privileged = false,
 	};
 

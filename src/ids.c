@@ -151,10 +151,60 @@ static void default_privileged(const struct jr_caller *c, struct jr_ids *out)
 	snprintf(out->name, sizeof(out->name), "nobody");
 }
 
-int jr_ids_resolve(const char *spec, const struct jr_caller *c,
+/*
+ * Host id 0 is never the command's without --host-root: an inside uid or
+ * gid 0 maps to the unprivileged host id jailrun would otherwise use (the
+ * sudo caller, else nobody). Inside, it is still 0: "fake root", the owner
+ * of what it creates, with no power over anything of the host's.
+ */
+static void map_fake_root(const struct jr_caller *c, struct jr_ids *out)
+{
+	struct jr_ids unpriv;
+
+	if (out->uid != 0 && out->gid != 0)
+		return;
+	memset(&unpriv, 0, sizeof(unpriv));
+	default_privileged(c, &unpriv);
+	if (out->uid == 0)
+		out->host_uid = unpriv.uid;
+	if (out->gid == 0)
+		out->host_gid = unpriv.gid;
+}
+
+static int resolve_privileged(const char *spec, bool host_root,
+			      const struct jr_caller *c, struct jr_ids *out,
+			      struct jr_err *err)
+{
+	int r;
+
+	out->privileged = true;
+	if (!spec && !host_root) {
+		default_privileged(c, out);
+	} else {
+		/* --host-root alone means --user root. */
+		r = parse_spec(spec ? spec : "0", out, err);
+		if (r < 0)
+			return r;
+		if (!spec)
+			snprintf(out->name, sizeof(out->name), "root");
+	}
+	if (host_root && out->uid != 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--host-root runs the command as host uid 0; it cannot be combined with --user %s (uid %u)",
+		    spec, (unsigned)out->uid);
+	out->host_uid = out->uid;
+	out->host_gid = out->gid;
+	if (!host_root)
+		map_fake_root(c, out);
+	return 0;
+}
+
+int jr_ids_resolve(const char *spec, bool host_root, const struct jr_caller *c,
 		   struct jr_ids *out, struct jr_err *err)
 {
 	struct jr_ids want;
+	struct passwd *pw;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -165,22 +215,21 @@ int jr_ids_resolve(const char *spec, const struct jr_caller *c,
 		    err, EPERM,
 		    "jailrun is running set-user-ID or set-group-ID; it is designed to need neither: remove the bit (chmod u-s,g-s) and run it as yourself or as root");
 
-	if (c->euid == 0) {
-		out->privileged = true;
-		if (!spec) {
-			default_privileged(c, out);
-			return 0;
-		}
-		r = parse_spec(spec, out, err);
-		return r < 0 ? r : 0;
-	}
+	if (c->euid == 0)
+		return resolve_privileged(spec, host_root, c, out, err);
 
-	/* Rootless: only the caller's own ids can be mapped. */
+	if (host_root)
+		return jr_err_set(
+		    err, EPERM,
+		    "--host-root: without root, the command can never be host uid 0; leave it out (--user root gives a uid 0 inside the sandbox that is you outside)");
+
+	/* Rootless: only the caller's own ids can be mapped, to themselves or
+	 * to 0 inside (--user root). */
 	out->privileged = false;
-	out->uid = c->uid;
-	out->gid = c->gid;
+	out->uid = out->host_uid = c->uid;
+	out->gid = out->host_gid = c->gid;
 	snprintf(out->name, sizeof(out->name), "%u", (unsigned)c->uid);
-	struct passwd *pw = getpwuid(c->uid);
+	pw = getpwuid(c->uid);
 	if (pw)
 		snprintf(out->name, sizeof(out->name), "%s", pw->pw_name);
 	if (!spec)
@@ -188,10 +237,18 @@ int jr_ids_resolve(const char *spec, const struct jr_caller *c,
 	r = parse_spec(spec, &want, err);
 	if (r < 0)
 		return r;
-	if (want.uid != c->uid || (strchr(spec, ':') && want.gid != c->gid))
+	if ((want.uid != c->uid && want.uid != 0) ||
+	    (strchr(spec, ':') && want.gid != c->gid && want.gid != 0))
 		return jr_err_set(
 		    err, EPERM,
-		    "--user %s: without root, jailrun can only run the command as yourself (uid %u, gid %u); run jailrun as root to choose another user",
+		    "--user %s: without root, jailrun can only run the command as yourself (uid %u, gid %u) or as root inside the sandbox (--user root, which is still you outside); run jailrun as root to choose another user",
 		    spec, (unsigned)c->uid, (unsigned)c->gid);
+	if (want.uid == 0) {
+		out->uid = 0;
+		out->gid = 0; /* root's group, unless one was given */
+		snprintf(out->name, sizeof(out->name), "%s", want.name);
+	}
+	if (strchr(spec, ':'))
+		out->gid = want.gid;
 	return 0;
 }

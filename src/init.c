@@ -19,20 +19,30 @@
  * status and exits; the kernel then SIGKILLs everything left in the PID
  * namespace, so nothing the command spawned survives it.
  *
- * PR_SET_PDEATHSIG ties init to the runner: if the runner dies, so does the
- * sandbox. Errors before the command runs are sent to the runner as one
- * line; only the runner decides what to print and which status to exit with.
+ * Two ties bind init to the runner, so that a runner killed even by
+ * SIGKILL takes the sandbox with it: PR_SET_PDEATHSIG, and a pidfd of the
+ * runner, opened by the runner before the clone and inherited. The
+ * parent-death signal alone is not enough: it is cleared by any change of
+ * init's credentials (commit_creds() in kernel/cred.c), and a runner that
+ * dies before it is armed is never noticed. So init arms it, re-arms it
+ * after the setup, reads it back, and then asks the pidfd whether the
+ * runner is still there (which closes the race); while the command runs,
+ * the pidfd is watched beside the signals. Errors before the command runs
+ * are sent to the runner as one line; only the runner decides what to
+ * print and which status to exit with.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -66,6 +76,32 @@ struct exec_report {
 	int code;  /* errno */
 	char msg[400];
 };
+
+/* Has the runner died? Its pidfd turns readable when it has (pidfd_open(2)). */
+static bool runner_gone(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0; /* an error counts as gone: fail closed */
+}
+
+/*
+ * tie_to_runner - (re-)arm the parent-death signal, read it back, then make
+ * sure the runner did not die before it was armed. Called first thing and
+ * again after the setup: the setup must not change init's credentials (see
+ * jr_mounts_bind_text()), but if anything ever does, this puts the tie back
+ * before the command can run.
+ */
+static void tie_to_runner(int pidfd)
+{
+	int sig = 0;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) < 0 || sig != SIGKILL)
+		_exit(1);
+	if (runner_gone(pidfd))
+		_exit(1);
+}
 
 static void send_or_die(int ctl, const struct jr_ctl_msg *m, const int *fds,
 			size_t nfds)
@@ -135,10 +171,10 @@ static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
 
 	r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->caller_uid,
 				   a->ids->uid, a->ids->gid, &hidden, err);
-	if (r == 0 && a->ids->uid != a->caller_uid)
-		r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->ids->uid,
-					   a->ids->uid, a->ids->gid, &hidden,
-					   err);
+	if (r == 0 && a->ids->host_uid != a->caller_uid)
+		r = jr_mounts_hide_sockets(a->expose, a->n_expose,
+					   a->ids->host_uid, a->ids->uid,
+					   a->ids->gid, &hidden, err);
 	if (r == 0 && hidden)
 		jr_debug("hid %u host daemon socket%s", hidden,
 			 hidden == 1 ? "" : "s");
@@ -355,27 +391,52 @@ fail:
 	_exit(JR_CTL_EXEC_STAGE_EXEC == rep.stage ? 127 : 125);
 }
 
-/* Forward signals, reap orphans; returns the command's wait status. */
-static int supervise(pid_t cmd, const sigset_t *set)
+/*
+ * Forward signals, reap orphans; returns the command's wait status. The
+ * signals stay blocked and are read from a signalfd, so that one poll()
+ * also watches the runner's pidfd: if the runner dies, init exits at once
+ * and the kernel kills every process of the PID namespace with it.
+ */
+static int supervise(pid_t cmd, const sigset_t *set, int runner_pidfd)
 {
+	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (sfd < 0) {
+		/* Cannot watch: leaving takes the command down (fail closed). */
+		kill(cmd, SIGKILL);
+		_exit(1);
+	}
 	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(set, &si);
+		struct pollfd p[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = runner_pidfd, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
 
-		if (sig < 0)
-			continue; /* EINTR */
-		if (sig != SIGCHLD) {
-			kill(cmd, sig);
-			continue;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill(cmd, SIGKILL);
+			_exit(1);
 		}
-		for (;;) {
-			int status;
-			pid_t p = waitpid(-1, &status, WNOHANG);
+		if (p[1].revents)
+			_exit(1); /* the runner is gone: so is the sandbox */
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			int sig = (int)si.ssi_signo;
 
-			if (p <= 0)
-				break;
-			if (p == cmd)
-				return status;
+			if (sig != SIGCHLD) {
+				kill(cmd, sig);
+				continue;
+			}
+			for (;;) {
+				int status;
+				pid_t pid = waitpid(-1, &status, WNOHANG);
+
+				if (pid <= 0)
+					break;
+				if (pid == cmd)
+					return status;
+			}
 		}
 	}
 }
@@ -393,9 +454,8 @@ void jr_init_main(const struct jr_init_args *a)
 	pid_t cmd;
 	int r;
 
-	/* Die with the runner. The runner may already be gone: the ctl
-	 * receive below then sees EOF and we leave. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* Die with the runner, even if it is already gone. */
+	tie_to_runner(a->runner_pidfd);
 
 	sigemptyset(&set);
 	for (int i = 0; i < jr_forwarded_signals_count; i++)
@@ -409,6 +469,8 @@ void jr_init_main(const struct jr_init_args *a)
 
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)
 		setup_fail(a->ctl, &err);
+	/* The last point where init's credentials could have changed. */
+	tie_to_runner(a->runner_pidfd);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
 	send_or_die(a->ctl, &m, fds, nfds);
 	/* The runner holds them now; no copy may reach the command. */
@@ -475,7 +537,7 @@ void jr_init_main(const struct jr_init_args *a)
 	send_or_die(a->ctl, &m, NULL, 0);
 
 	jr_ctl_msg_init(&m, JR_CTL_EXIT, 0, NULL);
-	m.status = supervise(cmd, &set);
+	m.status = supervise(cmd, &set, a->runner_pidfd);
 	send_or_die(a->ctl, &m, NULL, 0);
 	_exit(0);
 }

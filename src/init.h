@@ -13,7 +13,8 @@
 #include "seccomp.h"
 
 struct jr_init_args {
-	int ctl; /* control socket, init's end (see ctl.h) */
+	int ctl;	  /* control socket, init's end (see ctl.h) */
+	int runner_pidfd; /* pidfd of the runner: readable once it is dead */
 	const struct jr_ids *ids;
 	char *const *command; /* argv, NULL-terminated */
 	int pty_slave;	      /* -1: no pty */

@@ -160,14 +160,16 @@ int main(int argc, char **argv)
 		.sudo_uid = getenv("SUDO_UID"),
 		.sudo_gid = getenv("SUDO_GID"),
 	};
-	if (jr_ids_resolve(opts.user, &caller, &ids, &err) < 0)
+	if (jr_ids_resolve(opts.user, opts.host_root, &caller, &ids, &err) < 0)
 		return fail_early(&opts, &policy, &err);
-	if (ids.privileged && ids.uid == 0)
+	if (ids.host_uid == 0)
 		jr_warn(
-		    "--user root: the command runs as host uid 0 (without capabilities)");
-	jr_verbose("command runs as %s (uid %u, gid %u), %s", ids.name,
-		   (unsigned)ids.uid, (unsigned)ids.gid,
-		   ids.privileged ? "started by root" : "rootless");
+		    "--host-root: the command runs as host uid 0 (without capabilities, but it can read, change and chmod every root-owned file it can reach)");
+	jr_verbose(
+	    "command runs as %s (uid %u, gid %u inside; uid %u, gid %u on the host), %s",
+	    ids.name, (unsigned)ids.uid, (unsigned)ids.gid,
+	    (unsigned)ids.host_uid, (unsigned)ids.host_gid,
+	    ids.privileged ? "started by root" : "rootless");
 
 	/* Bad policy input: the entry and the rule it broke, nothing runs. */
 	for (size_t i = 0; i < opts.n_allow; i++)
@@ -222,6 +224,8 @@ int main(int argc, char **argv)
 		.nft_rules = res.nft_rules,
 		.uid = ids.uid,
 		.gid = ids.gid,
+		.host_uid = ids.host_uid,
+		.host_gid = ids.host_gid,
 		.rootless = !ids.privileged,
 		.error = res.err.code ? res.err.msg : NULL,
 		.audit = opts.net == JR_NET_ALLOWLIST ? &audit : NULL,

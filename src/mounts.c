@@ -24,9 +24,11 @@
 #include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 
 #include "mounts.h"
 
@@ -64,19 +66,71 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err)
 	return 0;
 }
 
+/*
+ * create_file_as - create @name in @dirfd holding @text, owned by @uid/@gid.
+ *
+ * The file must be created with a mapped fsuid/fsgid (see mounts.h), but
+ * init must not change its own credentials to get one: any change of
+ * fsuid or fsgid clears the parent-death signal (commit_creds() in
+ * kernel/cred.c), which is what ties init to the runner, and the old
+ * fsuid cannot even be put back when it is not mapped (setfsuid(2)
+ * returns the overflow id for it). So a short-lived child, whose
+ * credentials die with it, switches fsuid/fsgid and writes the file; init
+ * then checks the owner it got.
+ * Return: 0 or -errno.
+ */
+static int create_file_as(int dirfd, const char *name, const char *text,
+			  uid_t uid, gid_t gid)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd, r;
+
+		setfsgid(gid);
+		setfsuid(uid);
+		/* setfsuid(2) reports no error: read the ids back. */
+		if ((uid_t)setfsuid((uid_t)-1) != uid ||
+		    (gid_t)setfsgid((gid_t)-1) != gid)
+			_exit(EPERM);
+		fd = openat(dirfd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			_exit(errno & 0xff ? errno & 0xff : EIO);
+		r = jr_write_all(fd, text, strlen(text));
+		if (r == 0 && close(fd) < 0)
+			r = -errno;
+		_exit(r < 0 ? (-r & 0xff ? -r & 0xff : EIO) : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -EIO;
+	if (WEXITSTATUS(status))
+		return -WEXITSTATUS(status);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != uid || st.st_gid != gid)
+		return -EPERM;
+	return 0;
+}
+
 int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 			gid_t gid, struct jr_err *err)
 {
-	_cleanup_close_ int fs = -1, mnt = -1, file = -1, tree = -1;
+	_cleanup_close_ int fs = -1, mnt = -1, tree = -1;
 	struct mount_attr ro = {
 		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 	};
-	size_t len = strlen(text);
 	char uid_s[16], gid_s[16];
-	uid_t old_uid;
-	gid_t old_gid;
-	int saved;
+	int r;
 
 	/*
 	 * A memfd cannot be bind-mounted (its mount is not in our
@@ -104,21 +158,10 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	if (mnt < 0)
 		return jr_err_set(err, errno, "cannot mount a tmpfs for %s: %s",
 				  target, strerror(errno));
-	old_gid = (gid_t)setfsgid(gid);
-	old_uid = (uid_t)setfsuid(uid);
-	file =
-	    openat(mnt, "file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	saved = errno;
-	setfsuid(old_uid);
-	setfsgid(old_gid);
-	errno = saved;
-	if (file < 0)
-		return jr_err_set(err, errno,
-				  "cannot create the file for %s: %s", target,
-				  strerror(errno));
-	if (write(file, text, len) != (ssize_t)len)
-		return jr_err_set(err, errno ? errno : EIO,
-				  "cannot write the file for %s", target);
+	r = create_file_as(mnt, "file", text, uid, gid);
+	if (r < 0)
+		return jr_err_set(err, -r, "cannot create the file for %s: %s",
+				  target, strerror(-r));
 	tree = open_tree(mnt, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0)
 		return jr_err_set(err, errno,

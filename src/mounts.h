@@ -33,7 +33,9 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err);
  * the sandbox reaches, so nothing inside can rewrite it. The file is
  * created as @uid/@gid: the creator's own ids may not be mapped in the
  * sandbox's user namespace (root's are not), and the kernel refuses to
- * create a file whose owner it cannot represent (EOVERFLOW).
+ * create a file whose owner it cannot represent (EOVERFLOW). A short-lived
+ * child creates it: the caller's own credentials never change, so its
+ * parent-death signal survives (init relies on it).
  * Return: 0 or -errno with @err set.
  */
 int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,

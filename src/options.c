@@ -69,9 +69,13 @@ const char jr_usage_text[] =
     "                      and exit 124\n"
     "  --user USER|UID[:GROUP|GID]\n"
     "                      when started as root, run COMMAND as this user\n"
-    "                      (default: the sudo caller, else nobody); 'root' must\n"
-    "                      be asked for explicitly. Without root, COMMAND\n"
-    "                      always runs as the caller.\n"
+    "                      (default: the sudo caller, else nobody). Without\n"
+    "                      root, COMMAND runs as the caller. 'root' is uid 0\n"
+    "                      inside the sandbox only: on the host it is the\n"
+    "                      caller (the sudo caller, else nobody, under root)\n"
+    "  --host-root         DANGEROUS: uid 0 inside is host uid 0; the command\n"
+    "                      can read, change and chmod the host's root-owned\n"
+    "                      files (started by root only; implies --user root)\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
     "  --raw-tty           relay terminal output unchanged; by default the\n"
     "                      sequences that act outside the pane (clipboard,\n"
@@ -106,6 +110,7 @@ enum {
 	OPT_WATCHDOG_INTERVAL,
 	OPT_TIMEOUT,
 	OPT_USER,
+	OPT_HOST_ROOT,
 	OPT_JSON,
 	OPT_RAW_TTY,
 	OPT_CHECK,
@@ -129,6 +134,7 @@ static const struct option jr_long_options[] = {
 	{ "watchdog-interval", required_argument, NULL, OPT_WATCHDOG_INTERVAL },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "host-root", no_argument, NULL, OPT_HOST_ROOT },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -446,6 +452,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 						  "--user: empty user name");
 			saw_user = true;
 			opts->user = optarg;
+			break;
+		case OPT_HOST_ROOT:
+			opts->host_root = true;
 			break;
 		case OPT_JSON:
 			if (!*optarg)

@@ -64,6 +64,7 @@ struct jr_options {
 	bool tamper_kill;  /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;
 	const char *user;      /* --user spec, NULL: the default */
+	bool host_root;	       /* --host-root: uid 0 inside is host uid 0 */
 	const char *json_path; /* --json FILE, NULL: none */
 	bool raw_tty;	       /* --raw-tty: relay terminal output unfiltered */
 	char *const *command;  /* NULL-terminated argv of the command */

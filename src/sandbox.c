@@ -127,7 +127,7 @@ static void kill_and_reap(struct sandbox *sb)
 static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		 const struct jr_ids *ids, struct jr_err *err)
 {
-	_cleanup_close_ int child_end = -1;
+	_cleanup_close_ int child_end = -1, self_pidfd = -1;
 	struct jr_ctl_msg m;
 	uid_t caller_uid;
 	int sv[2];
@@ -142,6 +142,13 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	/* Read before the clone: in the child, until its maps are written,
 	 * getuid() answers the overflow uid. */
 	caller_uid = getuid();
+	/* init inherits this pidfd of ours and watches it: it is how init
+	 * learns, without a race, that we died (see init.c). */
+	self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self_pidfd < 0)
+		return jr_err_set(
+		    err, errno, "pidfd_open: %s (jailrun needs Linux >= 5.12)",
+		    strerror(errno));
 	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
 	if (sb->init_pid < 0)
 		return jr_userns_explain("cannot create the sandbox namespaces",
@@ -149,6 +156,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	if (sb->init_pid == 0) {
 		struct jr_init_args a = {
 			.ctl = child_end,
+			.runner_pidfd = self_pidfd,
 			.ids = ids,
 			.command = opts->command,
 			.pty_slave = sb->pty.slave,

@@ -101,6 +101,10 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_uint(&j, s->uid);
 	jr_json_key(&j, "gid");
 	jr_json_uint(&j, s->gid);
+	jr_json_key(&j, "host_uid");
+	jr_json_uint(&j, s->host_uid);
+	jr_json_key(&j, "host_gid");
+	jr_json_uint(&j, s->host_gid);
 	jr_json_key(&j, "rootless");
 	jr_json_bool(&j, s->rootless);
 	jr_json_object_end(&j);

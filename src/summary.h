@@ -35,8 +35,10 @@ struct jr_summary {
 	const char *net_mode;
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
-	uid_t uid;
+	uid_t uid; /* inside the sandbox */
 	gid_t gid;
+	uid_t host_uid; /* what uid/gid are on the host */
+	gid_t host_gid;
 	bool rootless;
 	const char *error; /* one line, for SETUP/EXEC_FAILED, else NULL */
 	/* Relay counts (network mode allowlist); NULL audit: none. */

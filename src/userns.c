@@ -5,9 +5,9 @@
  * Theory of operation: the runner (in the caller's user namespace) writes
  * the maps of the sandbox's new user namespace from outside, as
  * user_namespaces(7) requires of an unprivileged writer: it must be in the
- * parent namespace, map only its own ids, and deny setgroups first. Root uses
- * the same single-id identity map (see ids.h) but keeps setgroups allowed so
- * the command can shed root's supplementary groups.
+ * parent namespace, map only its own ids (to any one id inside), and deny
+ * setgroups first. Root uses the same single-id map (see ids.h) but keeps
+ * setgroups allowed so the command can shed root's supplementary groups.
  */
 
 #include <errno.h>
@@ -52,14 +52,14 @@ int jr_userns_write_maps(pid_t pid, const struct jr_ids *ids,
 	}
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->uid,
-		 (unsigned)ids->uid);
+		 (unsigned)ids->host_uid);
 	r = write_file(path, map);
 	if (r < 0)
 		return jr_userns_explain("cannot write the sandbox uid_map", -r,
 					 err);
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->gid,
-		 (unsigned)ids->gid);
+		 (unsigned)ids->host_gid);
 	r = write_file(path, map);
 	if (r < 0)
 		return jr_userns_explain("cannot write the sandbox gid_map", -r,

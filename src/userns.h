@@ -12,7 +12,8 @@
 #include "ids.h"
 
 /*
- * jr_userns_write_maps - map @ids->uid/gid to themselves in @pid's user ns.
+ * jr_userns_write_maps - map @ids->uid/gid to @ids->host_uid/host_gid in
+ * @pid's user ns.
  * Rootless, setgroups(2) is denied first (user_namespaces(7): required
  * before an unprivileged process may write gid_map).
  * Return: 0 or -errno with @err set.

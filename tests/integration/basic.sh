@@ -89,13 +89,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_output_has "root: sudo caller's ids, no root groups" "4321:4322:4322"
 	expect_status 0 "root: --user root is explicit" jr root --user root -- sh -c 'echo "uid=$(id -u)"'
 	expect_output_has "root: --user root runs as 0" "uid=0"
-	expect_output_has "root: --user root is warned about" "runs as host uid 0"
+	# Only --host-root is host uid 0 (privs.sh checks what each can do).
+	if grep -q "runs as host uid 0" <<<"$OUT"; then fail "root: --user root claims host uid 0: $OUT"; else
+		ok "root: --user root is not host uid 0"
+	fi
+	expect_status 0 "root: --host-root" jr root --host-root -- sh -c 'echo "uid=$(id -u)"'
+	expect_output_has "root: --host-root runs as 0" "uid=0"
+	expect_output_has "root: --host-root is warned about" "runs as host uid 0"
 	expect_status 0 "root: --user 1234:5678" jr root --user 1234:5678 -- sh -c 'echo "$(id -u):$(id -g)"'
 	expect_output_has "root: --user numeric ids" "1234:5678"
 	expect_status 125 "root: --user unknown name is 125" jr root --user no-such-user-jr -- true
 	expect_output_has "root: message names the user" "no-such-user-jr: no such user"
-	expect_status 125 "rootless: --user root is refused" jr rootless --user root -- true
+	expect_status 0 "rootless: --user root is uid 0 inside" jr rootless --user root -- sh -c 'echo "uid=$(id -u)"'
+	expect_output_has "rootless: --user root runs as 0 inside" "uid=0"
+	expect_status 125 "rootless: --user of another user is refused" jr rootless --user 4321 -- true
 	expect_output_has "rootless: message says why" "without root"
+	expect_status 125 "rootless: --host-root is refused" jr rootless --host-root -- true
+	expect_output_has "rootless: --host-root message says why" "without root"
 fi
 
 # --help and the man page list the same options.

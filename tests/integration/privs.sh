@@ -2,7 +2,10 @@
 # What the command holds: no capabilities in any set, no_new_privs, locked
 # securebits, no fd but 0/1/2, only its own PIDs, /proc/sys read-only,
 # private mounts, no controlling terminal without a pty.
-# Fails if any privilege or fd of the runner reaches the command.
+# Fails if any privilege or fd of the runner reaches the command, or if
+# --user root is host uid 0 (it must be uid 0 inside only: a root-only file
+# outside stays unreadable, a root-owned file cannot be appended to or made
+# set-user-ID), or --host-root does not do what it says, loudly.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 
@@ -31,6 +34,69 @@ for m in $(jr_modes); do
 		else
 			fail "root: --user root has capabilities: $(printf '%s\n' "$OUT" | grep '^Cap')"
 		fi
+	fi
+
+	# --user root: uid 0 inside, an unprivileged uid outside ("fake root").
+	# Root-owned files of the host are out of reach (the test must be root
+	# to make them). --host-root shows the same attack succeeding.
+	if [ "$(id -u)" -eq 0 ]; then
+		secret=$JR_W/root-only-$m
+		victim=$JR_W/root-owned-$m
+		made=$JR_W/made-by-fake-root-$m
+		attack="id -u; cat '$secret' && echo READ-OK; (echo appended >> '$victim') && echo APPEND-OK; chmod 4777 '$victim' && echo CHMOD-OK"
+		rm -f "$secret" "$victim" "$made"
+		echo "TOPSECRET-$$" >"$secret"
+		chmod 600 "$secret"
+		echo original >"$victim"
+		chmod 644 "$victim"
+		expect_status 0 "$m: --user root runs" jr "$m" --user root -- sh -c "$attack; touch '$made'; exit 0"
+		if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ]; then ok "$m: --user root is uid 0 inside"; else
+			fail "$m: --user root: id -u says $(printf '%s\n' "$OUT" | head -n1)"
+		fi
+		if grep -q "TOPSECRET\|READ-OK" <<<"$OUT"; then fail "$m: --user root read a root-only 0600 file: $OUT"; else
+			ok "$m: --user root cannot read a root-only file"
+		fi
+		if grep -q APPEND-OK <<<"$OUT" || [ "$(cat "$victim")" != original ]; then
+			fail "$m: --user root appended to a root-owned file: $OUT"
+		else ok "$m: --user root cannot append to a root-owned file"; fi
+		if grep -q CHMOD-OK <<<"$OUT" || [ "$(stat -c %a "$victim")" != 644 ]; then
+			fail "$m: --user root changed a root-owned file's mode to $(stat -c %a "$victim")"
+		else ok "$m: --user root cannot chmod 4777 a root-owned file"; fi
+		if [ "$(stat -c %u "$made" 2>/dev/null)" = "$JR_NOBODY_UID" ]; then
+			ok "$m: what --user root creates belongs to uid $JR_NOBODY_UID on the host"
+		else fail "$m: --user root created a file owned by '$(stat -c %u "$made" 2>/dev/null)' on the host"; fi
+		rm -f "$made"
+
+		if [ "$m" = root ]; then
+			# Under sudo, fake root is the sudo caller outside.
+			daemon_uid=$(id -u daemon 2>/dev/null || echo 1)
+			expect_status 0 "root: sudo-style --user root" as_mode root env SUDO_UID="$daemon_uid" \
+				SUDO_GID="$daemon_uid" SUDO_USER=daemon timeout -k 5 "$JR_RUN_LIMIT" "$JR" --user root -- \
+				sh -c "$attack; touch '$made'; exit 0"
+			if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ] && ! grep -q "TOPSECRET\|-OK" <<<"$OUT" &&
+				[ "$(stat -c %u "$made" 2>/dev/null)" = "$daemon_uid" ]; then
+				ok "root: sudo-style --user root is uid 0 inside, the sudo caller ($daemon_uid) outside"
+			else
+				fail "root: sudo-style --user root: owner '$(stat -c %u "$made" 2>/dev/null)', output: $OUT"
+			fi
+			rm -f "$made"
+
+			# The positive control: --host-root is host root, and says so.
+			expect_status 0 "root: --host-root runs" jr root --host-root -- sh -c "$attack; exit 0"
+			expect_output_has "root: --host-root warns" "jailrun: warning: --host-root: the command runs as host uid 0"
+			if grep -q "TOPSECRET-$$" <<<"$OUT" && grep -q APPEND-OK <<<"$OUT" &&
+				[ "$(stat -c %a "$victim")" = 4777 ]; then
+				ok "root: --host-root reads, appends to and chmods root's files"
+			else
+				fail "root: --host-root is not host root: mode $(stat -c %a "$victim"), output: $OUT"
+			fi
+			expect_status 125 "root: --host-root with another user is refused" jr root --host-root --user nobody -- true
+			expect_output_has "root: --host-root --user nobody says why" "cannot be combined with --user nobody"
+		else
+			expect_status 125 "$m: --host-root without root is refused" jr "$m" --host-root -- true
+			expect_output_has "$m: --host-root without root says why" "without root, the command can never be host uid 0"
+		fi
+		rm -f "$secret" "$victim"
 	fi
 
 	# No fd of jailrun (nor one the caller forgot to mark CLOEXEC).

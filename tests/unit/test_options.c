@@ -32,8 +32,32 @@ static void test_command_after_dashdash(void **state)
 	assert_int_equal(o.net, JR_NET_NONE);
 	assert_int_equal(o.timeout_ms, 0);
 	assert_null(o.user);
+	assert_false(o.host_root);
 	assert_null(o.json_path);
 	jr_options_release(&o);
+}
+
+static void test_host_root_option(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	assert_int_equal(PARSE(&o, &e, "--host-root", "true"), 0);
+	assert_true(o.host_root);
+	assert_null(o.user); /* ids.c decides what it means with --user */
+	jr_options_release(&o);
+	assert_int_equal(
+	    PARSE(&o, &e, "--user", "root", "--host-root", "--", "id"), 0);
+	assert_true(o.host_root);
+	assert_string_equal(o.user, "root");
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--host-root=yes", "true"), -EINVAL);
+	assert_non_null(strstr(e.msg, "takes no argument"));
+	/* After the command, it is the command's. */
+	assert_int_equal(PARSE(&o, &e, "true", "--host-root"), 0);
+	assert_false(o.host_root);
+	jr_options_release(&o);
+	assert_non_null(strstr(jr_usage_text, "--host-root"));
 }
 
 static void test_command_options_not_ours(void **state)
@@ -331,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_command_after_dashdash),
 		cmocka_unit_test(test_command_options_not_ours),
 		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_host_root_option),
 		cmocka_unit_test(test_help_version_check),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_duration),

@@ -25,6 +25,8 @@ static void test_exited(void **state)
 		.nft_rules = 2,
 		.uid = 65534,
 		.gid = 65534,
+		.host_uid = 65534,
+		.host_gid = 65534,
 		.rootless = false,
 	};
 	char *out = NULL;
@@ -40,7 +42,7 @@ static void test_exited(void **state)
 	    "\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
-	    "\"user\":{\"uid\":65534,\"gid\":65534,\"rootless\":false},"
+	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"error\":null}\n");
 	free(out);
 }
