@@ -49,6 +49,7 @@
 #include "privs.h"
 #include "relaynet.h"
 #include "selfcheck.h"
+#include "startup.h"
 #include "userns.h"
 
 #define JR_HOSTNAME "jailrun"
@@ -59,6 +60,10 @@ const int jr_forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
 				     SIGUSR1, SIGUSR2, SIGWINCH };
 const int jr_forwarded_signals_count =
     (int)(sizeof(jr_forwarded_signals) / sizeof(jr_forwarded_signals[0]));
+
+/* How long the relay netns took (setup_allowlist), for SETUP_OK's phase
+ * report. A static is enough: init is a process of its own. */
+static uint64_t relaynet_us;
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
@@ -172,9 +177,12 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	if (r < 0)
 		return r;
 	if (a->net == JR_NET_ALLOWLIST) {
+		uint64_t t = jr_now_us();
+
 		r = setup_allowlist(a, fds + 2, err);
 		if (r < 0)
 			return r;
+		relaynet_us = jr_now_us() - t;
 		*nfds = 5;
 	} else {
 		*nfds = 2;
@@ -392,6 +400,7 @@ void jr_init_main(const struct jr_init_args *a)
 	int report[2];
 	sigset_t set;
 	ssize_t n;
+	uint64_t t_setup, t_check, t_exec, selfcheck_us;
 	pid_t cmd;
 	int r;
 
@@ -409,9 +418,12 @@ void jr_init_main(const struct jr_init_args *a)
 	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
 		_exit(1);
 
+	t_setup = jr_now_us();
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)
 		setup_fail(a->ctl, &err);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
+	m.phase_us[0] = jr_now_us() - t_setup - relaynet_us;
+	m.phase_us[1] = relaynet_us;
 	send_or_die(a->ctl, &m, fds, nfds);
 	/* The runner holds them now; no copy may reach the command. */
 	for (size_t i = 0; i < nfds; i++)
@@ -421,6 +433,7 @@ void jr_init_main(const struct jr_init_args *a)
 	if (r < 0 || m.type != JR_CTL_GO)
 		_exit(1);
 
+	t_check = jr_now_us();
 	if (a->net == JR_NET_ALLOWLIST &&
 	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
 			       &err) < 0) {
@@ -430,6 +443,8 @@ void jr_init_main(const struct jr_init_args *a)
 		_exit(0);
 	}
 
+	t_exec = jr_now_us();
+	selfcheck_us = t_exec - t_check;
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
 		setup_fail(a->ctl, &err);
@@ -474,6 +489,8 @@ void jr_init_main(const struct jr_init_args *a)
 		_exit(0);
 	}
 	jr_ctl_msg_init(&m, JR_CTL_EXEC_OK, 0, NULL);
+	m.phase_us[0] = selfcheck_us;
+	m.phase_us[1] = jr_now_us() - t_exec;
 	send_or_die(a->ctl, &m, NULL, 0);
 
 	jr_ctl_msg_init(&m, JR_CTL_EXIT, 0, NULL);
