@@ -449,7 +449,18 @@ void jr_init_main(const struct jr_init_args *a)
 		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
 		setup_fail(a->ctl, &err);
 	}
-	cmd = fork();
+	/*
+	 * vfork: the child borrows init's memory until it execs or _exits,
+	 * while init waits. A fork copied init's page tables, and every page
+	 * the child then wrote (environment, heap, stack) took a copy-on-write
+	 * fault with a TLB flush, and execve then tore the copy down again:
+	 * milliseconds on a busy VM, on the path to the command's start.
+	 * exec_command() is written for this: it never returns (execve or
+	 * _exit), uses no other thread, and what it changes in the shared
+	 * memory (the environment) init never reads; credentials, signal
+	 * mask, fd table and seccomp filter are the child's own.
+	 */
+	cmd = vfork();
 	if (cmd < 0) {
 		jr_err_set(&err, errno, "cannot fork the command: %s",
 			   strerror(errno));
