@@ -90,6 +90,14 @@ PY
 	expect_status 0 "$m: --allow run with --json" \
 		jr "$m" --allow startup.invalid --json "$JR_W/a-$m.json" -- true
 	check_startup "$m: --allow" "$JR_W/a-$m.json" allowlist
+	# init builds the relay netns itself and must setns back before the
+	# command starts: the command sees the worker's eth0, never the relay's
+	# jr-relay (there it would be outside the sandbox's rules).
+	expect_status 0 "$m: --allow: interfaces of the command's netns" \
+		jr "$m" --allow startup.invalid -- cat /proc/self/net/dev
+	if grep -Eq '^ *eth0:' <<<"$OUT" && ! grep -q 'jr-relay' <<<"$OUT"; then
+		ok "$m: --allow: the command runs in the worker netns"
+	else fail "$m: --allow: the command's netns: $OUT"; fi
 
 	expect_status 127 "$m: run with --json, missing command" \
 		jr "$m" --json "$JR_W/f-$m.json" -- /nonexistent/cmd
