@@ -59,6 +59,7 @@
 #include "privs.h"
 #include "relaynet.h"
 #include "selfcheck.h"
+#include "startup.h"
 #include "userns.h"
 
 #define JR_HOSTNAME "jailrun"
@@ -69,6 +70,10 @@ const int jr_forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
 				     SIGUSR1, SIGUSR2, SIGWINCH };
 const int jr_forwarded_signals_count =
     (int)(sizeof(jr_forwarded_signals) / sizeof(jr_forwarded_signals[0]));
+
+/* How long the relay netns took (setup_allowlist), for SETUP_OK's phase
+ * report. A static is enough: init is a process of its own. */
+static uint64_t relaynet_us;
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
@@ -208,9 +213,12 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	if (r < 0)
 		return r;
 	if (a->net == JR_NET_ALLOWLIST) {
+		uint64_t t = jr_clock_us();
+
 		r = setup_allowlist(a, fds, err);
 		if (r < 0)
 			return r;
+		relaynet_us = jr_clock_us() - t;
 	}
 	*nfds = jr_ctl_setup_nfds(a->net);
 	r = jr_mounts_proc_sys_readonly(err);
@@ -451,6 +459,7 @@ void jr_init_main(const struct jr_init_args *a)
 	int report[2];
 	sigset_t set;
 	ssize_t n;
+	uint64_t t_setup, t_check, t_exec, selfcheck_us;
 	pid_t cmd;
 	int r;
 
@@ -467,11 +476,14 @@ void jr_init_main(const struct jr_init_args *a)
 	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
 		_exit(1);
 
+	t_setup = jr_clock_us();
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)
 		setup_fail(a->ctl, &err);
 	/* The last point where init's credentials could have changed. */
 	tie_to_runner(a->runner_pidfd);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
+	m.phase_us[0] = jr_clock_us() - t_setup - relaynet_us;
+	m.phase_us[1] = relaynet_us;
 	send_or_die(a->ctl, &m, fds, nfds);
 	/* The runner holds them now; no copy may reach the command. */
 	for (size_t i = 0; i < nfds; i++)
@@ -481,6 +493,7 @@ void jr_init_main(const struct jr_init_args *a)
 	if (r < 0 || m.type != JR_CTL_GO)
 		_exit(1);
 
+	t_check = jr_clock_us();
 	if (a->net == JR_NET_ALLOWLIST &&
 	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
 			       &err) < 0) {
@@ -490,11 +503,24 @@ void jr_init_main(const struct jr_init_args *a)
 		_exit(0);
 	}
 
+	t_exec = jr_clock_us();
+	selfcheck_us = a->net == JR_NET_ALLOWLIST ? t_exec - t_check : 0;
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
 		setup_fail(a->ctl, &err);
 	}
-	cmd = fork();
+	/*
+	 * vfork: the child borrows init's memory until it execs or _exits,
+	 * while init waits. A fork copied init's page tables, and every page
+	 * the child then wrote (environment, heap, stack) took a copy-on-write
+	 * fault with a TLB flush, and execve then tore the copy down again:
+	 * milliseconds on a busy VM, on the path to the command's start.
+	 * exec_command() is written for this: it never returns (execve or
+	 * _exit), uses no other thread, and what it changes in the shared
+	 * memory (the environment) init never reads; credentials, signal
+	 * mask, fd table and seccomp filter are the child's own.
+	 */
+	cmd = vfork();
 	if (cmd < 0) {
 		jr_err_set(&err, errno, "cannot fork the command: %s",
 			   strerror(errno));
@@ -534,7 +560,11 @@ void jr_init_main(const struct jr_init_args *a)
 		_exit(0);
 	}
 	jr_ctl_msg_init(&m, JR_CTL_EXEC_OK, 0, NULL);
+	m.phase_us[0] = selfcheck_us;
+	m.phase_us[1] = jr_clock_us() - t_exec;
 	send_or_die(a->ctl, &m, NULL, 0);
+	/* Off the start-up path: each close waits for an RCU grace period. */
+	jr_mounts_close_detached();
 
 	jr_ctl_msg_init(&m, JR_CTL_EXIT, 0, NULL);
 	m.status = supervise(cmd, &set, a->runner_pidfd);

@@ -113,6 +113,19 @@ int jr_link_create_veth(const char *name, const char *peer_name,
 		return jr_err_set(err, ENOMEM, "cannot allocate the veth peer");
 	rtnl_link_set_name(peer, peer_name);
 	rtnl_link_set_ns_fd(peer, peer_netns_fd);
+	/*
+	 * One queue each way on both ends, asked for at creation. Without
+	 * IFLA_NUM_{TX,RX}_QUEUES the kernel allocates one per possible CPU
+	 * and veth_newlink() then shrinks the real count to 1 on the
+	 * registered device, which waits for an RCU grace period
+	 * (netif_set_real_num_tx_queues -> synchronize_net) once per end:
+	 * 1-2 ms each on a busy VM, and a multi-queue veth buys a relay that
+	 * is one epoll thread nothing.
+	 */
+	rtnl_link_set_num_tx_queues(veth, 1);
+	rtnl_link_set_num_rx_queues(veth, 1);
+	rtnl_link_set_num_tx_queues(peer, 1);
+	rtnl_link_set_num_rx_queues(peer, 1);
 	r = rtnl_link_add(sk, veth, NLM_F_CREATE | NLM_F_EXCL);
 	if (r < 0)
 		return jr_err_set(

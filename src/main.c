@@ -28,6 +28,7 @@
 #include "options.h"
 #include "policy.h"
 #include "sandbox.h"
+#include "startup.h"
 #include "summary.h"
 
 static int write_summary(int fd, const char *path, const struct jr_summary *s)
@@ -124,6 +125,9 @@ int main(int argc, char **argv)
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
 	int r;
+
+	/* From here the start-up phases are timed (startup.h). */
+	jr_startup_begin(&res.startup, jr_clock_us());
 
 	/* The pty relay writes to our stdout; if that goes away we want
 	 * EPIPE, not death (the sandbox would die with us, unreported). */
@@ -234,6 +238,17 @@ int main(int argc, char **argv)
 		.restores = res.watchdog.restores,
 		.max_restore_us = res.watchdog.max_restore_us,
 	};
+	if (res.startup.end_of_run)
+		res.startup.teardown_us = jr_clock_us() - res.startup.end_of_run;
+	sum.startup = &res.startup;
+	if (res.startup.complete) {
+		char line[512];
+
+		jr_startup_format(&res.startup, line, sizeof(line));
+		jr_verbose("start-up in ms: %s", line);
+		jr_verbose("after the command: %.2f ms to reap the sandbox",
+			   (double)res.startup.teardown_us / 1000.0);
+	}
 	report_denied(&audit, &opts);
 	jr_audit_event(&audit, "lifecycle", jr_end_name(res.ended));
 	if (audit.write_error)

@@ -13,6 +13,13 @@
  * (mount(2), "MS_REMOUNT"). Files jailrun generates for the sandbox
  * (resolv.conf) are shown read-only from a detached tmpfs that no path of
  * the sandbox reaches.
+ *
+ * Closing the last fd of a detached mount unmounts it, and the kernel
+ * waits for an RCU grace period before returning from that close(2)
+ * (namespace_unlock -> synchronize_rcu_expedited): one to a few ms per
+ * mount on a busy VM. So the tmpfs fds are not closed during setup but
+ * kept until jr_mounts_close_detached(), which init calls once the command
+ * is running.
  */
 
 #include <errno.h>
@@ -31,6 +38,27 @@
 #include "io.h"
 
 #include "mounts.h"
+
+/* Detached tmpfs mounts whose unmount waits for init's
+ * jr_mounts_close_detached(); init is a process of its own, so one list. */
+static int detached[32];
+static size_t n_detached;
+
+/* Keep @fd open until jr_mounts_close_detached(); close it now if the
+ * list is full (correct, only slower). */
+static void defer_close(int fd)
+{
+	if (n_detached < ARRAY_SIZE(detached))
+		detached[n_detached++] = fd;
+	else
+		close(fd);
+}
+
+void jr_mounts_close_detached(void)
+{
+	while (n_detached)
+		close(detached[--n_detached]);
+}
 
 int jr_mounts_setup(struct jr_err *err)
 {
@@ -177,6 +205,7 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 		    err, errno,
 		    "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
 		    target, strerror(errno));
+	defer_close(steal_fd(&mnt));
 	return 0;
 }
 

@@ -42,6 +42,13 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 			gid_t gid, struct jr_err *err);
 
 /*
+ * jr_mounts_close_detached - close the private tmpfs mounts that
+ * jr_mounts_bind_text() kept open. Unmounting them waits for an RCU grace
+ * period, so init does it once the command runs, not before (mounts.c).
+ */
+void jr_mounts_close_detached(void);
+
+/*
  * The unix sockets of host daemons that would open connections, start
  * containers or run units on the command's behalf: a pathname unix socket
  * is reachable from any network namespace. "%u" stands for the caller's

@@ -2,13 +2,21 @@
 /*
  * relaynet.c - building the relay network namespace (see relaynet.h).
  *
- * Theory of operation: init forks a child that unshares a new network
- * namespace (owned by the sandbox's user namespace, so no privilege on the
- * host is involved), brings up lo, turns forwarding off, creates the veth
- * pair with its peer placed straight into the worker netns, gives the relay
- * end the gateway address, and opens the relay's listening sockets on it.
- * The sockets travel back to init over a socketpair (SCM_RIGHTS), the
- * child exits, and init passes them on to the runner with the rest.
+ * Theory of operation: init unshares a new network namespace (owned by
+ * the sandbox's user namespace, so no privilege on the host is involved),
+ * brings up lo, turns forwarding off, creates the veth pair with its peer
+ * placed straight into the worker netns, gives the relay end the gateway
+ * address, opens the relay's listening sockets on it, and returns to the
+ * worker netns with setns(2) (init holds CAP_SYS_ADMIN over both). Every
+ * socket stays in the netns it was created in, so the listeners are the
+ * relay's, and init passes them on to the runner with the rest.
+ *
+ * This used to be a forked child that sent the sockets back over a
+ * socketpair. A fork copies init's page tables and every page either side
+ * writes afterwards takes a copy-on-write fault with a TLB flush, and the
+ * child had to be scheduled, exit and be reaped: on a busy VM (where
+ * faults and wake-ups are dear) a few milliseconds of start-up for
+ * nothing the setns cannot do.
  *
  * Forwarding: a new netns copies the IPv4 forwarding setting of the
  * host's initial netns (net.core.devconf_inherit_init_net=0 semantics), so
@@ -23,12 +31,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
 
 #include "cleanup.h"
-#include "ctl.h"
 #include "link.h"
 #include "relaynet.h"
 
@@ -75,18 +81,7 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 	return steal_fd(&fd);
 }
 
-/*
- * The child's SETUP_OK to init carries the listeners slot by slot; both
- * ends of that hand-over are in jr_relaynet_create().
- */
-enum relaynet_fd {
-	RELAYNET_FD_PROXY = 0,
-	RELAYNET_FD_DNS_UDP,
-	RELAYNET_FD_DNS_TCP,
-	RELAYNET_FDS, /* how many */
-};
-
-/* The child's work, in the new netns. */
+/* The work in the new netns (init is in it while this runs). */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
 		 struct jr_relay_listeners *l, struct jr_err *err)
 {
@@ -128,56 +123,29 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       struct jr_relay_listeners *out, struct jr_err *err)
 {
-	_cleanup_close_ int mine = -1, theirs = -1;
-	struct jr_ctl_msg m;
-	int sv[2], fds[JR_CTL_MAX_FDS];
-	size_t nfds = JR_CTL_MAX_FDS;
-	int status, r;
-	pid_t pid;
+	struct jr_relay_listeners l = { -1, -1, -1 };
+	int r;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return jr_err_set(err, errno, "socketpair: %s",
-				  strerror(errno));
-	mine = sv[0];
-	theirs = sv[1];
-	pid = fork();
-	if (pid < 0)
-		return jr_err_set(err, errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		struct jr_relay_listeners l = { -1, -1, -1 };
-		struct jr_err e = { 0 };
+	r = build(worker_netns_fd, gw, &l, err);
+	/* Back to the worker netns whatever happened (if the unshare itself
+	 * failed, we never left it and this is a no-op). Init must not stay
+	 * in the relay netns: the command would start there. */
+	if (setns(worker_netns_fd, CLONE_NEWNET) < 0) {
+		int e = errno;
 
-		if (build(worker_netns_fd, gw, &l, &e) < 0) {
-			jr_ctl_msg_init(&m, JR_CTL_SETUP_FAIL, e.code, "%s",
-					e.msg);
-			jr_ctl_send(theirs, &m, NULL, 0);
-			_exit(1);
-		}
-		jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-		fds[RELAYNET_FD_PROXY] = l.proxy;
-		fds[RELAYNET_FD_DNS_UDP] = l.dns_udp;
-		fds[RELAYNET_FD_DNS_TCP] = l.dns_tcp;
-		_exit(jr_ctl_send(theirs, &m, fds, RELAYNET_FDS) < 0);
+		r = jr_err_set(
+		    err, e, "cannot return to the worker network namespace: %s",
+		    strerror(e));
 	}
-	close(steal_fd(&theirs));
-	r = jr_ctl_recv(mine, &m, fds, &nfds);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (r < 0)
-		return jr_err_set(
-		    err, EIO, "the relay namespace setup died without a word");
-	if (m.type == JR_CTL_SETUP_FAIL || nfds != RELAYNET_FDS) {
-		for (size_t i = 0; i < nfds; i++)
-			close(fds[i]);
-		if (m.type == JR_CTL_SETUP_FAIL)
-			return jr_err_set(err, m.code, "%s", m.msg);
-		return jr_err_set(
-		    err, EPROTO,
-		    "the relay namespace setup sent %zu sockets, not %d", nfds,
-		    RELAYNET_FDS);
+	if (r < 0) {
+		if (l.proxy >= 0)
+			close(l.proxy);
+		if (l.dns_udp >= 0)
+			close(l.dns_udp);
+		if (l.dns_tcp >= 0)
+			close(l.dns_tcp);
+		return r;
 	}
-	out->proxy = fds[RELAYNET_FD_PROXY];
-	out->dns_udp = fds[RELAYNET_FD_DNS_UDP];
-	out->dns_tcp = fds[RELAYNET_FD_DNS_TCP];
+	*out = l;
 	return 0;
 }

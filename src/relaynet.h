@@ -26,9 +26,10 @@ struct jr_relay_listeners {
  *       to the gateway address inside the relay netns
  *
  * Runs in the sandbox's init (which holds the user namespace's
- * capabilities); a short-lived child does the unshare(CLONE_NEWNET) so init
- * itself stays in the worker netns. The relay netns has no process after
- * that child exits: it lives exactly as long as the listening sockets
+ * capabilities), single-threaded: init unshares the relay netns, builds
+ * it, and setns(2)es back into @worker_netns_fd before returning, also on
+ * failure. The relay netns has no process after that: it lives exactly as
+ * long as the listening sockets
  * (each socket pins its netns), which only the runner holds, and with it
  * goes the veth pair. It has no route anywhere but the /prefix link, and
  * forwarding is off.

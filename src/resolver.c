@@ -11,6 +11,12 @@
  * its reference on the way out and the last one frees. Worker threads are
  * detached for the same reason.
  *
+ * Workers are started on demand, up to the pool's size, when a job finds
+ * no idle worker: a run that never looks a name up starts none. Starting
+ * them all up front put thread creations on the path to the command's
+ * start (each one a chance for the runner to lose its CPU on a busy
+ * machine) and made the runner wait for them to leave at the end.
+ *
  * Successful answers are cached for a few seconds (JR_RESOLVER_CACHE_MS),
  * keyed by name and family: a hit is posted straight to the result queue,
  * so the relay sees one path whether or not a thread ran.
@@ -61,6 +67,8 @@ struct jr_resolver {
 	int efd;
 	bool closed;
 	unsigned int refs;
+	/* Workers: the cap, how many were started, how many wait for a job. */
+	unsigned int max_threads, n_threads, idle;
 	struct job jobs[JR_RESOLVER_QUEUE];
 	size_t job_head, job_count;
 	struct jr_resolve_result *results; /* ring of JR_RESOLVER_QUEUE */
@@ -176,8 +184,11 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		while (!r->closed && !r->job_count)
+		while (!r->closed && !r->job_count) {
+			r->idle++;
 			pthread_cond_wait(&r->wake, &r->lock);
+			r->idle--;
+		}
 		if (r->closed)
 			break;
 		j = r->jobs[r->job_head];
@@ -197,11 +208,36 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * Start one more worker. Called with the lock held, when a queued job
+ * finds no idle worker. Return: 0 or a positive error from pthread_create.
+ */
+static int spawn_worker_locked(struct jr_resolver *r)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int e;
+
+	/* Workers must never take the signals the runner handles. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	e = pthread_create(&t, &attr, worker, r);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		return e;
+	r->refs++;
+	r->n_threads++;
+	return 0;
+}
+
 int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 		      struct jr_err *err)
 {
 	struct jr_resolver *r = calloc(1, sizeof(*r));
-	sigset_t all, old;
 
 	if (!r)
 		return jr_err_set(err, ENOMEM, "out of memory");
@@ -225,36 +261,7 @@ int jr_resolver_start(unsigned int threads, struct jr_resolver **out,
 	r->refs = 1;
 	r->now_ms = jr_clock_ms;
 
-	/* Workers must never take the signals the runner handles. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (unsigned int i = 0; i < threads; i++) {
-		pthread_t t;
-		pthread_attr_t attr;
-		int e;
-
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_mutex_lock(&r->lock);
-		r->refs++;
-		pthread_mutex_unlock(&r->lock);
-		e = pthread_create(&t, &attr, worker, r);
-		pthread_attr_destroy(&attr);
-		if (e) {
-			pthread_mutex_lock(&r->lock);
-			r->refs--;
-			pthread_mutex_unlock(&r->lock);
-			if (i == 0) {
-				pthread_sigmask(SIG_SETMASK, &old, NULL);
-				jr_resolver_stop(r);
-				return jr_err_set(
-				    err, e, "cannot start resolver threads: %s",
-				    strerror(e));
-			}
-			break;
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r->max_threads = threads ? threads : 1;
 	*out = r;
 	return 0;
 }
@@ -292,6 +299,15 @@ int jr_resolver_submit(struct jr_resolver *r, uint64_t tag, const char *host,
 	strncpy(j->host, host, sizeof(j->host) - 1);
 	j->host[sizeof(j->host) - 1] = '\0';
 	r->job_count++;
+	/* More jobs waiting than idle workers to take them: one more worker,
+	 * up to the cap. If none can be started at all, the job would wait
+	 * forever: refuse it like a full queue. */
+	if (r->job_count > r->idle && r->n_threads < r->max_threads &&
+	    spawn_worker_locked(r) != 0 && r->n_threads == 0) {
+		r->job_count--;
+		pthread_mutex_unlock(&r->lock);
+		return -EAGAIN;
+	}
 	pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	return 0;

@@ -45,7 +45,8 @@ struct jr_resolve_result {
 struct jr_resolver;
 
 /*
- * jr_resolver_start - start @threads workers.
+ * jr_resolver_start - a pool of up to @threads workers, started on demand
+ * (the first when the first lookup is queued).
  * Return: 0 and *out, or -errno with @err set.
  */
 int jr_resolver_start(unsigned int threads, struct jr_resolver **out,

@@ -64,6 +64,7 @@
 #include "pty.h"
 #include "relay.h"
 #include "seccomp.h"
+#include "startup.h"
 #include "watchdog.h"
 #include "ruleset.h"
 #include "sandbox.h"
@@ -84,6 +85,7 @@ struct sandbox {
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built before the clone */
 	struct jr_pty pty;
+	struct jr_startup *startup; /* the phases, in the run's result */
 	bool init_reaped;
 	int init_status;
 };
@@ -149,6 +151,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		return jr_err_set(
 		    err, errno, "pidfd_open: %s (jailrun needs Linux >= 5.12)",
 		    strerror(errno));
+	jr_startup_lap(sb->startup, JR_PHASE_PREPARE);
 	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
 	if (sb->init_pid < 0)
 		return jr_userns_explain("cannot create the sandbox namespaces",
@@ -178,11 +181,13 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			a.pty_std[fd] = sb->pty.std_tty[fd];
 		jr_init_main(&a);
 	}
+	jr_startup_lap(sb->startup, JR_PHASE_CLONE);
 	jr_verbose("sandbox init started (pid %d)", (int)sb->init_pid);
 
 	r = jr_userns_write_maps(sb->init_pid, ids, err);
 	if (r < 0)
 		return r;
+	jr_startup_lap(sb->startup, JR_PHASE_MAPS);
 	jr_ctl_msg_init(&m, JR_CTL_MAPS_DONE, 0, NULL);
 	r = jr_ctl_send(sb->ctl, &m, NULL, 0);
 	if (r < 0)
@@ -236,6 +241,8 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		    "unexpected message %u with %zu fds from the sandbox init",
 		    m.type, nfds);
 	}
+	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
+			     JR_PHASE_RELAYNET, m.phase_us[1]);
 
 	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
 	fds[JR_CTL_FD_NFT] = -1;
@@ -260,6 +267,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		close_fds(fds, nfds);
 		return r;
 	}
+	jr_startup_lap(sb->startup, JR_PHASE_NFT);
 	res->rules_verified = true;
 	res->nft_chains = jr_ruleset_chain_count(rs);
 	res->nft_rules = jr_ruleset_rule_count(rs);
@@ -359,6 +367,10 @@ static void handle_ctl(struct sandbox *sb, struct outcome *o)
 	}
 	switch (m.type) {
 	case JR_CTL_EXEC_OK:
+		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
+				     m.phase_us[0], JR_PHASE_EXEC,
+				     m.phase_us[1]);
+		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
 		break;
@@ -369,6 +381,7 @@ static void handle_ctl(struct sandbox *sb, struct outcome *o)
 		snprintf(o->exec_msg, sizeof(o->exec_msg), "%s", m.msg);
 		break;
 	case JR_CTL_EXIT:
+		sb->startup->end_of_run = jr_clock_us();
 		o->exited = true;
 		o->status = m.status;
 		break;
@@ -561,11 +574,14 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		   struct jr_run_result *res)
 {
 	struct sandbox sb = { .ctl = -1, .sigfd = -1, .timerfd = -1 };
+	struct jr_startup startup = res->startup;
 	struct outcome o = { 0 };
 	struct jr_ctl_msg m;
 	int r;
 
 	memset(res, 0, sizeof(*res));
+	res->startup = startup;
+	sb.startup = &res->startup;
 	jr_pty_init(&sb.pty);
 	sb.pty.raw_tty = opts->raw_tty;
 
@@ -578,9 +594,11 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 
 		/* Built here, in the runner, with libseccomp; the pre-exec
 		 * child only loads the finished BPF. */
+		jr_startup_lap(sb.startup, JR_PHASE_PREPARE);
 		r = jr_seccomp_build(&so, &sb.seccomp, &res->err);
 		if (r < 0)
 			goto fail;
+		jr_startup_lap(sb.startup, JR_PHASE_SECCOMP);
 	} else {
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user; for debugging only");
@@ -602,6 +620,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
 	if (r < 0)
 		goto fail;
+	jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
 	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
 	r = jr_ctl_send(sb.ctl, &m, NULL, 0);

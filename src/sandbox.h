@@ -14,6 +14,7 @@
 #include "audit.h"
 #include "options.h"
 #include "policy.h"
+#include "startup.h"
 #include "summary.h"
 #include "watchdog.h"
 
@@ -25,6 +26,9 @@ struct jr_run_result {
 	size_t nft_chains, nft_rules;
 	struct jr_watchdog_report watchdog;
 	struct jr_err err; /* for SETUP_FAILED / EXEC_FAILED / TAMPER */
+	/* Start-up phases; the caller may jr_startup_begin() it before the
+	 * call to count its own preparation, and jr_sandbox_run keeps that. */
+	struct jr_startup startup;
 };
 
 /*
@@ -34,7 +38,8 @@ struct jr_run_result {
  * @ids: who the command runs as
  * @policy: the allowlist (JR_NET_ALLOWLIST)
  * @audit: where the relay logs and counts
- * @res: how it ended; filled in every case
+ * @res: how it ended; filled in every case (@res->startup is kept, see
+ *        struct jr_run_result)
  *
  * Must be called while the process is single-threaded (it forks).
  * Return: 0 if the command ran (its status is in @res), -errno if jailrun

@@ -29,6 +29,33 @@ const char *jr_end_name(enum jr_end end)
 	return "unknown";
 }
 
+/*
+ * "startup_us": each phase and the total from main() to the command's
+ * start, and "teardown_us": from the command's end to the summary. null
+ * when the command never started: a partial breakdown has no total to
+ * compare with.
+ */
+static void startup_to_json(struct jr_json *j, const struct jr_startup *st)
+{
+	jr_json_key(j, "startup_us");
+	if (!st || !st->complete) {
+		jr_json_null(j);
+		jr_json_key(j, "teardown_us");
+		jr_json_null(j);
+		return;
+	}
+	jr_json_object_begin(j);
+	for (int p = 0; p < JR_PHASE_COUNT; p++) {
+		jr_json_key(j, jr_startup_phase_name(p));
+		jr_json_uint(j, st->us[p]);
+	}
+	jr_json_key(j, "total");
+	jr_json_uint(j, st->total_us);
+	jr_json_object_end(j);
+	jr_json_key(j, "teardown_us");
+	jr_json_uint(j, st->teardown_us);
+}
+
 int jr_summary_to_json(const struct jr_summary *s, char **out)
 {
 	static const char *const namespaces[] = { "user", "net", "pid",
@@ -110,6 +137,7 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_object_end(&j);
 	jr_json_key(&j, "error");
 	jr_json_string(&j, s->error);
+	startup_to_json(&j, s->startup);
 	jr_json_object_end(&j);
 
 	text = jr_json_finish(&j);

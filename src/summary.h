@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "audit.h"
+#include "startup.h"
 
 /* How the run ended; the "ended" field. */
 enum jr_end {
@@ -47,6 +48,8 @@ struct jr_summary {
 	/* Watchdog. */
 	unsigned int tamper_events, restores;
 	uint64_t max_restore_us;
+	/* Start-up phases; NULL or not complete: "startup_us" is null. */
+	const struct jr_startup *startup;
 };
 
 const char *jr_end_name(enum jr_end end);

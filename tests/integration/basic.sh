@@ -5,6 +5,35 @@
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 
+# The start-up breakdown jailrun measures inside itself (never a wall-clock
+# bound): every phase present, a whole number of microseconds, the phases
+# summing to no more than the total, the total inside the run's wall time,
+# and the relay phases non-zero exactly in the allowlist mode. Fails if a
+# phase is missing or renamed, timed twice, timed by init on another clock,
+# or charged to the wrong mode.
+check_startup() { # NAME SUMMARY.json MODE(allowlist|none)
+	if python3 - "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["startup_us"]
+phases = ["prepare", "seccomp", "clone", "maps", "init_setup", "relaynet",
+          "nft", "relay", "selfcheck", "exec"]
+assert list(s) == phases + ["total"], s
+assert all(isinstance(s[k], int) and s[k] >= 0 for k in s), s
+assert sum(s[k] for k in phases) <= s["total"], s
+assert s["total"] <= d["wall_time_ms"] * 1000 + 999, (s, d["wall_time_ms"])
+# Real work in every mode (the watchdog starts in "relay" in both).
+for k in ["clone", "init_setup", "nft", "relay", "exec"]:
+    assert s[k] > 0, (k, s)
+allow = sys.argv[2] == "allowlist"
+for k in ["relaynet", "selfcheck"]:
+    assert (s[k] > 0) == allow, (k, s)
+assert isinstance(d["teardown_us"], int) and d["teardown_us"] >= 0, d
+PY
+	then ok "$1: start-up phases present and within the total"
+	else fail "$1: start-up phases: $(cat "$2")"; fi
+}
+
 for m in $(jr_modes); do
 	expect_status 0 "$m: true exits 0" jr "$m" --net none -- true
 	expect_status 3 "$m: exit 3 passes through" jr "$m" --net none -- sh -c 'exit 3'
@@ -55,10 +84,24 @@ assert d["error"] is None, d
 assert d["jailrun_version"], d
 PY
 	then ok "$m: JSON summary fields"; else fail "$m: JSON summary: $(cat "$JR_W/s-$m.json")"; fi
+	check_startup "$m: --net none" "$JR_W/s-$m.json" none
+	# The allowlist mode builds the relay netns and self-checks the relay;
+	# nothing leaves it (no connection is made).
+	expect_status 0 "$m: --allow run with --json" \
+		jr "$m" --allow startup.invalid --json "$JR_W/a-$m.json" -- true
+	check_startup "$m: --allow" "$JR_W/a-$m.json" allowlist
+	# init builds the relay netns itself and must setns back before the
+	# command starts: the command sees the worker's eth0, never the relay's
+	# jr-relay (there it would be outside the sandbox's rules).
+	expect_status 0 "$m: --allow: interfaces of the command's netns" \
+		jr "$m" --allow startup.invalid -- cat /proc/self/net/dev
+	if grep -Eq '^ *eth0:' <<<"$OUT" && ! grep -q 'jr-relay' <<<"$OUT"; then
+		ok "$m: --allow: the command runs in the worker netns"
+	else fail "$m: --allow: the command's netns: $OUT"; fi
 
 	expect_status 127 "$m: run with --json, missing command" \
 		jr "$m" --json "$JR_W/f-$m.json" -- /nonexistent/cmd
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ended"]=="exec-failed" and d["exit_status"]==127 and "No such file" in d["error"], d' "$JR_W/f-$m.json"; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ended"]=="exec-failed" and d["exit_status"]==127 and "No such file" in d["error"] and d["startup_us"] is None, d' "$JR_W/f-$m.json"; then
 		ok "$m: summary says exec-failed"
 	else
 		fail "$m: summary after exec failure: $(cat "$JR_W/f-$m.json")"

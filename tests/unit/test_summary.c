@@ -43,7 +43,7 @@ static void test_exited(void **state)
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
-	    "\"error\":null}\n");
+	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null}\n");
 	free(out);
 }
 
@@ -109,6 +109,81 @@ static void test_relay_counts(void **state)
 	jr_audit_close(&a);
 }
 
+/* A finished start-up: every phase by its documented name, in order. */
+static void test_startup_phases(void **state)
+{
+	char *const cmd[] = { "true", NULL };
+	struct jr_startup st = { .complete = true,
+				 .total_us = 9000,
+				 .teardown_us = 77 };
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.net_mode = "allowlist",
+		.startup = &st,
+	};
+	char *out = NULL;
+
+	for (int p = 0; p < JR_PHASE_COUNT; p++)
+		st.us[p] = 100 + (uint64_t)p;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(
+	    strstr(out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
+			"\"seccomp\":101,\"clone\":102,\"maps\":103,"
+			"\"init_setup\":104,\"relaynet\":105,\"nft\":106,"
+			"\"relay\":107,\"selfcheck\":108,\"exec\":109,"
+			"\"total\":9000},\"teardown_us\":77}\n"));
+	free(out);
+
+	/* The command never started: no total, so no breakdown either. */
+	st.complete = false;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(
+	    strstr(out, "\"startup_us\":null,\"teardown_us\":null}"));
+	free(out);
+}
+
+/* Laps cover the time since begin exactly once; init's reports are added
+ * inside a wait, not on top of it. */
+static void test_startup_accounting(void **state)
+{
+	struct jr_startup st;
+	char line[512];
+
+	jr_startup_begin(&st, jr_clock_us());
+	jr_startup_lap(&st, JR_PHASE_PREPARE);
+	jr_startup_lap(&st, JR_PHASE_CLONE);
+	jr_startup_lap(&st, JR_PHASE_PREPARE);
+	assert_int_equal(jr_startup_sum(&st), st.last - st.begin);
+	assert_int_equal(st.us[JR_PHASE_MAPS], 0);
+
+	jr_startup_wait_done(&st, JR_PHASE_SELFCHECK, 5, JR_PHASE_EXEC, 7);
+	assert_int_equal(st.us[JR_PHASE_SELFCHECK], 5);
+	assert_int_equal(st.us[JR_PHASE_EXEC], 7);
+	jr_startup_complete(&st);
+	assert_true(st.complete);
+	assert_true(st.total_us >= st.last - st.begin);
+
+	/* Not begun: nothing is timed, nothing is complete. */
+	memset(&st, 0, sizeof(st));
+	jr_startup_lap(&st, JR_PHASE_CLONE);
+	jr_startup_complete(&st);
+	assert_false(st.complete);
+	assert_int_equal(jr_startup_sum(&st), 0);
+
+	st = (struct jr_startup){ .total_us = 3000 };
+	st.us[JR_PHASE_NFT] = 1500;
+	st.us[JR_PHASE_EXEC] = 250;
+	jr_startup_format(&st, line, sizeof(line));
+	assert_non_null(strstr(line, "prepare 0.00, "));
+	assert_non_null(strstr(line, "nft 1.50, "));
+	assert_non_null(strstr(line, "exec 0.25, waiting 1.25, total 3.00 ms"));
+	jr_startup_format(&st, line, 8);
+	assert_int_equal(strlen(line), 7);
+	for (int p = 0; p < JR_PHASE_COUNT; p++)
+		assert_string_not_equal(jr_startup_phase_name(p), "unknown");
+}
+
 static void test_end_names(void **state)
 {
 	assert_string_equal(jr_end_name(JR_END_EXITED), "exited");
@@ -124,6 +199,8 @@ int main(void)
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_signaled_and_failed),
 		cmocka_unit_test(test_relay_counts),
+		cmocka_unit_test(test_startup_phases),
+		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

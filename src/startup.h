@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * startup.h - where jailrun's start-up time goes, phase by phase.
+ *
+ * The runner times its own steps with CLOCK_MONOTONIC as consecutive laps
+ * (each interval between two laps belongs to exactly one phase), and init
+ * reports the phases it does while the runner waits for it (in SETUP_OK
+ * and EXEC_OK, ctl.h). Init runs in no time namespace of its own, so both
+ * read the same clock; each init phase lies inside the runner interval
+ * that waited for it, so the phases never sum to more than the total. What
+ * is left over is message latency and scheduling: on a loaded machine,
+ * the time one process waited for the CPU before it saw the other's
+ * message.
+ */
+#ifndef JR_STARTUP_H
+#define JR_STARTUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include <time.h>
+
+/* In the order they happen; the names are the --json keys (jailrun(1)). */
+enum jr_startup_phase {
+	JR_PHASE_PREPARE,    /* runner: options, ids, policy, audit, pty */
+	JR_PHASE_SECCOMP,    /* runner: build the filter with libseccomp */
+	JR_PHASE_CLONE,	     /* runner: clone(2) into the new namespaces */
+	JR_PHASE_MAPS,	     /* runner: write uid_map/gid_map */
+	JR_PHASE_INIT_SETUP, /* init: hostname, mounts, lo, nft sockets */
+	JR_PHASE_RELAYNET,   /* init: relay netns, veth, route, resolv.conf */
+	JR_PHASE_NFT,	     /* runner: install the ruleset, read it back */
+	JR_PHASE_RELAY,	     /* runner: start relay and watchdog threads */
+	JR_PHASE_SELFCHECK,  /* init: the relay answers through the rules */
+	JR_PHASE_EXEC,	     /* init: fork, drop privileges, seccomp, execve */
+	JR_PHASE_COUNT,
+};
+
+struct jr_startup {
+	uint64_t us[JR_PHASE_COUNT]; /* microseconds per phase */
+	uint64_t total_us;	     /* main() entry to "command started" */
+	bool complete;		     /* the command started: total is set */
+	uint64_t teardown_us; /* command's end (init's EXIT) to the summary */
+	/* Runner bookkeeping, CLOCK_MONOTONIC in microseconds. */
+	uint64_t begin, last, end_of_run;
+};
+
+/* The --json key of @p ("clone", "init_setup", ...). */
+const char *jr_startup_phase_name(enum jr_startup_phase p);
+
+/* Start timing at @t0 (the runner's main() entry). */
+void jr_startup_begin(struct jr_startup *s, uint64_t t0);
+
+/*
+ * jr_startup_lap - the time since the previous lap belongs to @p.
+ * Return: the lap's end (now), for intervals init's phases lie in.
+ */
+uint64_t jr_startup_lap(struct jr_startup *s, enum jr_startup_phase p);
+
+/*
+ * jr_startup_wait_done - the runner waited since its last lap for init,
+ * which spent @a_us in phase @a and @b_us in phase @b meanwhile; the rest
+ * of the wait is not attributed. Not clamped: a report longer than the
+ * wait would be a bug (two clocks, or a phase timed twice) that the
+ * integration tests must see as phases summing to more than the total.
+ */
+void jr_startup_wait_done(struct jr_startup *s, enum jr_startup_phase a,
+			  uint64_t a_us, enum jr_startup_phase b,
+			  uint64_t b_us);
+
+/* The command started now: fix the total. */
+void jr_startup_complete(struct jr_startup *s);
+
+/* Sum of the phases (at most total_us). */
+uint64_t jr_startup_sum(const struct jr_startup *s);
+
+/*
+ * jr_startup_format - one line for -v: each phase in ms, the unattributed
+ * rest and the total. Writes at most @size bytes into @buf.
+ */
+void jr_startup_format(const struct jr_startup *s, char *buf, size_t size);
+
+#endif
