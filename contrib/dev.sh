@@ -7,6 +7,9 @@
 #                          make check again under ASan+UBSan, the libFuzzer
 #                          targets (FUZZ_SECONDS each, default 20), and
 #                          make distcheck
+#   contrib/dev.sh bench   install build deps, build, run the benchmark
+#                          (bench/run; squid and tinyproxy are compared
+#                          when installed: apt-get install squid tinyproxy)
 #   contrib/dev.sh deps    only install the Debian packages
 #   contrib/dev.sh build   only configure and build (in ./build)
 #
@@ -97,7 +100,7 @@ run_tests() {
 
 # The demo's lab and the root half of the suite need root: re-run as root.
 case "${1:-}" in
-demo | test)
+demo | test | bench)
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "dev.sh: the lab and the root-mode tests need root; re-running with sudo"
 		exec sudo --preserve-env=JAILRUN_TEST_MUST_WORK "$0" "$@"
@@ -110,8 +113,9 @@ deps) deps ;;
 build) deps; build ;;
 demo) deps; build; JAILRUN="$top/build/jailrun" as_root "$top/tests/lab/demo.sh" ;;
 test) deps; run_tests ;;
+bench) deps; build; "$top/bench/run" "$top/build/jailrun" ;;
 *)
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
