@@ -58,15 +58,18 @@ for _ in $(seq 1200); do
 done
 
 # The watchdog of a test that just ended tears its lab down, then exits:
-# wait until no watchdog runs (bounded only so nothing hangs: a watchdog
-# still there then is reported as a leftover), then look once.
-watchdogs_running() {
-	# (pipefail: the first grep's status, 2 for a /proc entry that
-	# vanished or SIGPIPE, must not decide)
-	{ grep -lzx -- '[_]watchdog' /proc/[0-9]*/cmdline 2>/dev/null || true; } | grep -q .
+# wait until no watchdog of an ended test runs (bounded only so nothing
+# hangs: one still there then is reported as a leftover), then look once.
+ended_watchdogs() {
+	local p owner
+	for p in $(grep -lzx -- '[_]watchdog' /proc/[0-9]*/cmdline 2>/dev/null); do
+		owner=$(tr '\0' ' ' <"$p" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i == "_watchdog") { print $(i + 2); exit } }')
+		[[ -n $owner ]] && ! kill -0 "$owner" 2>/dev/null && return 0
+	done
+	return 1
 }
 for _ in $(seq 600); do
-	watchdogs_running || break
+	ended_watchdogs || break
 	sleep 0.2
 done
 left=$(leftovers)
