@@ -239,7 +239,8 @@ int main(int argc, char **argv)
 		.max_restore_us = res.watchdog.max_restore_us,
 	};
 	if (res.startup.end_of_run)
-		res.startup.teardown_us = jr_clock_us() - res.startup.end_of_run;
+		res.startup.teardown_us =
+		    jr_clock_us() - res.startup.end_of_run;
 	sum.startup = &res.startup;
 	if (res.startup.complete) {
 		char line[512];

@@ -102,7 +102,7 @@
 #define RELAY_ACCEPT_BATCH 64
 #define RELAY_COPY_BUF 16384
 #define RELAY_HEAD_CHUNK 4096
-#define RELAY_TRIM_AFTER 64	  /* connections at once before we trim */
+#define RELAY_TRIM_AFTER 64 /* connections at once before we trim */
 
 enum ref_type {
 	REF_STOP = 1,
