@@ -167,6 +167,30 @@ jr_runner_pid() {
 	return 0
 }
 
+# jl CALLER ARGS... - jailrun in the lab host (tests/lab/lib.sh) as CALLER,
+# root or rootless (nobody), from $JR_TMP, stdin /dev/null, bounded by
+# $JR_RUN_LIMIT, and under the hard descriptor limit $JL_NOFILE if set.
+jl() {
+	local c=$1 lim=()
+	shift
+	[ -z "${JL_NOFILE:-}" ] || lim=(prlimit "--nofile=$JL_NOFILE:$JL_NOFILE")
+	case $c in
+	root) lab_host "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" </dev/null ;;
+	rootless) lab_host_as nobody "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" \
+		env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@" </dev/null ;;
+	*) echo "jl: unknown caller $c" >&2; return 2 ;;
+	esac
+}
+
+# never_served LABEL NAME - NAME's lab web server answered no request.
+never_served() {
+	if lab_web_served "$2"; then
+		fail "$1: $2 was reached: $(grep -F " $2 " "$LAB_WEBLOG" | head -3)"
+	else
+		ok "$1: $2 was never reached"
+	fi
+}
+
 # nft_normalise - nft text without comments, indentation and blank lines,
 # so a live dump compares with the reviewed files in nft/.
 nft_normalise() {

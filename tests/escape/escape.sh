@@ -64,16 +64,6 @@ esc_cleanup() {
 lab_on_exit esc_cleanup
 lab_on_exit jr_cleanup_tmp
 
-# jl MODE ARGS... - jailrun in the lab host, as root or as nobody.
-jl() {
-	local m=$1
-	shift
-	if [ "$m" = root ]; then
-		lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" </dev/null
-	else
-		lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@" </dev/null
-	fi
-}
 # base CMD... - the baseline: the lab host, as root, no jailrun.
 base() { lab_host "$@" </dev/null; }
 base_nobody() { lab_host_as nobody env -C "$JR_TMP" "$@" </dev/null; }
@@ -94,9 +84,6 @@ every_line() {
 	n=$(grep -cF -- "$2" <<<"$OUT" || true)
 	bad=$(grep -F -- "$2" <<<"$OUT" | grep -vE -- "$3" || true)
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "$1 ($n of $n)"; else fail "$1: $n lines, these do not match /$3/: ${bad:-(no lines)}"; fi
-}
-never_served() {
-	if lab_web_served "$2"; then fail "$1: $2 was reached: $(grep -F " $2 " "$LAB_WEBLOG" | head -3)"; else ok "$1: $2 never served"; fi
 }
 never_queried() {
 	if lab_dns_queried "$2"; then fail "$1: the lab DNS saw $2"; else ok "$1: the lab DNS never saw $2"; fi

@@ -19,21 +19,6 @@ DENIED4=$(lab_addr denied.test 4)
 ALLOWED4=$(lab_addr allowed.test 4)
 RAW4=$(lab_addr raw.test 4)
 
-# jl MODE ARGS... - jailrun in the lab host, as root or as nobody.
-jl() {
-	local m=$1
-	shift
-	if [ "$m" = root ]; then
-		lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@"
-	else
-		lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@"
-	fi
-}
-
-never_served() {
-	if lab_web_served "$2"; then fail "$1: $2 was reached"; else ok "$1: $2 was never reached"; fi
-}
-
 for m in $(jr_modes); do
 	lab_logs_clear
 	# --- plain allow and deny, HTTP and HTTPS, curl and python

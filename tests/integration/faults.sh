@@ -55,19 +55,6 @@ install -m 644 "$JR_TOP_SRCDIR/tests/integration/faults-load.py" "$JR_TMP/load.p
 CA="$JR_W/ca.pem"
 LOAD="$JR_TMP/load.py"
 
-# jl MODE ARGS... - jailrun in the lab host, as root or as nobody, under
-# the hard descriptor limit $JL_NOFILE if set.
-jl() {
-	local m=$1 lim=()
-	shift
-	[ -z "${JL_NOFILE:-}" ] || lim=(prlimit "--nofile=$JL_NOFILE:$JL_NOFILE")
-	if [ "$m" = root ]; then
-		lab_host "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@"
-	else
-		lab_host_as nobody "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@"
-	fi
-}
-
 # runner_pid MARKER - the runner whose command line holds MARKER (not its
 # clones: their parent is the runner), waiting up to 5 s.
 runner_pid() {

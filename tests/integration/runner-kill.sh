@@ -108,8 +108,7 @@ jrun() {
 	local c=$1
 	shift
 	case $c in
-	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" ;;
-	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@" ;;
+	root | rootless) jl "$c" "$@" ;;
 	sudo) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" SUDO_UID="$SUDO_ID" \
 		SUDO_GID="$SUDO_GROUP" SUDO_USER="$SUDO_NAME" "$JR" "$@" ;;
 	esac

@@ -22,21 +22,6 @@ SELF4=$(lab_addr lab-host.test 4)
 ANY=lab-host-any
 C=(curl -sS -m 10 -i)
 
-# jl MODE ARGS... - jailrun in the lab host, as root or as nobody.
-jl() {
-	local m=$1
-	shift
-	if [ "$m" = root ]; then
-		lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" </dev/null
-	else
-		lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@" </dev/null
-	fi
-}
-
-never_served() {
-	if lab_web_served "$2"; then fail "$1: $2 was reached"; else ok "$1: $2 was never reached"; fi
-}
-
 # served_outside NAME URL - the positive control: without jailrun, from the
 # lab host, URL answers and NAME served it.
 served_outside() {
