@@ -76,13 +76,19 @@ PY
 # such id, if it is held by a process started before the kill ($2, clock
 # ticks since boot, /proc/PID/stat field 22).
 ns_referenced() {
-	local ref p start
+	local ref p start state
 	find /proc/[0-9]*/ns /proc/[0-9]*/fd -maxdepth 1 -lname "$(lname "$1")" 2>/dev/null |
 		while read -r ref; do
+			# A zombie (the dead init, waiting for the host's PID 1
+			# to reap it) keeps its credentials, and so the user
+			# namespace, until it is reaped: that is the reaper's
+			# pace, not something the sandbox left running.
+			p=$(cut -d/ -f3 <<<"$ref")
+			state=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+			case $state in '' | Z | X) continue ;; esac
 			if [ -n "$3" ]; then
 				[ "$(ns_ident "$ref")" = "$3" ] || continue
 			else
-				p=$(cut -d/ -f3 <<<"$ref")
 				start=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
 				[ -n "$start" ] && [ "$start" -le "$2" ] || continue
 			fi
