@@ -54,7 +54,7 @@ STOP=$JR_TMP/stop-listeners
 LISTENERS=()
 FAKE_DOCKER=0
 esc_cleanup() {
-	touch "$STOP" 2>/dev/null || true
+	touch "$STOP" "$STOP.docker" 2>/dev/null || true
 	local p
 	for p in "${LISTENERS[@]}"; do
 		for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -327,6 +327,12 @@ done
 probe docker-sock "connect to a (fake) host daemon socket /run/docker.sock (mode 0777, a pathname socket: reachable across netns), also as /var/run/docker.sock" \
 	"hidden: ECONNREFUSED; with --expose /run/docker.sock (or its /var/run spelling) reachable" \
 	"nobody in the lab host connects and gets the greeting"
+# The fake socket is at the host's own /run/docker.sock, the path jailrun
+# hides: two suites on one machine (make check beside a CI run) take turns
+# here instead of taking each other's socket for a real daemon's.
+mkdir -p /run/lock
+exec {docker_lock}>/run/lock/jailrun-escape-docker-sock.lock
+flock -w 600 "$docker_lock" || fail "docker-sock: another suite held the probe's lock for 600 s"
 if [ -e /run/docker.sock ] || [ -L /run/docker.sock ]; then
 	# Never replace a real daemon's socket.
 	if [ "${JAILRUN_TEST_MUST_WORK:-0}" = 1 ]; then
@@ -336,8 +342,9 @@ if [ -e /run/docker.sock ] || [ -L /run/docker.sock ]; then
 	fi
 else
 	FAKE_DOCKER=1
-	lab_host "$PY" "$PR" listen-unix /run/docker.sock 90 --stop-file "$STOP" >"$JR_W/docker.out" 2>&1 &
-	LISTENERS+=($!)
+	lab_host "$PY" "$PR" listen-unix /run/docker.sock 90 --stop-file "$STOP.docker" >"$JR_W/docker.out" 2>&1 &
+	docker_pid=$!
+	LISTENERS+=("$docker_pid")
 	wait_until 30 grep -q listening "$JR_W/docker.out" || fail "docker-sock: the fake daemon never listened"
 	expect_status 0 "baseline: docker.sock" base_nobody sh -c '"$0" "$1" unix /run/docker.sock; "$0" "$1" unix /var/run/docker.sock' "$PY" "$PR"
 	every_line "baseline: reached under both names" "RESULT unix" "CONNECTED greeting='fake-daemon-at-/run/docker.sock'"
@@ -351,7 +358,13 @@ else
 			expect_output_has "$m: --expose $x reaches it" "CONNECTED greeting='fake-daemon-at-/run/docker.sock'"
 		done
 	done
+	# Gone before the lock is released: the next suite must find no socket.
+	touch "$STOP.docker"
+	wait "$docker_pid" 2>/dev/null || true
+	rm -f /run/docker.sock
+	FAKE_DOCKER=0
 fi
+flock -u "$docker_lock"
 
 ###########################################################################
 probe dns-exfil "carry data out in DNS names: A (UDP and TCP) and TXT queries for secret-*.denied.test to the sandbox's resolver, getent, TXT of an allowed name, and queries straight to the lab DNS server" \
