@@ -365,6 +365,7 @@ else
 	FAKE_DOCKER=0
 fi
 flock -u "$docker_lock"
+exec {docker_lock}>&-
 
 ###########################################################################
 probe dns-exfil "carry data out in DNS names: A (UDP and TCP) and TXT queries for secret-*.denied.test to the sandbox's resolver, getent, TXT of an allowed name, and queries straight to the lab DNS server" \
