@@ -218,7 +218,7 @@ done
 
 # --- the lab DNS server stops (last: every case above needs it)
 touch "$LAB_STATE/dns-stop"
-for _ in $(seq 250); do [ -e "$LAB_STATE/dns-stopped" ] && break; sleep 0.02; done
+wait_until 30 test -e "$LAB_STATE/dns-stopped" || true
 [ -e "$LAB_STATE/dns-stopped" ] || fail "the lab DNS server did not stop"
 for m in $(jr_modes); do
 	rm -f "$JR_W/dns-$m.log"
