@@ -27,14 +27,7 @@
 #include <string.h>
 
 #include "http.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                                                            \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			abort();                                               \
-	} while (0)
+#include "fuzz.h"
 
 static void check_host(const char *host, bool v6)
 {

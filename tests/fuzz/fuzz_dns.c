@@ -17,8 +17,7 @@
 
 #include "cleanup.h"
 #include "dns.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 #define CHECK(cond)                                                            \
 	do {                                                                   \

@@ -29,14 +29,7 @@
 #include <string.h>
 
 #include "http.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                                                            \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			abort();                                               \
-	} while (0)
+#include "fuzz.h"
 
 static bool is_empty(const struct jr_http_request *req)
 {

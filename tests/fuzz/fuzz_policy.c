@@ -24,8 +24,7 @@
 #include <string.h>
 
 #include "policy.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 /* Entries that cover every kind, so arbitrary hosts reach every matcher. */
 static const char *const fixed_entries[] = {

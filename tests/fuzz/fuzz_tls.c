@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "tls.h"
+#include "fuzz.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -45,14 +46,6 @@
 #define ASAN_POISON_MEMORY_REGION(a, n) ((void)(a), (void)(n))
 #define ASAN_UNPOISON_MEMORY_REGION(a, n) ((void)(a), (void)(n))
 #endif
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                                                            \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			abort();                                               \
-	} while (0)
 
 /* The size tls.h promises is always enough. */
 #define NAME_SIZE 254

@@ -25,14 +25,7 @@
 #include <string.h>
 
 #include "ttyfilter.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                                                            \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			abort();                                               \
-	} while (0)
+#include "fuzz.h"
 
 static size_t run(bool c1, const uint8_t *in, size_t n, uint8_t *out,
 		  unsigned seed, struct jr_ttyfilter *f)
