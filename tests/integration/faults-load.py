@@ -109,6 +109,17 @@ def cmd_fds(k, wait_fifo, go_fifo):
     return 0
 
 
+def connect_to_proxy(sel, data):
+    """Start a non-blocking connect to the proxy; sel reports it writable."""
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(PROXY)
+    except BlockingIOError:
+        pass
+    sel.register(s, selectors.EVENT_WRITE, data)
+
+
 def slowloris(n, ready_w):
     """n connections that never finish their head; reopened when closed."""
     sel = selectors.DefaultSelector()
@@ -116,13 +127,7 @@ def slowloris(n, ready_w):
 
     def open_one():
         nonlocal opened
-        s = socket.socket()
-        s.setblocking(False)
-        try:
-            s.connect(PROXY)
-        except BlockingIOError:
-            pass
-        sel.register(s, selectors.EVENT_WRITE, "connecting")
+        connect_to_proxy(sel, "connecting")
         opened += 1
 
     for _ in range(n):
@@ -178,13 +183,7 @@ def flood(total, window, out_w):
 
     def start():
         nonlocal started
-        s = socket.socket()
-        s.setblocking(False)
-        try:
-            s.connect(PROXY)
-        except BlockingIOError:
-            pass
-        sel.register(s, selectors.EVENT_WRITE, [b""])
+        connect_to_proxy(sel, [b""])
         started += 1
 
     def finish(s, what):
