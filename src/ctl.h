@@ -73,9 +73,10 @@ struct jr_ctl_msg {
 	int32_t pid;	/* EXEC_OK: the command's pid in the host pid ns */
 	char msg[512];	/* NUL-terminated human-readable detail */
 	/* Start-up phases init timed, in microseconds (startup.h):
-	 * SETUP_OK: [0] init setup, [1] relay netns; EXEC_OK: [0] the relay
-	 * self-check, [1] fork to execve done. */
-	uint64_t phase_us[2];
+	 * SETUP_OK: [0] init setup, [1] relay netns, [2] the filesystem
+	 * layout; EXEC_OK: [0] the relay self-check, [1] fork to execve
+	 * done. */
+	uint64_t phase_us[3];
 };
 
 #define JR_CTL_EXEC_STAGE_EXEC 0    /* execve() itself failed */

@@ -52,6 +52,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "err.h"
+#include "fslayout.h"
 #include "init.h"
 #include "link.h"
 #include "log.h"
@@ -74,6 +75,8 @@ const int jr_forwarded_signals_count =
 /* How long the relay netns took (setup_allowlist), for SETUP_OK's phase
  * report. A static is enough: init is a process of its own. */
 static uint64_t relaynet_us;
+/* How long the filesystem layout took (jr_fs_apply), likewise. */
+static uint64_t mounts_us;
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
@@ -168,24 +171,6 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				   a->ids->gid, err);
 }
 
-/* The caller's and the command's /run/user sockets, and the system ones. */
-static int hide_daemon_sockets(const struct jr_init_args *a, struct jr_err *err)
-{
-	unsigned int hidden = 0;
-	int r;
-
-	r = jr_mounts_hide_sockets(a->expose, a->n_expose, a->caller_uid,
-				   a->ids->uid, a->ids->gid, &hidden, err);
-	if (r == 0 && a->ids->host_uid != a->caller_uid)
-		r = jr_mounts_hide_sockets(a->expose, a->n_expose,
-					   a->ids->host_uid, a->ids->uid,
-					   a->ids->gid, &hidden, err);
-	if (r == 0 && hidden)
-		jr_debug("hid %u host daemon socket%s", hidden,
-			 hidden == 1 ? "" : "s");
-	return r;
-}
-
 /*
  * Everything init does with its capabilities before the runner installs
  * the rules. Fills the slots of @fds (enum jr_ctl_fd) the mode sends;
@@ -203,12 +188,16 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 		return jr_userns_explain(
 		    "cannot use the sandbox's user namespace (sethostname)",
 		    errno, err);
-	r = jr_mounts_setup(err);
-	if (r < 0)
-		return r;
-	r = hide_daemon_sockets(a, err);
-	if (r < 0)
-		return r;
+	{
+		uint64_t t = jr_clock_us();
+
+		r = jr_fs_apply(a->fs, a->pty_slave, a->caller_uid,
+				a->ids->host_uid,
+				a->expose, a->n_expose, err);
+		if (r < 0)
+			return r;
+		mounts_us = jr_clock_us() - t;
+	}
 	r = jr_link_lo_up(err);
 	if (r < 0)
 		return r;
@@ -364,6 +353,9 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 			}
 		}
 	}
+	/* Variables naming host sockets (TMUX, SSH_AUTH_SOCK...) go, unless
+	 * the socket is passed with --expose (fspolicy.c, jr_env_rules). */
+	jr_fs_scrub_env(a->fs);
 	if (a->net == JR_NET_ALLOWLIST &&
 	    set_proxy_env(a->gateway.relay, &err) < 0)
 		goto fail;
@@ -482,8 +474,9 @@ void jr_init_main(const struct jr_init_args *a)
 	/* The last point where init's credentials could have changed. */
 	tie_to_runner(a->runner_pidfd);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-	m.phase_us[0] = jr_clock_us() - t_setup - relaynet_us;
+	m.phase_us[0] = jr_clock_us() - t_setup - relaynet_us - mounts_us;
 	m.phase_us[1] = relaynet_us;
+	m.phase_us[2] = mounts_us;
 	send_or_die(a->ctl, &m, fds, nfds);
 	/* The runner holds them now; no copy may reach the command. */
 	for (size_t i = 0; i < nfds; i++)

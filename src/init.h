@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "fslayout.h"
 #include "ids.h"
 #include "options.h"
 #include "seccomp.h"
@@ -25,6 +26,7 @@ struct jr_init_args {
 	char *const *expose; /* --expose */
 	size_t n_expose;
 	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
+	const struct jr_fs_plan *fs;		 /* the filesystem layout */
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "io.h"
 #include "exitcode.h"
+#include "fslayout.h"
 #include "ids.h"
 #include "log.h"
 #include "options.h"
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
 	struct jr_caller caller;
 	struct jr_policy policy;
 	struct jr_audit audit;
+	struct jr_fs_plan fs;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
 	int r;
@@ -175,6 +177,21 @@ int main(int argc, char **argv)
 	    (unsigned)ids.host_uid, (unsigned)ids.host_gid,
 	    ids.privileged ? "started by root" : "rootless");
 
+	/* Every path option checked and canonicalised once, here. */
+	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0)
+		return fail_early(&opts, &policy, &err);
+	if (opts.fs_mode == JR_FS_HOST)
+		jr_verbose(
+		    "--fs host: the command sees the host's files as your permissions allow");
+	else
+		jr_verbose(
+		    "filesystem: host read-only; writable: %s%s%zu other path%s; %zu hidden",
+		    fs.workdir_writable ? fs.workdir : "",
+		    fs.workdir_writable ? " and " : "",
+		    fs.n_ops - (fs.workdir_writable ? 1 : 0),
+		    fs.n_ops - (fs.workdir_writable ? 1 : 0) == 1 ? "" : "s",
+		    fs.n_hidden);
+
 	/* Bad policy input: the entry and the rule it broke, nothing runs. */
 	for (size_t i = 0; i < opts.n_allow; i++)
 		if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
@@ -206,7 +223,7 @@ int main(int argc, char **argv)
 	if (!opts.seccomp)
 		jr_audit_event(&audit, "lifecycle",
 			       "seccomp filter disabled (--seccomp off)");
-	r = jr_sandbox_run(&opts, &ids, &policy, &audit, &res);
+	r = jr_sandbox_run(&opts, &ids, &fs, &policy, &audit, &res);
 	if (r < 0)
 		jr_error("%s", res.err.msg);
 	else if (res.ended == JR_END_EXEC_FAILED ||
@@ -237,6 +254,7 @@ int main(int argc, char **argv)
 		.tamper_events = res.watchdog.tamper_events,
 		.restores = res.watchdog.restores,
 		.max_restore_us = res.watchdog.max_restore_us,
+		.fs = &fs,
 	};
 	if (res.startup.end_of_run)
 		res.startup.teardown_us =
@@ -260,6 +278,7 @@ int main(int argc, char **argv)
 	write_summary(json_fd, opts.json_path, &sum);
 	jr_audit_close(&audit);
 	jr_policy_free(&policy);
+	jr_fs_plan_release(&fs);
 	jr_options_release(&opts);
 	return res.exit_status;
 }

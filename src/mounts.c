@@ -46,7 +46,7 @@ static size_t n_detached;
 
 /* Keep @fd open until jr_mounts_close_detached(); close it now if the
  * list is full (correct, only slower). */
-static void defer_close(int fd)
+void jr_mounts_defer_close(int fd)
 {
 	if (n_detached < ARRAY_SIZE(detached))
 		detached[n_detached++] = fd;
@@ -198,14 +198,22 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		return jr_err_set(err, errno, "cannot make %s read-only: %s",
 				  target, strerror(errno));
-	/* Follow a symlinked target (systemd-resolved's stub, for one). */
-	if (move_mount(tree, "", AT_FDCWD, target,
-		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
+	/* Follow a symlinked target (systemd-resolved's stub, for one). In
+	 * the isolated layout that stub lived under the host's /run, which
+	 * is an empty tmpfs here: then the mount goes on the symlink itself,
+	 * and a path walk that reaches the symlink finds the file mounted
+	 * on it before it would follow the link. */
+	r = move_mount(tree, "", AT_FDCWD, target,
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS);
+	if (r < 0 && errno == ENOENT)
+		r = move_mount(tree, "", AT_FDCWD, target,
+			       MOVE_MOUNT_F_EMPTY_PATH);
+	if (r < 0)
 		return jr_err_set(
 		    err, errno,
 		    "cannot mount over %s: %s (it must exist on the host, as a file or a symlink to one)",
 		    target, strerror(errno));
-	defer_close(steal_fd(&mnt));
+	jr_mounts_defer_close(steal_fd(&mnt));
 	return 0;
 }
 

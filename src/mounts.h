@@ -13,7 +13,8 @@
 
 /*
  * jr_mounts_setup - make every mount private (nothing propagates back to
- * the host) and mount a fresh /proc for the new PID namespace. Must run in
+ * the host) and mount a fresh /proc for the new PID namespace: the whole
+ * of the --fs host layout (the isolated one is fslayout.c's). Must run in
  * the new mount and PID namespaces with CAP_SYS_ADMIN over them.
  * Return: 0 or -errno with @err set.
  */
@@ -47,6 +48,9 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
  * period, so init does it once the command runs, not before (mounts.c).
  */
 void jr_mounts_close_detached(void);
+
+/* Keep the detached mount @fd open until jr_mounts_close_detached(). */
+void jr_mounts_defer_close(int fd);
 
 /*
  * The unix sockets of host daemons that would open connections, start

@@ -55,14 +55,33 @@ const char jr_usage_text[] =
     "                      debugging and is logged loudly)\n"
     "  --allow-nested      let the command create user and network namespaces\n"
     "                      (for commands that sandbox themselves: bwrap, browsers)\n"
-    "  --expose PATH       do not hide this host daemon socket (e.g.\n"
-    "                      /run/docker.sock); repeatable\n"
+    "  --expose PATH       pass this host socket through (e.g.\n"
+    "                      /run/docker.sock); repeatable; also keeps the\n"
+    "                      environment variable that names it (SSH_AUTH_SOCK...)\n"
     "  --on-tamper restore|kill\n"
     "                      when the sandbox's rules or network namespace are\n"
     "                      tampered with: restore them (default), or end the\n"
     "                      sandbox with status 125\n"
     "  --watchdog-interval SECONDS\n"
     "                      how often the rules are re-verified (default 1)\n"
+    "\n"
+    "Filesystem (default: the host read-only, the working directory writable,\n"
+    "secrets hidden, private /tmp /var/tmp /dev/shm /run and a minimal /dev;\n"
+    "see jailrun(1) FILESYSTEM). Paths are literal, no globs:\n"
+    "  --workdir DIR       the writable working directory the command starts in\n"
+    "                      (default: the current directory; never /, $HOME or a\n"
+    "                      parent of it)\n"
+    "  --rw PATH           also writable (repeatable); naming a protected path\n"
+    "                      such as .git/hooks makes that one writable\n"
+    "  --ro PATH           read-only, also inside a writable root (repeatable)\n"
+    "  --hide PATH         cover with an empty read-only file or directory\n"
+    "  --tmpfs PATH        a fresh private tmpfs on PATH (repeatable)\n"
+    "  --tmpfs-size SIZE   size of each tmpfs, bytes or with k/m/g (default:\n"
+    "                      half the RAM, the kernel's own tmpfs default)\n"
+    "  --fs host           no filesystem walls: the whole host as your\n"
+    "                      permissions allow; the command can read your\n"
+    "                      secrets (~/.ssh, cloud credentials), change your\n"
+    "                      shell rc files and git hooks, and reach host sockets\n"
     "\n"
     "Sandbox:\n"
     "  --timeout SECONDS   kill the whole sandbox after SECONDS (decimals allowed)\n"
@@ -114,6 +133,13 @@ enum {
 	OPT_JSON,
 	OPT_RAW_TTY,
 	OPT_CHECK,
+	OPT_RW,
+	OPT_RO,
+	OPT_HIDE,
+	OPT_TMPFS,
+	OPT_TMPFS_SIZE,
+	OPT_WORKDIR,
+	OPT_FS,
 };
 
 static const struct option jr_long_options[] = {
@@ -138,6 +164,13 @@ static const struct option jr_long_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "ro", required_argument, NULL, OPT_RO },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "tmpfs", required_argument, NULL, OPT_TMPFS },
+	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "fs", required_argument, NULL, OPT_FS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -154,6 +187,65 @@ const char *jr_net_mode_name(enum jr_net_mode mode)
 		return "allowlist";
 	}
 	return "unknown";
+}
+
+const char *jr_fs_mode_name(enum jr_fs_mode mode)
+{
+	return mode == JR_FS_HOST ? "host" : "isolated";
+}
+
+int jr_parse_size(const char *s, uint64_t *bytes)
+{
+	uint64_t v = 0, mult = 1;
+	const char *p = s;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > JR_SIZE_MAX)
+			return -EINVAL;
+	}
+	switch (*p) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		p++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		p++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		p++;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*p != '\0' || v > JR_SIZE_MAX / mult)
+		return -EINVAL;
+	v *= mult;
+	if (v < JR_SIZE_MIN || v > JR_SIZE_MAX)
+		return -EINVAL;
+	*bytes = v;
+	return 0;
+}
+
+/* A filesystem path option: not empty, no NUL-free surprises. Relative
+ * paths are taken from the current directory later (fslayout.c). */
+static int check_path_option(const char *name, const char *arg,
+			     struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--%s: empty path", name);
+	if (strlen(arg) >= 4096)
+		return jr_err_set(err, EINVAL, "--%s: path too long", name);
+	return 0;
 }
 
 static int parse_net_mode(const char *s, enum jr_net_mode *mode,
@@ -267,8 +359,14 @@ void jr_options_release(struct jr_options *opts)
 	free(opts->allow);
 	free(opts->allow_files);
 	free(opts->expose);
+	free(opts->rw);
+	free(opts->ro);
+	free(opts->hide);
+	free(opts->tmpfs);
 	opts->allow = opts->allow_files = opts->expose = NULL;
+	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
+	opts->n_rw = opts->n_ro = opts->n_hide = opts->n_tmpfs = 0;
 }
 
 static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
@@ -305,7 +403,12 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->allow_files =
 	    calloc((size_t)argc + 1, sizeof(*opts->allow_files));
 	opts->expose = calloc((size_t)argc + 1, sizeof(*opts->expose));
-	if (!opts->allow || !opts->allow_files || !opts->expose) {
+	opts->rw = calloc((size_t)argc + 1, sizeof(*opts->rw));
+	opts->ro = calloc((size_t)argc + 1, sizeof(*opts->ro));
+	opts->hide = calloc((size_t)argc + 1, sizeof(*opts->hide));
+	opts->tmpfs = calloc((size_t)argc + 1, sizeof(*opts->tmpfs));
+	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
+	    !opts->ro || !opts->hide || !opts->tmpfs) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -468,6 +571,51 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		case OPT_CHECK:
 			opts->action = JR_ACTION_CHECK;
 			break;
+		case OPT_RW:
+			if (check_path_option("rw", optarg, err) < 0)
+				return -EINVAL;
+			opts->rw[opts->n_rw++] = optarg;
+			break;
+		case OPT_RO:
+			if (check_path_option("ro", optarg, err) < 0)
+				return -EINVAL;
+			opts->ro[opts->n_ro++] = optarg;
+			break;
+		case OPT_HIDE:
+			if (check_path_option("hide", optarg, err) < 0)
+				return -EINVAL;
+			opts->hide[opts->n_hide++] = optarg;
+			break;
+		case OPT_TMPFS:
+			if (check_path_option("tmpfs", optarg, err) < 0)
+				return -EINVAL;
+			opts->tmpfs[opts->n_tmpfs++] = optarg;
+			break;
+		case OPT_TMPFS_SIZE:
+			if (jr_parse_size(optarg, &opts->tmpfs_size) < 0)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--tmpfs-size %s: expected bytes from 4096, optionally with k, m or g (e.g. 512m)",
+				    optarg);
+			break;
+		case OPT_WORKDIR:
+			if (opts->workdir)
+				return jr_err_set(err, EINVAL,
+						  "--workdir given twice");
+			if (check_path_option("workdir", optarg, err) < 0)
+				return -EINVAL;
+			opts->workdir = optarg;
+			break;
+		case OPT_FS:
+			if (strcmp(optarg, "host") == 0)
+				opts->fs_mode = JR_FS_HOST;
+			else if (strcmp(optarg, "isolated") == 0)
+				opts->fs_mode = JR_FS_ISOLATED;
+			else
+				return jr_err_set(
+				    err, EINVAL,
+				    "--fs %s: expected isolated or host", optarg);
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -500,6 +648,12 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
 	}
+	if (opts->fs_mode == JR_FS_HOST &&
+	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||
+	     opts->tmpfs_size))
+		return jr_err_set(
+		    err, EINVAL,
+		    "--rw, --ro, --hide, --tmpfs and --tmpfs-size shape the isolated filesystem and mean nothing with --fs host; drop them or --fs host");
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
 				  "--log and --log-fd cannot be combined");

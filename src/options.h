@@ -25,6 +25,13 @@ enum jr_net_mode {
 	JR_NET_ALLOWLIST, /* only the relay, which forwards to --allow hosts */
 };
 
+/* How much of the host's filesystem the command sees (jailrun(1),
+ * FILESYSTEM). */
+enum jr_fs_mode {
+	JR_FS_ISOLATED = 0, /* read-only host, writable roots, secrets hidden */
+	JR_FS_HOST,	    /* the host tree as the user's permissions allow */
+};
+
 /* The relay's side of the worker link: relay = G, worker = G+1. */
 struct jr_gateway {
 	struct in_addr relay;  /* network byte order */
@@ -59,6 +66,18 @@ struct jr_options {
 	uint64_t timeout_ms; /* 0: no timeout */
 	const char **expose; /* --expose paths (point into argv) */
 	size_t n_expose;
+	/* Filesystem (fslayout.h): paths point into argv, literal. */
+	enum jr_fs_mode fs_mode; /* --fs isolated (default) / host */
+	const char **rw;	 /* --rw */
+	size_t n_rw;
+	const char **ro; /* --ro */
+	size_t n_ro;
+	const char **hide; /* --hide */
+	size_t n_hide;
+	const char **tmpfs; /* --tmpfs */
+	size_t n_tmpfs;
+	uint64_t tmpfs_size; /* --tmpfs-size in bytes, 0: the default */
+	const char *workdir; /* --workdir, NULL: the current directory */
 	bool seccomp;	   /* --seccomp on (default) / off */
 	bool allow_nested; /* --allow-nested */
 	bool tamper_kill;  /* --on-tamper kill (default: restore) */
@@ -110,6 +129,16 @@ int jr_parse_gateway(const char *s, struct jr_gateway *g);
 int jr_parse_duration_ms(const char *s, uint64_t *ms);
 
 const char *jr_net_mode_name(enum jr_net_mode mode);
+const char *jr_fs_mode_name(enum jr_fs_mode mode);
+
+/*
+ * jr_parse_size - parse "BYTES" with an optional binary suffix k, m or g
+ * (any case; 64m = 64 MiB). Accepts JR_SIZE_MIN..JR_SIZE_MAX.
+ * Return: 0 or -EINVAL.
+ */
+#define JR_SIZE_MIN 4096ULL
+#define JR_SIZE_MAX (1ULL << 50)
+int jr_parse_size(const char *s, uint64_t *bytes);
 
 /* The --help text (kept in step with man/jailrun.1). */
 extern const char jr_usage_text[];

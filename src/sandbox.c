@@ -72,7 +72,7 @@
 
 #define JR_CLONE_FLAGS                                                         \
 	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWNS |           \
-	 CLONE_NEWIPC | CLONE_NEWUTS)
+	 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 struct sandbox {
 	pid_t init_pid;
@@ -127,7 +127,8 @@ static void kill_and_reap(struct sandbox *sb)
 
 /* clone the sandbox's init and give it its id maps. */
 static int spawn(struct sandbox *sb, const struct jr_options *opts,
-		 const struct jr_ids *ids, struct jr_err *err)
+		 const struct jr_ids *ids, const struct jr_fs_plan *fs,
+		 struct jr_err *err)
 {
 	_cleanup_close_ int child_end = -1, self_pidfd = -1;
 	struct jr_ctl_msg m;
@@ -169,6 +170,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.expose = (char *const *)opts->expose,
 			.n_expose = opts->n_expose,
 			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
+			.fs = fs,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -243,6 +245,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	}
 	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
 			     JR_PHASE_RELAYNET, m.phase_us[1]);
+	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
 
 	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
 	fds[JR_CTL_FD_NFT] = -1;
@@ -570,8 +573,8 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 }
 
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
-		   const struct jr_policy *policy, struct jr_audit *audit,
-		   struct jr_run_result *res)
+		   const struct jr_fs_plan *fs, const struct jr_policy *policy,
+		   struct jr_audit *audit, struct jr_run_result *res)
 {
 	struct sandbox sb = { .ctl = -1, .sigfd = -1, .timerfd = -1 };
 	struct jr_startup startup = res->startup;
@@ -606,7 +609,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;
-	r = spawn(&sb, opts, ids, &res->err);
+	r = spawn(&sb, opts, ids, fs, &res->err);
 	/* Only the sandbox may hold the slave from now on. */
 	if (sb.pty.slave >= 0) {
 		close(sb.pty.slave);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "fslayout.h"
 #include "ids.h"
 #include "audit.h"
 #include "options.h"
@@ -36,6 +37,7 @@ struct jr_run_result {
  * run the command and wait for it.
  * @opts: parsed options
  * @ids: who the command runs as
+ * @fs: the filesystem layout, planned (fslayout.h)
  * @policy: the allowlist (JR_NET_ALLOWLIST)
  * @audit: where the relay logs and counts
  * @res: how it ended; filled in every case (@res->startup is kept, see
@@ -46,7 +48,7 @@ struct jr_run_result {
  * failed before it ran (then @res->err says why and exit_status is 125).
  */
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
-		   const struct jr_policy *policy, struct jr_audit *audit,
-		   struct jr_run_result *res);
+		   const struct jr_fs_plan *fs, const struct jr_policy *policy,
+		   struct jr_audit *audit, struct jr_run_result *res);
 
 #endif

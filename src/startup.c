@@ -21,6 +21,7 @@ const char *jr_startup_phase_name(enum jr_startup_phase p)
 		[JR_PHASE_SECCOMP] = "seccomp",
 		[JR_PHASE_CLONE] = "clone",
 		[JR_PHASE_MAPS] = "maps",
+		[JR_PHASE_MOUNTS] = "mounts",
 		[JR_PHASE_INIT_SETUP] = "init_setup",
 		[JR_PHASE_RELAYNET] = "relaynet",
 		[JR_PHASE_NFT] = "nft",
@@ -56,6 +57,12 @@ void jr_startup_wait_done(struct jr_startup *s, enum jr_startup_phase a,
 	s->us[a] += a_us;
 	s->us[b] += b_us;
 	s->last = jr_clock_us();
+}
+
+void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p, uint64_t us)
+{
+	if (s->begin)
+		s->us[p] += us;
 }
 
 void jr_startup_complete(struct jr_startup *s)

@@ -28,7 +28,8 @@ enum jr_startup_phase {
 	JR_PHASE_SECCOMP,    /* runner: build the filter with libseccomp */
 	JR_PHASE_CLONE,	     /* runner: clone(2) into the new namespaces */
 	JR_PHASE_MAPS,	     /* runner: write uid_map/gid_map */
-	JR_PHASE_INIT_SETUP, /* init: hostname, mounts, lo, nft sockets */
+	JR_PHASE_MOUNTS,     /* init: the filesystem layout (fslayout.c) */
+	JR_PHASE_INIT_SETUP, /* init: hostname, lo, nft sockets */
 	JR_PHASE_RELAYNET,   /* init: relay netns, veth, route, resolv.conf */
 	JR_PHASE_NFT,	     /* runner: install the ruleset, read it back */
 	JR_PHASE_RELAY,	     /* runner: start relay and watchdog threads */
@@ -68,6 +69,10 @@ uint64_t jr_startup_lap(struct jr_startup *s, enum jr_startup_phase p);
 void jr_startup_wait_done(struct jr_startup *s, enum jr_startup_phase a,
 			  uint64_t a_us, enum jr_startup_phase b,
 			  uint64_t b_us);
+
+/* init also spent @us in phase @p during the same wait (no lap). */
+void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p,
+		    uint64_t us);
 
 /* The command started now: fix the total. */
 void jr_startup_complete(struct jr_startup *s);

@@ -56,6 +56,35 @@ static void startup_to_json(struct jr_json *j, const struct jr_startup *st)
 	jr_json_uint(j, st->teardown_us);
 }
 
+/*
+ * "filesystem": the mode, the writable roots, how many paths were hidden,
+ * the size of each tmpfs, and the Landlock ABI in force (null: none).
+ */
+static void fs_to_json(struct jr_json *j, const struct jr_fs_plan *fs)
+{
+	jr_json_key(j, "filesystem");
+	if (!fs) {
+		jr_json_null(j);
+		return;
+	}
+	jr_json_object_begin(j);
+	jr_json_key(j, "mode");
+	jr_json_string(j, jr_fs_mode_name(fs->mode));
+	jr_json_key(j, "writable");
+	jr_json_array_begin(j);
+	for (size_t i = 0; fs->mode == JR_FS_ISOLATED && i < fs->n_ops; i++)
+		if (fs->ops[i].kind == JR_FS_OP_RW)
+			jr_json_string(j, fs->ops[i].path);
+	jr_json_array_end(j);
+	jr_json_key(j, "hidden");
+	jr_json_uint(j, fs->n_hidden);
+	jr_json_key(j, "tmpfs_size");
+	jr_json_uint(j, fs->tmpfs_size);
+	jr_json_key(j, "landlock");
+	jr_json_null(j);
+	jr_json_object_end(j);
+}
+
 int jr_summary_to_json(const struct jr_summary *s, char **out)
 {
 	static const char *const namespaces[] = { "user", "net", "pid",
@@ -135,6 +164,7 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_key(&j, "rootless");
 	jr_json_bool(&j, s->rootless);
 	jr_json_object_end(&j);
+	fs_to_json(&j, s->fs);
 	jr_json_key(&j, "error");
 	jr_json_string(&j, s->error);
 	startup_to_json(&j, s->startup);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "audit.h"
+#include "fslayout.h"
 #include "startup.h"
 
 /* How the run ended; the "ended" field. */
@@ -48,6 +49,8 @@ struct jr_summary {
 	/* Watchdog. */
 	unsigned int tamper_events, restores;
 	uint64_t max_restore_us;
+	/* The filesystem layout; NULL: "filesystem" is null. */
+	const struct jr_fs_plan *fs;
 	/* Start-up phases; NULL or not complete: "startup_us" is null. */
 	const struct jr_startup *startup;
 };

@@ -52,12 +52,19 @@ finish() {
 JR_TMP=$(mktemp -d /tmp/jailrun-test.XXXXXX)
 chmod 755 "$JR_TMP"
 jr_cleanup_tmp() {
-	rm -rf "$JR_TMP"
+	rm -rf "$JR_TMP" "${JR_HOME:-}"
 }
 trap jr_cleanup_tmp EXIT
 # $JR_W: a directory every mode may write to (outputs, summaries).
 JR_W="$JR_TMP/w"
 mkdir -m 1777 "$JR_W"
+# The rootless caller's $HOME. Neither $JR_TMP nor inside it: jailrun
+# refuses to make the home (or a parent of it) the writable working
+# directory, and the tests run from $JR_TMP, which the default layout makes
+# writable (so $JR_W is writable inside, also under the private /tmp).
+JR_HOME=$(mktemp -d /tmp/jailrun-home.XXXXXX)
+chmod 0755 "$JR_HOME"
+if [ "$(id -u)" -eq 0 ]; then chown "$(id -u nobody 2>/dev/null || echo 65534):$(id -g nobody 2>/dev/null || echo 65534)" "$JR_HOME"; fi
 install -m 755 "$JAILRUN" "$JR_TMP/jailrun"
 JR="$JR_TMP/jailrun"
 # An AddressSanitizer build's memory figures (shadow memory, the quarantine
@@ -84,7 +91,7 @@ as_mode() {
 	local mode=$1
 	shift
 	if [ "$mode" = rootless ] && [ "$(id -u)" -eq 0 ]; then
-		(cd "$JR_TMP" && HOME=$JR_TMP exec setpriv --reuid="$JR_NOBODY_UID" \
+		(cd "$JR_TMP" && HOME=$JR_HOME exec setpriv --reuid="$JR_NOBODY_UID" \
 			--regid="$JR_NOBODY_GID" --clear-groups -- "$@")
 	else
 		(cd "$JR_TMP" && exec "$@")
@@ -181,7 +188,7 @@ jl() {
 	case $c in
 	root) lab_host "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" </dev/null ;;
 	rootless) lab_host_as nobody "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" \
-		env -C "$JR_TMP" HOME="$JR_TMP" "$JR" "$@" </dev/null ;;
+		env -C "$JR_TMP" HOME="$JR_HOME" "$JR" "$@" </dev/null ;;
 	*) echo "jl: unknown caller $c" >&2; return 2 ;;
 	esac
 }

@@ -299,7 +299,7 @@ for m in $modes; do
 	if [ "$m" = root ]; then pre=(); else
 		pre=(setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups --)
 	fi
-	expect_status 0 "$m: TIOCSTI" base "$PY" "$PR" pty-run 30 -- "${pre[@]}" env -C "$JR_TMP" HOME="$JR_TMP" \
+	expect_status 0 "$m: TIOCSTI" base "$PY" "$PR" pty-run 30 -- "${pre[@]}" env -C "$JR_TMP" HOME="$JR_HOME" \
 		"$JR" -- "$PY" "$PR" tiocsti --fd0
 	expect_output_has "$m: jailrun ran" "RESULT pty-run exit=0"
 	expect_output_has "$m: own pty refused" "RESULT tiocsti own-pty EPERM"

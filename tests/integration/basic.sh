@@ -16,14 +16,14 @@ check_startup() { # NAME SUMMARY.json MODE(allowlist|none)
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["startup_us"]
-phases = ["prepare", "seccomp", "clone", "maps", "init_setup", "relaynet",
+phases = ["prepare", "seccomp", "clone", "maps", "mounts", "init_setup", "relaynet",
           "nft", "relay", "selfcheck", "exec"]
 assert list(s) == phases + ["total"], s
 assert all(isinstance(s[k], int) and s[k] >= 0 for k in s), s
 assert sum(s[k] for k in phases) <= s["total"], s
 assert s["total"] <= d["wall_time_ms"] * 1000 + 999, (s, d["wall_time_ms"])
 # Real work in every mode (the watchdog starts in "relay" in both).
-for k in ["clone", "init_setup", "nft", "relay", "exec"]:
+for k in ["clone", "mounts", "init_setup", "nft", "relay", "exec"]:
     assert s[k] > 0, (k, s)
 allow = sys.argv[2] == "allowlist"
 for k in ["relaynet", "selfcheck"]:

@@ -43,7 +43,46 @@ static void test_exited(void **state)
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
+	    "\"filesystem\":null,"
 	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null}\n");
+	free(out);
+}
+
+/* The "filesystem" object: mode, the writable roots only (not --ro,
+ * --tmpfs or --expose), the hidden count, the tmpfs size, landlock null
+ * until that layer reports. */
+static void test_filesystem(void **state)
+{
+	char *const cmd[] = { "x", NULL };
+	struct jr_fs_op ops[] = {
+		{ JR_FS_OP_RW, "/work" },
+		{ JR_FS_OP_RO, "/work/ro" },
+		{ JR_FS_OP_TMPFS, "/work/cache" },
+		{ JR_FS_OP_RW, "/data" },
+		{ JR_FS_OP_EXPOSE, "/run/x.sock" },
+	};
+	struct jr_fs_plan fs = {
+		.mode = JR_FS_ISOLATED,
+		.ops = ops,
+		.n_ops = 5,
+		.n_hidden = 7,
+		.tmpfs_size = 1048576,
+	};
+	struct jr_summary s = {
+		.command = cmd, .command_argc = 1, .net_mode = "none", .fs = &fs
+	};
+	char *out = NULL;
+
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(
+	    out, "\"filesystem\":{\"mode\":\"isolated\",\"writable\":[\"/work\","
+		 "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
+		 "\"landlock\":null},"));
+	free(out);
+	fs.mode = JR_FS_HOST;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"filesystem\":{\"mode\":\"host\","
+				    "\"writable\":[],"));
 	free(out);
 }
 
@@ -130,8 +169,9 @@ static void test_startup_phases(void **state)
 	assert_non_null(
 	    strstr(out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
 			"\"seccomp\":101,\"clone\":102,\"maps\":103,"
-			"\"init_setup\":104,\"relaynet\":105,\"nft\":106,"
-			"\"relay\":107,\"selfcheck\":108,\"exec\":109,"
+			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
+			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
+			"\"exec\":110,"
 			"\"total\":9000},\"teardown_us\":77}\n"));
 	free(out);
 
@@ -197,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exited),
+		cmocka_unit_test(test_filesystem),
 		cmocka_unit_test(test_signaled_and_failed),
 		cmocka_unit_test(test_relay_counts),
 		cmocka_unit_test(test_startup_phases),

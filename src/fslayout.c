@@ -1,0 +1,1208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fslayout.c - the sandbox's filesystem layout (jailrun(1), FILESYSTEM).
+ *
+ * Theory of operation. Two halves:
+ *
+ * The runner plans (jr_fs_plan_build): every path option is canonicalised
+ * once with realpath(3), with the caller's own view and rights, and
+ * refused (exit 125, naming it) when it does not exist. Canonical paths
+ * hold no symlink, so init can open each of them with openat2(2)
+ * RESOLVE_NO_SYMLINKS: a symlink swapped in after planning makes the open
+ * fail (fail closed) instead of redirecting a mount.
+ *
+ * Init builds (jr_fs_apply), in its own mount namespace, with the new
+ * mount API, every step on an O_PATH descriptor:
+ *  1. everything private, so nothing propagates to or from the host;
+ *  2. while the host tree is still whole, detached clones
+ *     (open_tree(OPEN_TREE_CLONE|AT_RECURSIVE)) of each writable root,
+ *     --ro path, --expose socket and the six device nodes; fresh detached
+ *     tmpfs, devpts, proc and sysfs instances (fsopen/fsmount);
+ *  3. a recursive clone of "/" made read-only, nosuid, nodev with one
+ *     mount_setattr(AT_RECURSIVE): the writable clones were taken before,
+ *     so they keep their write access;
+ *  4. a short-lived child with a mapped fsuid creates the mountpoints
+ *     inside the still-detached tmpfs instances (a workdir under /tmp
+ *     needs its directory in the new /tmp); init's own fsuid may not be
+ *     mapped, and changing it would clear its parent-death signal;
+ *  5. the clone is attached at a staging point, and each piece is moved
+ *     onto its place in it, parents before children (the plan is sorted
+ *     by depth); targets are opened with RESOLVE_IN_ROOT|NO_SYMLINKS;
+ *  6. protected paths in each writable root get a read-only bind on
+ *     themselves, hidden paths an empty read-only directory or file;
+ *  7. pivot_root(".", ".") into the clone and a lazy unmount of the old
+ *     root: the host tree is gone from the namespace.
+ * Mounts inherited from the host are locked in the sandbox's user
+ * namespace (mount_namespaces(7)): a process there can add restrictions
+ * (MOUNT_ATTR_RDONLY) but never lift the ones it inherited, nor unmount a
+ * cover to see beneath. The command has no capabilities at all, and a
+ * nested namespace (--allow-nested) inherits all of it locked.
+ *
+ * Why the new API: open_tree() and move_mount() take descriptors, so the
+ * object checked is the object mounted, with no path looked up twice; and
+ * one mount_setattr(AT_RECURSIVE) replaces a remount per submount, which
+ * with mount(2) would need /proc/self/mountinfo parsed and every mount
+ * walked. jailrun already needs Linux >= 5.12 (pidfd_open, fsopen for
+ * resolv.conf, mount_setattr), so there is no mount(2) fallback: a kernel
+ * without it is told so (ENOSYS), and --fs host is the way out.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "cleanup.h"
+#include "fslayout.h"
+#include "fspolicy.h"
+#include "log.h"
+#include "mounts.h"
+
+#include "clock.h"
+static uint64_t T0;
+#define RESOLVE_STRICT                                                         \
+	(RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* ------------------------------------------------------------------ plan */
+
+static int push_str(char ***arr, size_t *n, const char *s)
+{
+	char **a = realloc(*arr, (*n + 1) * sizeof(**arr));
+
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	a[*n] = strdup(s);
+	if (!a[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static bool has_str(char *const *arr, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(arr[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int push_op(struct jr_fs_plan *p, enum jr_fs_op_kind kind,
+		   const char *path)
+{
+	struct jr_fs_op *o = realloc(p->ops, (p->n_ops + 1) * sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	p->ops = o;
+	o[p->n_ops].kind = kind;
+	o[p->n_ops].path = strdup(path);
+	if (!o[p->n_ops].path)
+		return -ENOMEM;
+	p->n_ops++;
+	return 0;
+}
+
+/* Canonical form of an option's path; ENOENT and friends named. */
+static int canon_option(const char *opt, const char *arg, char *out,
+			struct jr_err *err)
+{
+	if (!realpath(arg, out))
+		return jr_err_set(err, errno, "--%s %s: %s", opt, arg,
+				  strerror(errno));
+	return 0;
+}
+
+void jr_fs_plan_release(struct jr_fs_plan *p)
+{
+	for (size_t i = 0; i < p->n_ops; i++)
+		free(p->ops[i].path);
+	for (size_t i = 0; i < p->n_hidden; i++)
+		free(p->hidden[i]);
+	for (size_t i = 0; i < p->n_exposed; i++)
+		free(p->exposed[i]);
+	free(p->ops);
+	free(p->hidden);
+	free(p->exposed);
+	free(p->workdir);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Half the RAM: the kernel's own default for a tmpfs (tmpfs(5)) and
+ * systemd's for /tmp. The pages count against the sandbox's memory like
+ * any other, so a cap above RAM would only turn a tmpfs-full error into
+ * an OOM kill. */
+static uint64_t default_tmpfs_size(void)
+{
+	struct sysinfo si;
+	uint64_t half;
+
+	if (sysinfo(&si) < 0)
+		return 1ULL << 30;
+	half = (uint64_t)si.totalram * si.mem_unit / 2;
+	half &= ~4095ULL;
+	return half < JR_SIZE_MIN ? JR_SIZE_MIN : half;
+}
+
+static int add_hidden(struct jr_fs_plan *p, const char *path,
+		      char *const *named, size_t n_named)
+{
+	char canon[PATH_MAX];
+
+	if (!realpath(path, canon))
+		return 0; /* nothing there: nothing to hide, nothing to make */
+	if (has_str(named, n_named, canon) ||
+	    has_str(p->hidden, p->n_hidden, canon))
+		return 0;
+	return push_str(&p->hidden, &p->n_hidden, canon);
+}
+
+static int refuse_workdir(const char *w, const char *home, const char *home2)
+{
+	if (strcmp(w, "/") == 0)
+		return 1;
+	if (home && jr_fs_path_within(home, w))
+		return 1;
+	if (home2 && jr_fs_path_within(home2, w))
+		return 1;
+	return 0;
+}
+
+/* Stable insertion sort by depth, then kind: parents first, and on one
+ * path a --ro lands on top of a --rw. */
+static void sort_ops(struct jr_fs_plan *p)
+{
+	for (size_t i = 1; i < p->n_ops; i++) {
+		struct jr_fs_op o = p->ops[i];
+		size_t d = jr_fs_depth(o.path), j = i;
+
+		while (j > 0) {
+			size_t dj = jr_fs_depth(p->ops[j - 1].path);
+
+			if (dj < d || (dj == d && p->ops[j - 1].kind <= o.kind))
+				break;
+			p->ops[j] = p->ops[j - 1];
+			j--;
+		}
+		p->ops[j] = o;
+	}
+}
+
+int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
+		     struct jr_fs_plan *p, struct jr_err *err)
+{
+	char canon[PATH_MAX], cwd[PATH_MAX], norm[PATH_MAX];
+	char home_c[PATH_MAX], home_u[PATH_MAX];
+	const char *home = NULL, *home2 = NULL;
+	_cleanup_free_ char **named = NULL;
+	size_t n_named = 0;
+	struct passwd *pw;
+	const char *env_home = getenv("HOME");
+	int r = -ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	p->mode = opts->fs_mode;
+	p->uid = ids->uid;
+	p->gid = ids->gid;
+	p->privileged = ids->privileged;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return jr_err_set(err, errno,
+				  "cannot read the current directory: %s",
+				  strerror(errno));
+	for (size_t i = 0; i < opts->n_expose; i++) {
+		if (jr_fs_normalize(cwd, opts->expose[i], norm, sizeof(norm)) ==
+			0 &&
+		    push_str(&p->exposed, &p->n_exposed, norm) < 0)
+			goto oom;
+		if (realpath(opts->expose[i], canon) &&
+		    !has_str(p->exposed, p->n_exposed, canon) &&
+		    push_str(&p->exposed, &p->n_exposed, canon) < 0)
+			goto oom;
+	}
+	if (opts->workdir) {
+		r = canon_option("workdir", opts->workdir, canon, err);
+		if (r < 0)
+			return r;
+		p->workdir = strdup(canon);
+		if (!p->workdir)
+			goto oom;
+	}
+	if (p->mode == JR_FS_HOST)
+		return 0;
+
+	p->tmpfs_size =
+	    opts->tmpfs_size ? opts->tmpfs_size : default_tmpfs_size();
+	if (env_home && realpath(env_home, home_c))
+		home = home_c;
+	pw = getpwuid(ids->host_uid);
+	if (pw && pw->pw_dir && realpath(pw->pw_dir, home_u) &&
+	    (!home || strcmp(home, home_u) != 0))
+		home2 = home_u;
+
+	if (!p->workdir) {
+		if (!realpath(cwd, canon))
+			return jr_err_set(
+			    err, errno,
+			    "cannot resolve the current directory: %s",
+			    strerror(errno));
+		p->workdir = strdup(canon);
+		if (!p->workdir)
+			goto oom;
+	} else {
+		struct stat st;
+
+		if (stat(p->workdir, &st) < 0 || !S_ISDIR(st.st_mode))
+			return jr_err_set(err, ENOTDIR,
+					  "--workdir %s: not a directory",
+					  opts->workdir);
+	}
+	p->workdir_writable = true;
+	if (refuse_workdir(p->workdir, home, home2)) {
+		if (opts->workdir || !opts->n_rw)
+			return jr_err_set(
+			    err, EPERM,
+			    "the working directory %s is /, your home directory or a parent of it, and everything in it would become writable; pass --workdir DIR or --rw DIR",
+			    p->workdir);
+		/* The command starts here read-only; --rw says what it may
+		 * change. */
+		p->workdir_writable = false;
+	}
+	if (p->workdir_writable && push_op(p, JR_FS_OP_RW, p->workdir) < 0)
+		goto oom;
+
+	named = calloc(opts->n_rw + opts->n_ro + 1, sizeof(*named));
+	if (!named)
+		goto oom;
+	for (size_t i = 0; i < opts->n_rw; i++) {
+		r = canon_option("rw", opts->rw[i], canon, err);
+		if (r < 0)
+			goto fail;
+		if (push_op(p, JR_FS_OP_RW, canon) < 0)
+			goto oom;
+		named[n_named++] = p->ops[p->n_ops - 1].path;
+	}
+	for (size_t i = 0; i < opts->n_ro; i++) {
+		r = canon_option("ro", opts->ro[i], canon, err);
+		if (r < 0)
+			goto fail;
+		if (push_op(p, JR_FS_OP_RO, canon) < 0)
+			goto oom;
+		named[n_named++] = p->ops[p->n_ops - 1].path;
+	}
+	for (size_t i = 0; i < opts->n_tmpfs; i++) {
+		struct stat st;
+
+		r = canon_option("tmpfs", opts->tmpfs[i], canon, err);
+		if (r < 0)
+			goto fail;
+		if (stat(canon, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			r = jr_err_set(err, ENOTDIR,
+				       "--tmpfs %s: not a directory",
+				       opts->tmpfs[i]);
+			goto fail;
+		}
+		if (push_op(p, JR_FS_OP_TMPFS, canon) < 0)
+			goto oom;
+	}
+	for (size_t i = 0; i < opts->n_expose; i++) {
+		struct stat st;
+
+		/* Nothing there: nothing to pass through (as before). */
+		if (!realpath(opts->expose[i], canon) || stat(canon, &st) < 0)
+			continue;
+		if (push_op(p, JR_FS_OP_EXPOSE, canon) < 0)
+			goto oom;
+	}
+	/* An explicit --rw/--ro of a table entry is a deliberate choice; a
+	 * --hide always hides. */
+	for (size_t i = 0; i < opts->n_hide; i++)
+		if (add_hidden(p, opts->hide[i], NULL, 0) < 0)
+			goto oom;
+	for (int h = 0; h < 2; h++) {
+		const char *dir = h ? home2 : home;
+		char path[PATH_MAX];
+
+		if (!dir)
+			continue;
+		for (size_t i = 0; i < jr_fs_n_hidden; i++) {
+			if (snprintf(path, sizeof(path), "%s/%s", dir,
+				     jr_fs_hidden[i].path) >= (int)sizeof(path))
+				continue;
+			if (add_hidden(p, path, named, n_named) < 0)
+				goto oom;
+		}
+	}
+	sort_ops(p);
+	return 0;
+oom:
+	r = jr_err_set(err, ENOMEM, "out of memory");
+fail:
+	jr_fs_plan_release(p);
+	return r;
+}
+
+/* -------------------------------------------------------------- environ */
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+void jr_fs_scrub_env(const struct jr_fs_plan *plan)
+{
+	/* Decide for every rule first, then remove: a companion
+	 * (TMUX_PANE) is judged by its variable before that is gone. */
+	bool drop[64] = { false };
+
+	for (size_t i = 0; i < jr_env_n_rules && i < 64; i++) {
+		const char *v = getenv(jr_env_rules[i].name);
+
+		drop[i] = v && !jr_env_keep(jr_env_rules[i].name, v, env_get,
+					    (const char *const *)plan->exposed,
+					    plan->n_exposed);
+	}
+	for (size_t i = 0; i < jr_env_n_rules && i < 64; i++)
+		if (drop[i])
+			unsetenv(jr_env_rules[i].name);
+}
+
+/* ---------------------------------------------------------------- apply */
+
+/* A detached mount, its place in the new tree, and what it is. */
+struct piece {
+	int fd;		   /* detached mount (open_tree/fsmount) */
+	const char *where; /* absolute path in the new tree */
+	bool is_dir;
+	bool is_tmpfs; /* mountpoints below it are made inside it */
+};
+
+#define MAX_PIECES 160
+
+struct build {
+	const struct jr_fs_plan *plan;
+	struct piece p[MAX_PIECES];
+	size_t n;
+	int root;    /* the read-only clone of "/" */
+	int scratch; /* private tmpfs: "d" and "f", the covers */
+	int console; /* the command's pty slave (host devpts), or -1 */
+	struct jr_err *err;
+};
+
+static void build_release(struct build *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->p[i].fd >= 0)
+			close(b->p[i].fd);
+	b->n = 0;
+	if (b->root >= 0)
+		close(b->root);
+	b->root = -1;
+}
+
+static int add_piece(struct build *b, int fd, const char *where, bool is_dir,
+		     bool is_tmpfs)
+{
+	if (b->n == MAX_PIECES) {
+		close(fd);
+		return jr_err_set(b->err, E2BIG,
+				  "too many mounts in the layout (at most %d)",
+				  MAX_PIECES);
+	}
+	b->p[b->n++] = (struct piece){
+		.fd = fd, .where = where, .is_dir = is_dir, .is_tmpfs = is_tmpfs
+	};
+	return 0;
+}
+
+static int sys_openat2(int dirfd, const char *path, int flags,
+		       unsigned long long resolve)
+{
+	struct open_how how = { .flags = (unsigned long long)flags | O_CLOEXEC,
+				.resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static int no_new_api(struct jr_err *err, const char *what)
+{
+	return jr_err_set(
+	    err, ENOSYS,
+	    "%s: this kernel lacks the new mount API (open_tree, mount_setattr: Linux >= 5.12), which the isolated filesystem needs; upgrade the kernel or pass --fs host",
+	    what);
+}
+
+/* A fresh instance of @fstype, configured by @kv pairs, detached. */
+static int new_fs(const char *fstype, const char *const *kv, unsigned int attrs,
+		  struct jr_err *err)
+{
+	_cleanup_close_ int fs = fsopen(fstype, FSOPEN_CLOEXEC);
+	int mnt;
+
+	if (fs < 0)
+		return errno == ENOSYS
+			   ? no_new_api(err, fstype)
+			   : jr_err_set(err, errno, "cannot create a %s: %s",
+					fstype, strerror(errno));
+	for (; kv && kv[0]; kv += 2) {
+		int r = kv[1]
+			    ? fsconfig(fs, FSCONFIG_SET_STRING, kv[0], kv[1], 0)
+			    : fsconfig(fs, FSCONFIG_SET_FLAG, kv[0], NULL, 0);
+		if (r < 0)
+			return jr_err_set(err, errno,
+					  "cannot set %s on a new %s: %s",
+					  kv[0], fstype, strerror(errno));
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return jr_err_set(err, errno, "cannot create a new %s: %s",
+				  fstype, strerror(errno));
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	if (mnt < 0)
+		return jr_err_set(err, errno, "cannot mount a new %s: %s",
+				  fstype, strerror(errno));
+	return mnt;
+}
+
+static int new_tmpfs(const struct jr_fs_plan *plan, const char *mode,
+		     uint64_t size, unsigned int attrs, struct jr_err *err)
+{
+	char uid_s[16], gid_s[16], size_s[24];
+	const char *kv[] = { "size", size_s, "mode", mode, "uid",
+			     uid_s,  "gid",  gid_s,  NULL };
+
+	snprintf(uid_s, sizeof(uid_s), "%u", (unsigned)plan->uid);
+	snprintf(gid_s, sizeof(gid_s), "%u", (unsigned)plan->gid);
+	snprintf(size_s, sizeof(size_s), "%llu", (unsigned long long)size);
+	return new_fs("tmpfs", kv, attrs, err);
+}
+
+/* A detached clone of the host's @path (canonical), with @set applied to
+ * every mount in it. */
+static int clone_host(const char *path, unsigned int set, bool *is_dir,
+		      mode_t *type, struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct mount_attr attr = { .attr_set = set };
+	struct stat st;
+	int c;
+
+	fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW,
+			 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "%s: %s (a symlink here means it changed since jailrun looked; refusing)",
+		    path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return jr_err_set(err, errno, "%s: %s", path, strerror(errno));
+	c = open_tree(fd, "",
+		      AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			  AT_RECURSIVE);
+	if (c < 0)
+		return errno == ENOSYS
+			   ? no_new_api(err, path)
+			   : jr_err_set(err, errno, "cannot clone %s: %s", path,
+					strerror(errno));
+	if (set && mount_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+				 sizeof(attr)) < 0) {
+		int e = errno;
+
+		close(c);
+		return jr_err_set(err, e, "cannot restrict %s: %s", path,
+				  strerror(e));
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	if (type)
+		*type = st.st_mode & S_IFMT;
+	return c;
+}
+
+/* What the mountpoint-making child does, one line per path. */
+struct mkpoint {
+	int dirfd; /* a detached tmpfs */
+	char rel[PATH_MAX];
+	char kind; /* 'd' dir, 'f' empty file, 'l' symlink */
+	const char *link;
+	mode_t mode;
+};
+
+/* mkdir -p of @rel's parents (and @rel itself for 'd') in @dirfd. */
+static int make_point(const struct mkpoint *m)
+{
+	char buf[PATH_MAX];
+	char *s;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%s", m->rel);
+	for (s = strchr(buf, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(m->dirfd, buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	switch (m->kind) {
+	case 'd':
+		if (mkdirat(m->dirfd, buf, m->mode) < 0 && errno != EEXIST)
+			return -errno;
+		return 0;
+	case 'l':
+		return symlinkat(m->link, m->dirfd, buf) < 0 ? -errno : 0;
+	default:
+		fd = openat(m->dirfd, buf,
+			    O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			    m->mode);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	}
+}
+
+/*
+ * make_points - create @n mountpoints as @uid/@gid in a child (see the
+ * theory of operation, step 4, and create_file_as() in mounts.c).
+ *
+ * vfork: the child borrows init's memory until it _exits, as the pre-exec
+ * child does (init.c): a fork copied init's page tables only to throw
+ * them away, and cost 10-50 ms on the loaded test machine. The child only
+ * changes its own credentials (per task) and makes system calls; it never
+ * returns from here. Its status says what failed.
+ */
+static int make_points(const struct mkpoint *m, size_t n, uid_t uid, gid_t gid,
+		       bool own_ids, struct jr_err *err)
+{
+	int status;
+	pid_t pid;
+
+	if (!n)
+		return 0;
+	/* Rootless, init's own fsuid/fsgid are the mapped ones already (the
+	 * caller's): no child needed. (Asking setfsuid(-1) cannot tell: an
+	 * unmapped id reads as the overflow id, which is nobody's.) */
+	if (own_ids) {
+		mode_t old = umask(0);
+
+		for (size_t i = 0; i < n; i++) {
+			int r = make_point(&m[i]);
+
+			if (r < 0) {
+				umask(old);
+				return jr_err_set(
+				    err, -r,
+				    "cannot create the mountpoint %s in the sandbox's tmpfs: %s",
+				    m[i].rel, strerror(-r));
+			}
+		}
+		umask(old);
+		return 0;
+	}
+	pid = vfork();
+	if (pid < 0)
+		return jr_err_set(err, errno, "vfork: %s", strerror(errno));
+	if (pid == 0) {
+		setfsgid(gid);
+		setfsuid(uid);
+		if ((uid_t)setfsuid((uid_t)-1) != uid ||
+		    (gid_t)setfsgid((gid_t)-1) != gid)
+			_exit(EPERM);
+		umask(0);
+		for (size_t i = 0; i < n; i++) {
+			int r = make_point(&m[i]);
+
+			if (r < 0)
+				_exit(-r & 0xff ? -r & 0xff : EIO);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return jr_err_set(err, errno, "waitpid: %s",
+					  strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return jr_err_set(
+		    err, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
+		    "cannot create the mountpoints of the sandbox's tmpfs: %s",
+		    strerror(WIFEXITED(status) ? WEXITSTATUS(status) : EIO));
+	return 0;
+}
+
+/* "/a/b" -> "a/b"; "/" -> "." (openat2 relative to the new root). */
+static const char *rel(const char *abs)
+{
+	while (*abs == '/')
+		abs++;
+	return *abs ? abs : ".";
+}
+
+/* Open @where inside the new tree, refusing any symlink on the way. */
+static int open_in_root(int root, const char *where, struct jr_err *err)
+{
+	int fd =
+	    sys_openat2(root, rel(where), O_PATH | O_NOFOLLOW, RESOLVE_STRICT);
+
+	if (fd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open %s in the sandbox's tree: %s (a symlink here means it changed during setup; refusing)",
+		    where, strerror(errno));
+	return fd;
+}
+
+static int attach(int root, int mnt, const char *where, struct jr_err *err)
+{
+	_cleanup_close_ int t = open_in_root(root, where, err);
+
+	if (t < 0)
+		return t;
+	if (move_mount(mnt, "", t, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return jr_err_set(err, errno, "cannot mount %s: %s", where,
+				  strerror(errno));
+	return 0;
+}
+
+/* A read-only bind of what @fd is on itself. */
+static int ro_on_itself(int fd, const char *what, struct jr_err *err)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY |
+					     MOUNT_ATTR_NOSUID |
+					     MOUNT_ATTR_NODEV };
+	_cleanup_close_ int c = open_tree(fd, "",
+					  AT_EMPTY_PATH | OPEN_TREE_CLONE |
+					      OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	if (c < 0 ||
+	    mount_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro,
+			  sizeof(ro)) < 0 ||
+	    move_mount(c, "", fd, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return jr_err_set(err, errno, "cannot make %s read-only: %s",
+				  what, strerror(errno));
+	return 0;
+}
+
+/*
+ * protect - a protected path in a writable root: read-only on itself.
+ * A symlink there is pinned (a mount on it makes it impossible to
+ * replace: rename and unlink of a mountpoint fail with EBUSY) and what it
+ * leads to is made read-only too. A path that does not exist is left
+ * alone: covering it would need a mountpoint made on the host (jailrun(1)
+ * FILESYSTEM says so).
+ * Return: 1 protected, 0 nothing there, or -errno with @err set.
+ */
+static int protect(int root, const char *path, struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1, parent = -1, target = -1, c = -1;
+	char dir[PATH_MAX];
+	const char *name;
+	struct stat st;
+
+	fd = sys_openat2(root, rel(path), O_PATH | O_NOFOLLOW, RESOLVE_STRICT);
+	if (fd >= 0)
+		return ro_on_itself(fd, path, err) < 0 ? -EPERM : 1;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 0;
+	if (errno != ELOOP)
+		return jr_err_set(err, errno, "cannot open %s: %s", path,
+				  strerror(errno));
+	/* A symlink on the way. Pin the last component if it is one. */
+	snprintf(dir, sizeof(dir), "%s", path);
+	name = strrchr(path, '/') + 1;
+	dir[name - path - 1] = '\0';
+	parent =
+	    sys_openat2(root, rel(dir[0] ? dir : "/"), O_PATH, RESOLVE_STRICT);
+	if (parent >= 0 &&
+	    fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		c = open_tree(parent, name,
+			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				  AT_SYMLINK_NOFOLLOW);
+		if (c < 0 || move_mount(c, "", parent, name,
+					MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return jr_err_set(err, errno,
+					  "cannot pin the symlink %s: %s", path,
+					  strerror(errno));
+	}
+	target = sys_openat2(root, rel(path), O_PATH,
+			     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (target < 0)
+		return c >= 0 ? 1 : 0; /* dangling */
+	return ro_on_itself(target, path, err) < 0 ? -EPERM : 1;
+}
+
+static int hide(int root, int scratch, const char *path, struct jr_err *err)
+{
+	struct mount_attr ro = { .attr_set =
+				     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+				     MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	_cleanup_close_ int fd = -1, c = -1;
+	struct stat st;
+
+	fd = sys_openat2(root, rel(path), O_PATH | O_NOFOLLOW, RESOLVE_STRICT);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 0; /* not in the sandbox's view at all */
+	if (fd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open %s to hide it: %s (a symlink here means it changed during setup; refusing)",
+		    path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return jr_err_set(err, errno, "%s: %s", path, strerror(errno));
+	c = open_tree(scratch, S_ISDIR(st.st_mode) ? "d" : "f",
+		      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (c < 0 || mount_setattr(c, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0 ||
+	    move_mount(c, "", fd, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return jr_err_set(err, errno, "cannot hide %s: %s", path,
+				  strerror(errno));
+	return 1;
+}
+
+/* The deepest tmpfs piece strictly above @where, or NULL. */
+static const struct piece *tmpfs_above(const struct build *b, const char *where)
+{
+	const struct piece *best = NULL;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct piece *p = &b->p[i];
+
+		if (!p->is_tmpfs || strcmp(p->where, where) == 0 ||
+		    !jr_fs_path_within(where, p->where))
+			continue;
+		if (!best || strlen(p->where) > strlen(best->where))
+			best = p;
+	}
+	return best;
+}
+
+static const char *const dev_nodes[] = { "null",   "zero",    "full",
+					 "random", "urandom", "tty" };
+
+static const struct {
+	const char *name, *target;
+} dev_links[] = {
+	{ "ptmx", "pts/ptmx" },		 { "fd", "/proc/self/fd" },
+	{ "stdin", "/proc/self/fd/0" },	 { "stdout", "/proc/self/fd/1" },
+	{ "stderr", "/proc/self/fd/2" },
+};
+
+/*
+ * clone_console - a detached mount of the pty slave @tty. The fd itself
+ * belongs to the runner's mount namespace, which open_tree() refuses to
+ * clone from (EINVAL), so its name is opened in ours, without symlinks,
+ * and must be the very same inode and device.
+ * Return: the mount fd or -errno with @err set.
+ */
+static int clone_console(int tty, struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	char link[64], name[128];
+	struct stat a, st;
+	ssize_t n;
+	int c;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", tty);
+	n = readlink(link, name, sizeof(name) - 1);
+	if (n <= 0 || fstat(tty, &a) < 0)
+		return jr_err_set(err, errno ? errno : EIO,
+				  "cannot name the terminal: %s",
+				  strerror(errno ? errno : EIO));
+	name[n] = '\0';
+	fd = sys_openat2(AT_FDCWD, name, O_PATH | O_NOFOLLOW,
+			 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != a.st_ino ||
+	    st.st_dev != a.st_dev || st.st_rdev != a.st_rdev)
+		return jr_err_set(err, fd < 0 ? errno : EINVAL,
+				  "cannot find the terminal %s: %s", name,
+				  fd < 0 ? strerror(errno) : "another file");
+	c = open_tree(fd, "",
+		      AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (c < 0)
+		return jr_err_set(err, errno, "cannot bind the terminal %s: %s",
+				  name, strerror(errno));
+	return c;
+}
+
+/* Steps 2 and 4: every detached piece, and the mountpoints in them. */
+static int collect(struct build *b)
+{
+	const struct jr_fs_plan *plan = b->plan;
+	static struct mkpoint mk[MAX_PIECES + 16];
+	size_t n_mk = 0, dev_i;
+	int fd, r;
+
+	b->scratch = new_tmpfs(
+	    plan, "0755", 65536,
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+	if (b->scratch < 0)
+		return b->scratch;
+	mk[n_mk++] = (struct mkpoint){ b->scratch, "d", 'd', NULL, 0555 };
+	mk[n_mk++] = (struct mkpoint){ b->scratch, "f", 'f', NULL, 0444 };
+
+	/* Kernel filesystems of the sandbox's own namespaces. proc: its pid
+	 * view is the new PID namespace. sysfs: the worker netns's devices,
+	 * read-only. cgroup2: the sandbox's cgroup namespace root,
+	 * read-only, so cgroup.freeze/cgroup.kill of the user's delegated
+	 * cgroups cannot be written. */
+	fd = new_fs("proc", NULL,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+		    b->err);
+	if (fd < 0)
+		return fd;
+	r = add_piece(b, fd, "/proc", true, false);
+	if (r < 0)
+		return r;
+	fd = new_fs("sysfs", NULL,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			MOUNT_ATTR_NOEXEC,
+		    b->err);
+	if (fd < 0)
+		return fd;
+	r = add_piece(b, fd, "/sys", true, false);
+	if (r < 0)
+		return r;
+	{
+		struct jr_err ignored;
+
+		/* Optional: an empty /sys/fs/cgroup is as safe. */
+		fd = new_fs("cgroup2", NULL,
+			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+				MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+			    &ignored);
+		if (fd >= 0 &&
+		    add_piece(b, fd, "/sys/fs/cgroup", true, false) < 0)
+			return -E2BIG;
+	}
+
+	/* /dev: a tmpfs, host nodes bound in (rootless cannot mknod), a
+	 * new devpts instance, its own shm. */
+	fd = new_tmpfs(plan, "0755", 65536,
+		       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, b->err);
+	if (fd < 0)
+		return fd;
+	r = add_piece(b, fd, "/dev", true, true);
+	if (r < 0)
+		return r;
+	dev_i = b->n - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(dev_links); i++) {
+		mk[n_mk] = (struct mkpoint){ b->p[dev_i].fd, "", 'l',
+					     dev_links[i].target, 0 };
+		snprintf(mk[n_mk++].rel, PATH_MAX, "%s", dev_links[i].name);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
+		static char paths[ARRAY_SIZE(dev_nodes)][16];
+		bool is_dir;
+		mode_t type;
+
+		snprintf(paths[i], sizeof(paths[i]), "/dev/%s", dev_nodes[i]);
+		fd = clone_host(paths[i], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+				&is_dir, &type, b->err);
+		if (fd < 0)
+			return fd;
+		if (type != S_IFCHR) {
+			close(fd);
+			return jr_err_set(b->err, EINVAL,
+					  "%s on the host is not a device",
+					  paths[i]);
+		}
+		r = add_piece(b, fd, paths[i], false, false);
+		if (r < 0)
+			return r;
+	}
+	/* The command's own terminal: the runner allocated it on the host's
+	 * devpts, which the new instance does not show, so ttyname(3) would
+	 * find no name for it. As bubblewrap does, it is bound at
+	 * /dev/console, the one node of the host's devpts the sandbox sees. */
+	if (b->console >= 0) {
+		r = clone_console(b->console, b->err);
+		if (r < 0)
+			return r;
+		r = add_piece(b, r, "/dev/console", false, false);
+		if (r < 0)
+			return r;
+	}
+	{
+		const char *kv[] = { "newinstance", NULL,   "ptmxmode", "0666",
+				     "mode",	    "0620", NULL };
+
+		fd = new_fs("devpts", kv, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+			    b->err);
+		if (fd < 0)
+			return fd;
+		r = add_piece(b, fd, "/dev/pts", true, false);
+		if (r < 0)
+			return r;
+	}
+
+	/* The private tmpfs. */
+	{
+		static const struct {
+			const char *where, *mode;
+		} fixed[] = {
+			{ "/dev/shm", "1777" },
+			{ "/tmp", "1777" },
+			{ "/var/tmp", "1777" },
+			{ "/run", "0755" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
+			bool in_dev = strncmp(fixed[i].where, "/dev/", 5) == 0;
+			_cleanup_close_ int probe = -1;
+
+			/* A host without /var/tmp (or with a symlink there,
+			 * leading into the read-only tree) gets none. */
+			if (!in_dev) {
+				probe = sys_openat2(AT_FDCWD, fixed[i].where,
+						    O_PATH | O_DIRECTORY,
+						    RESOLVE_NO_SYMLINKS);
+				if (probe < 0)
+					continue;
+			}
+			fd = new_tmpfs(plan, fixed[i].mode, plan->tmpfs_size,
+				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+				       b->err);
+			if (fd < 0)
+				return fd;
+			r = add_piece(b, fd, fixed[i].where, true, true);
+			if (r < 0)
+				return r;
+		}
+	}
+
+	/* The plan: clones of the host taken now, while it is whole. */
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct jr_fs_op *o = &plan->ops[i];
+		bool is_dir = true;
+
+		switch (o->kind) {
+		case JR_FS_OP_TMPFS:
+			fd = new_tmpfs(plan, "0755", plan->tmpfs_size,
+				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+				       b->err);
+			break;
+		case JR_FS_OP_RW:
+		case JR_FS_OP_EXPOSE:
+			fd = clone_host(o->path,
+					MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+					&is_dir, NULL, b->err);
+			break;
+		case JR_FS_OP_RO:
+		default:
+			fd = clone_host(o->path,
+					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					    MOUNT_ATTR_NODEV,
+					&is_dir, NULL, b->err);
+			break;
+		}
+		if (fd < 0)
+			return fd;
+		r = add_piece(b, fd, o->path, is_dir,
+			      o->kind == JR_FS_OP_TMPFS);
+		if (r < 0)
+			return r;
+	}
+
+	/* Mountpoints for the pieces that land inside a tmpfs piece. */
+	for (size_t i = 0; i < b->n; i++) {
+		const struct piece *t = tmpfs_above(b, b->p[i].where);
+
+		if (!t || n_mk == ARRAY_SIZE(mk))
+			continue;
+		mk[n_mk] = (struct mkpoint){
+			.dirfd = t->fd,
+			.kind = b->p[i].is_dir ? 'd' : 'f',
+			.mode = b->p[i].is_dir ? 0755 : 0644,
+		};
+		snprintf(mk[n_mk++].rel, PATH_MAX, "%s",
+			 b->p[i].where + strlen(t->where) + 1);
+	}
+	jr_debug("fs: pieces %llu us",
+		 (unsigned long long)(jr_clock_us() - T0));
+	r = make_points(mk, n_mk, plan->uid, plan->gid, !plan->privileged,
+			b->err);
+	jr_debug("fs: points %llu us",
+		 (unsigned long long)(jr_clock_us() - T0));
+	return r;
+}
+
+static int pivot(int root, struct jr_err *err)
+{
+	if (fchdir(root) < 0)
+		return jr_err_set(err, errno, "fchdir: %s", strerror(errno));
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return jr_err_set(err, errno,
+				  "cannot pivot into the sandbox's tree: %s",
+				  strerror(errno));
+	/* The old root now sits on top of the new one: drop it and all the
+	 * host mounts under it. */
+	if (umount2(".", MNT_DETACH) < 0)
+		return jr_err_set(err, errno,
+				  "cannot detach the host's tree: %s",
+				  strerror(errno));
+	if (chdir("/") < 0)
+		return jr_err_set(err, errno, "chdir /: %s", strerror(errno));
+	return 0;
+}
+
+static int apply_isolated(const struct jr_fs_plan *plan, int tty,
+			  struct jr_err *err)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY |
+					     MOUNT_ATTR_NOSUID |
+					     MOUNT_ATTR_NODEV };
+	struct build b = { .plan = plan,
+			   .root = -1,
+			   .scratch = -1,
+			   .console = tty,
+			   .err = err };
+	unsigned int n_prot = 0, n_hidden = 0;
+	int r;
+
+	T0 = jr_clock_us();
+	r = collect(&b);
+	if (r < 0)
+		goto out;
+	/* Step 3: the host tree, read-only all the way down. */
+	b.root = open_tree(AT_FDCWD, "/",
+			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (b.root < 0) {
+		r = errno == ENOSYS
+			? no_new_api(err, "/")
+			: jr_err_set(err, errno,
+				     "cannot clone the host's tree: %s",
+				     strerror(errno));
+		goto out;
+	}
+	if (mount_setattr(b.root, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro,
+			  sizeof(ro)) < 0) {
+		r = jr_err_set(err, errno,
+			       "cannot make the host's tree read-only: %s",
+			       strerror(errno));
+		goto out;
+	}
+	/* Step 5: a place to stand while building; /tmp is covered in the
+	 * sandbox anyway and the host's is untouched (private namespace). */
+	if (move_mount(b.root, "", AT_FDCWD, "/tmp", MOVE_MOUNT_F_EMPTY_PATH) <
+	    0) {
+		r = jr_err_set(err, errno,
+			       "cannot attach the sandbox's tree: %s",
+			       strerror(errno));
+		goto out;
+	}
+	jr_debug("fs: root %llu us", (unsigned long long)(jr_clock_us() - T0));
+	for (size_t i = 0; i < b.n; i++) {
+		r = attach(b.root, b.p[i].fd, b.p[i].where, err);
+		if (r < 0)
+			goto out;
+	}
+	/* Populated: /dev itself read-only (its nodes and the pts and shm
+	 * mounts are mounts of their own and stay writable). */
+	{
+		_cleanup_close_ int dev = open_in_root(b.root, "/dev", err);
+		struct mount_attr dro = { .attr_set = MOUNT_ATTR_RDONLY };
+
+		if (dev < 0 || mount_setattr(dev, "", AT_EMPTY_PATH, &dro,
+					     sizeof(dro)) < 0) {
+			r = dev < 0
+				? dev
+				: jr_err_set(err, errno,
+					     "cannot make /dev read-only: %s",
+					     strerror(errno));
+			goto out;
+		}
+	}
+	jr_debug("fs: attached %llu us",
+		 (unsigned long long)(jr_clock_us() - T0));
+	/* Step 6. */
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		if (plan->ops[i].kind != JR_FS_OP_RW)
+			continue;
+		for (size_t j = 0; j < jr_fs_n_protected; j++) {
+			char path[PATH_MAX];
+			bool named = false;
+
+			if (snprintf(path, sizeof(path), "%s/%s",
+				     strcmp(plan->ops[i].path, "/")
+					 ? plan->ops[i].path
+					 : "",
+				     jr_fs_protected[j].path) >=
+			    (int)sizeof(path))
+				continue;
+			for (size_t k = 0; k < plan->n_ops; k++)
+				named |= plan->ops[k].kind == JR_FS_OP_RW &&
+					 strcmp(plan->ops[k].path, path) == 0;
+			if (named)
+				continue;
+			r = protect(b.root, path, err);
+			if (r < 0)
+				goto out;
+			n_prot += (unsigned)r;
+		}
+	}
+	for (size_t i = 0; i < plan->n_hidden; i++) {
+		r = hide(b.root, b.scratch, plan->hidden[i], err);
+		if (r < 0)
+			goto out;
+		n_hidden += (unsigned)r;
+	}
+	jr_debug("fs: covered %llu us",
+		 (unsigned long long)(jr_clock_us() - T0));
+	/* Step 7. */
+	r = pivot(b.root, err);
+	if (r < 0)
+		goto out;
+	jr_debug("fs: pivoted %llu us",
+		 (unsigned long long)(jr_clock_us() - T0));
+	jr_debug("filesystem: %zu mounts, %u protected, %u hidden", b.n, n_prot,
+		 n_hidden);
+	r = 0;
+out:
+	build_release(&b);
+	if (b.scratch >= 0)
+		jr_mounts_defer_close(b.scratch);
+	return r;
+}
+
+int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
+		uid_t host_uid, char *const *expose_literal, size_t n_expose,
+		struct jr_err *err)
+{
+	int r;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return jr_err_set(err, errno,
+				  "cannot make the sandbox mounts private: %s",
+				  strerror(errno));
+	if (plan->mode == JR_FS_ISOLATED) {
+		r = apply_isolated(plan, tty, err);
+	} else {
+		unsigned int hidden = 0;
+
+		r = jr_mounts_setup(err);
+		if (r == 0)
+			r = jr_mounts_hide_sockets(expose_literal, n_expose,
+						   caller_uid, plan->uid,
+						   plan->gid, &hidden, err);
+		if (r == 0 && host_uid != caller_uid)
+			r = jr_mounts_hide_sockets(expose_literal, n_expose,
+						   host_uid, plan->uid,
+						   plan->gid, &hidden, err);
+	}
+	if (r < 0)
+		return r;
+	if (plan->workdir && chdir(plan->workdir) < 0)
+		return jr_err_set(err, errno,
+				  "cannot enter the working directory %s: %s",
+				  plan->workdir, strerror(errno));
+	return 0;
+}

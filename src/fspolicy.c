@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fspolicy.c - the protected and hidden tables, path rules and the
+ * socket-variable scrubbing of the isolated filesystem (see fspolicy.h).
+ *
+ * Theory of operation: each table says what is covered and why; the
+ * kernel side (fslayout.c) only applies it. Paths here are compared as
+ * strings after a lexical normalisation, never by touching the
+ * filesystem, so every rule is a unit test. The tables are printed in
+ * jailrun(1), FILESYSTEM: a change here is a change there.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fspolicy.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct jr_fs_entry jr_fs_protected[] = {
+	{ ".git/hooks", "git runs these scripts on commit, checkout, push" },
+	{ ".git/config",
+	  "core.hooksPath, core.fsmonitor, aliases and filters run commands" },
+	{ ".gitmodules", "submodule URLs and update commands git follows" },
+	{ ".envrc", "direnv evaluates it when a shell enters the directory" },
+	{ ".vscode", "tasks, launch and settings an editor runs" },
+	{ ".idea", "run configurations and tools an IDE runs" },
+	{ ".bashrc", "bash runs it at every interactive start" },
+	{ ".bash_profile", "bash runs it at every login" },
+	{ ".profile", "sh and bash run it at every login" },
+	{ ".zshrc", "zsh runs it at every interactive start" },
+};
+const size_t jr_fs_n_protected = N_OF(jr_fs_protected);
+
+const struct jr_fs_entry jr_fs_hidden[] = {
+	{ ".ssh", "ssh private keys, known hosts, agent configuration" },
+	{ ".gnupg", "GnuPG private keys and agent sockets" },
+	{ ".aws", "AWS access keys" },
+	{ ".azure", "Azure CLI tokens" },
+	{ ".config/gcloud", "Google Cloud credentials" },
+	{ ".kube", "Kubernetes cluster credentials" },
+	{ ".docker", "registry credentials (config.json)" },
+	{ ".netrc", "passwords for curl, git, ftp" },
+	{ ".git-credentials", "git's stored HTTPS passwords" },
+	{ ".config/gh", "GitHub CLI token" },
+	{ ".npmrc", "npm registry token" },
+	{ ".pypirc", "PyPI upload token" },
+	{ ".cargo/credentials.toml", "crates.io token" },
+	{ ".password-store", "pass(1) password store" },
+	{ ".local/share/keyrings", "GNOME keyring" },
+	{ ".mozilla", "Firefox profiles: cookies, saved passwords" },
+	{ ".config/google-chrome", "Chrome profiles: cookies, passwords" },
+	{ ".config/chromium", "Chromium profiles: cookies, passwords" },
+	{ ".config/BraveSoftware", "Brave profiles: cookies, passwords" },
+	{ ".config/microsoft-edge", "Edge profiles: cookies, passwords" },
+	{ ".config/vivaldi", "Vivaldi profiles: cookies, passwords" },
+	{ ".thunderbird", "mail profiles and saved passwords" },
+};
+const size_t jr_fs_n_hidden = N_OF(jr_fs_hidden);
+
+const struct jr_env_rule jr_env_rules[] = {
+	{ "TMUX", JR_ENV_FIRST_PATH, NULL,
+	  "the tmux server: new-window runs commands outside the sandbox" },
+	{ "TMUX_PANE", JR_ENV_COMPANION, "TMUX", "goes with TMUX" },
+	{ "STY", JR_ENV_ALWAYS, NULL, "GNU screen's session, same as tmux" },
+	{ "SSH_AUTH_SOCK", JR_ENV_PATH, NULL,
+	  "ssh-agent: signs with the user's keys" },
+	{ "SSH_AGENT_PID", JR_ENV_COMPANION, "SSH_AUTH_SOCK",
+	  "goes with SSH_AUTH_SOCK" },
+	{ "GPG_AGENT_INFO", JR_ENV_FIRST_PATH, NULL,
+	  "gpg-agent: decrypts and signs" },
+	{ "DBUS_SESSION_BUS_ADDRESS", JR_ENV_UNIX_URL, NULL,
+	  "the session bus: starts programs, reads keyrings" },
+	{ "DBUS_SYSTEM_BUS_ADDRESS", JR_ENV_UNIX_URL, NULL,
+	  "the system bus: systemd, NetworkManager, polkit" },
+	{ "DISPLAY", JR_ENV_X11, NULL,
+	  "the X server: keystrokes into every window" },
+	{ "WAYLAND_DISPLAY", JR_ENV_RUNTIME, NULL,
+	  "the Wayland compositor: the user's screen and input" },
+	{ "XDG_RUNTIME_DIR", JR_ENV_DIR, NULL,
+	  "the user's runtime directory of sockets (bus, pipewire, gpg)" },
+	{ "PULSE_SERVER", JR_ENV_UNIX_URL, NULL, "PulseAudio: the microphone" },
+	{ "DOCKER_HOST", JR_ENV_UNIX_URL, NULL,
+	  "the Docker daemon: root on the host" },
+	{ "CONTAINER_HOST", JR_ENV_UNIX_URL, NULL,
+	  "the Podman service: containers on the host" },
+	{ "SWAYSOCK", JR_ENV_PATH, NULL, "sway's IPC: runs commands" },
+	{ "I3SOCK", JR_ENV_PATH, NULL, "i3's IPC: runs commands" },
+	{ "KITTY_LISTEN_ON", JR_ENV_UNIX_URL, NULL,
+	  "kitty's remote control: runs commands in new windows" },
+	{ "NVIM", JR_ENV_PATH, NULL, "the parent Neovim's RPC socket" },
+	{ "NVIM_LISTEN_ADDRESS", JR_ENV_PATH, NULL, "Neovim's RPC socket" },
+	{ "VSCODE_IPC_HOOK_CLI", JR_ENV_PATH, NULL,
+	  "VS Code's IPC: opens files and runs tasks" },
+	{ "GNOME_KEYRING_CONTROL", JR_ENV_DIR, NULL, "the GNOME keyring" },
+};
+const size_t jr_env_n_rules = N_OF(jr_env_rules);
+
+int jr_fs_normalize(const char *cwd, const char *path, char *out, size_t size)
+{
+	size_t len = 0;
+	const char *p;
+	int pass;
+
+	if (size < 2)
+		return -ENAMETOOLONG;
+	out[0] = '\0';
+	/* Pass 0 walks @cwd (for a relative @path), pass 1 walks @path. */
+	for (pass = path[0] == '/' ? 1 : 0; pass < 2; pass++) {
+		p = pass == 0 ? cwd : path;
+		while (*p) {
+			const char *end = strchrnul(p, '/');
+			size_t n = (size_t)(end - p);
+
+			if (n == 0 || (n == 1 && p[0] == '.')) {
+				/* nothing */
+			} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+				while (len > 0 && out[len - 1] != '/')
+					len--;
+				if (len > 0)
+					len--; /* the '/' before it */
+				out[len] = '\0';
+			} else {
+				if (len + 1 + n + 1 > size)
+					return -ENAMETOOLONG;
+				out[len++] = '/';
+				memcpy(out + len, p, n);
+				len += n;
+				out[len] = '\0';
+			}
+			p = *end ? end + 1 : end;
+		}
+	}
+	if (len == 0) {
+		out[0] = '/';
+		out[1] = '\0';
+	}
+	return 0;
+}
+
+bool jr_fs_path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+size_t jr_fs_depth(const char *path)
+{
+	size_t d = 0;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1])
+			d++;
+	return d;
+}
+
+static bool is_exposed(const char *path, size_t len, const char *const *exposed,
+		       size_t n)
+{
+	char buf[4096], norm[4096];
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	if (buf[0] != '/' || jr_fs_normalize("/", buf, norm, sizeof(norm)) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(norm, exposed[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Is an exposed path inside the directory @dir? */
+static bool exposes_within(const char *dir, const char *const *exposed,
+			   size_t n)
+{
+	char norm[4096];
+
+	if (dir[0] != '/' || jr_fs_normalize("/", dir, norm, sizeof(norm)) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (jr_fs_path_within(exposed[i], norm))
+			return true;
+	return false;
+}
+
+/* The socket path in "unix:path=P,guid=..." (D-Bus), "unix://P" (Docker),
+ * "unix:P" (kitty, Pulse); NULL when the value names no unix path. */
+static const char *unix_url_path(const char *v, size_t *len)
+{
+	const char *p = strstr(v, "unix:path=");
+
+	if (p)
+		p += strlen("unix:path=");
+	else if ((p = strstr(v, "unix://")))
+		p += strlen("unix://");
+	else if ((p = strstr(v, "unix:")))
+		p += strlen("unix:");
+	else if (v[0] == '/')
+		p = v;
+	else
+		return NULL;
+	*len = strcspn(p, ",;");
+	return p;
+}
+
+static const struct jr_env_rule *find_rule(const char *name)
+{
+	for (size_t i = 0; i < jr_env_n_rules; i++)
+		if (strcmp(jr_env_rules[i].name, name) == 0)
+			return &jr_env_rules[i];
+	return NULL;
+}
+
+bool jr_env_keep(const char *name, const char *value,
+		 const char *(*getenv_fn)(const char *name),
+		 const char *const *exposed, size_t n_exposed)
+{
+	const struct jr_env_rule *r = find_rule(name);
+	const char *p, *rt;
+	char buf[4096];
+	size_t len;
+
+	if (!r)
+		return true;
+	switch (r->kind) {
+	case JR_ENV_PATH:
+		return is_exposed(value, strlen(value), exposed, n_exposed);
+	case JR_ENV_FIRST_PATH:
+		return is_exposed(value, strcspn(value, ","), exposed,
+				  n_exposed);
+	case JR_ENV_UNIX_URL:
+		p = unix_url_path(value, &len);
+		return p && is_exposed(p, len, exposed, n_exposed);
+	case JR_ENV_X11: {
+		unsigned int d = 0;
+		char end = 0;
+
+		/* Only the local form ":N" or ":N.S" names a unix socket; a
+		 * TCP display ("host:N") is the network's business. */
+		if (value[0] != ':' ||
+		    sscanf(value + 1, "%u%c", &d, &end) < 1 ||
+		    (end && end != '.'))
+			return false;
+		snprintf(buf, sizeof(buf), "/tmp/.X11-unix/X%u", d);
+		return is_exposed(buf, strlen(buf), exposed, n_exposed);
+	}
+	case JR_ENV_RUNTIME:
+		if (value[0] == '/')
+			return is_exposed(value, strlen(value), exposed,
+					  n_exposed);
+		rt = getenv_fn("XDG_RUNTIME_DIR");
+		if (!rt || snprintf(buf, sizeof(buf), "%s/%s", rt, value) >=
+			       (int)sizeof(buf))
+			return false;
+		return is_exposed(buf, strlen(buf), exposed, n_exposed);
+	case JR_ENV_DIR:
+		return exposes_within(value, exposed, n_exposed);
+	case JR_ENV_COMPANION:
+		p = getenv_fn(r->companion);
+		return p && jr_env_keep(r->companion, p, getenv_fn, exposed,
+					n_exposed);
+	case JR_ENV_ALWAYS:
+		return false;
+	}
+	return false;
+}

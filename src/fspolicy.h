@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fspolicy.h - what the isolated filesystem protects and hides, as tables
+ * with a reason per row, and the pure path and environment rules around
+ * them. No I/O here: fslayout.c applies it, tests/unit/test_fspolicy.c
+ * checks it.
+ */
+#ifndef JR_FSPOLICY_H
+#define JR_FSPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct jr_fs_entry {
+	const char *path;   /* relative to a writable root or a home */
+	const char *reason; /* why, for the man page and -v */
+};
+
+/* Read-only inside every writable root: files a later, unsandboxed
+ * program runs code from. */
+extern const struct jr_fs_entry jr_fs_protected[];
+extern const size_t jr_fs_n_protected;
+
+/* Covered with an empty read-only file or directory in the caller's and
+ * the command user's home: credentials and tokens. */
+extern const struct jr_fs_entry jr_fs_hidden[];
+extern const size_t jr_fs_n_hidden;
+
+/*
+ * jr_fs_normalize - make @path absolute (against @cwd when relative) and
+ * lexically clean: no "//", "." or trailing "/"; ".." removes the previous
+ * component (it is never allowed above "/"). Symlinks are not looked at.
+ * Return: 0, or -ENAMETOOLONG when it does not fit @size.
+ */
+int jr_fs_normalize(const char *cwd, const char *path, char *out, size_t size);
+
+/* Is @path equal to @dir or below it? Both normalized. */
+bool jr_fs_path_within(const char *path, const char *dir);
+
+/* Number of components of a normalized path ("/" has 0). */
+size_t jr_fs_depth(const char *path);
+
+/*
+ * The environment variables that name a host socket (or the directory
+ * holding them), and how to find the socket path in the value.
+ */
+enum jr_env_kind {
+	JR_ENV_PATH,	   /* the value is the socket's path */
+	JR_ENV_FIRST_PATH, /* path before the first ',' (TMUX) */
+	JR_ENV_UNIX_URL,   /* unix:path=P or unix://P inside the value */
+	JR_ENV_X11,	   /* ":N" -> /tmp/.X11-unix/XN */
+	JR_ENV_RUNTIME,	   /* name relative to $XDG_RUNTIME_DIR (Wayland) */
+	JR_ENV_DIR,	   /* a directory of sockets: kept if one is exposed */
+	JR_ENV_COMPANION,  /* goes with the variable named in .companion */
+	JR_ENV_ALWAYS,	   /* never meaningful inside: always removed */
+};
+
+struct jr_env_rule {
+	const char *name;
+	enum jr_env_kind kind;
+	const char *companion; /* JR_ENV_COMPANION */
+	const char *reason;
+};
+
+extern const struct jr_env_rule jr_env_rules[];
+extern const size_t jr_env_n_rules;
+
+/*
+ * jr_env_keep - should the variable @name=@value reach the command?
+ * @getenv_fn: reads other variables (XDG_RUNTIME_DIR, the companions),
+ *   so that the rule stays pure and testable
+ * @exposed/@n_exposed: --expose paths, normalized
+ * Return: true to keep (not a socket variable, or its socket is exposed).
+ */
+bool jr_env_keep(const char *name, const char *value,
+		 const char *(*getenv_fn)(const char *name),
+		 const char *const *exposed, size_t n_exposed);
+
+#endif
