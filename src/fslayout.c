@@ -69,8 +69,6 @@
 #include "log.h"
 #include "mounts.h"
 
-#include "clock.h"
-static uint64_t T0;
 #define RESOLVE_STRICT                                                         \
 	(RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -88,6 +86,13 @@ static int push_str(char ***arr, size_t *n, const char *s)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
+}
+
+static void free_strs(char **arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(arr[i]);
+	free(arr);
 }
 
 static bool has_str(char *const *arr, size_t n, const char *s)
@@ -155,15 +160,25 @@ static uint64_t default_tmpfs_size(void)
 	return half < JR_SIZE_MIN ? JR_SIZE_MIN : half;
 }
 
+/*
+ * add_hidden - hide what @path leads to, if anything. @named: the --rw and
+ * --ro arguments as given (lexically normalized, never resolved): only
+ * naming the hidden path itself opts out of hiding it. Comparing resolved
+ * paths would let a symlink swapped in before planning (--rw ./x, with x
+ * pointing at ~/.ssh for a moment) turn an innocent option into that
+ * opt-out; the race test in tests/integration/fs.sh caught exactly that.
+ */
 static int add_hidden(struct jr_fs_plan *p, const char *path,
 		      char *const *named, size_t n_named)
 {
-	char canon[PATH_MAX];
+	char canon[PATH_MAX], norm[PATH_MAX];
 
 	if (!realpath(path, canon))
 		return 0; /* nothing there: nothing to hide, nothing to make */
-	if (has_str(named, n_named, canon) ||
-	    has_str(p->hidden, p->n_hidden, canon))
+	if (jr_fs_normalize("/", path, norm, sizeof(norm)) == 0 &&
+	    has_str(named, n_named, norm))
+		return 0;
+	if (has_str(p->hidden, p->n_hidden, canon))
 		return 0;
 	return push_str(&p->hidden, &p->n_hidden, canon);
 }
@@ -205,7 +220,7 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	char canon[PATH_MAX], cwd[PATH_MAX], norm[PATH_MAX];
 	char home_c[PATH_MAX], home_u[PATH_MAX];
 	const char *home = NULL, *home2 = NULL;
-	_cleanup_free_ char **named = NULL;
+	char **named = NULL;
 	size_t n_named = 0;
 	struct passwd *pw;
 	const char *env_home = getenv("HOME");
@@ -251,11 +266,13 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		home2 = home_u;
 
 	if (!p->workdir) {
-		if (!realpath(cwd, canon))
-			return jr_err_set(
+		if (!realpath(cwd, canon)) {
+			r = jr_err_set(
 			    err, errno,
 			    "cannot resolve the current directory: %s",
 			    strerror(errno));
+			goto fail;
+		}
 		p->workdir = strdup(canon);
 		if (!p->workdir)
 			goto oom;
@@ -281,16 +298,21 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	if (p->workdir_writable && push_op(p, JR_FS_OP_RW, p->workdir) < 0)
 		goto oom;
 
-	named = calloc(opts->n_rw + opts->n_ro + 1, sizeof(*named));
-	if (!named)
-		goto oom;
+	/* The --rw/--ro arguments as given, for add_hidden(). */
+	for (size_t i = 0; i < opts->n_rw + opts->n_ro; i++) {
+		const char *a =
+		    i < opts->n_rw ? opts->rw[i] : opts->ro[i - opts->n_rw];
+
+		if (jr_fs_normalize(cwd, a, norm, sizeof(norm)) == 0 &&
+		    push_str(&named, &n_named, norm) < 0)
+			goto oom;
+	}
 	for (size_t i = 0; i < opts->n_rw; i++) {
 		r = canon_option("rw", opts->rw[i], canon, err);
 		if (r < 0)
 			goto fail;
 		if (push_op(p, JR_FS_OP_RW, canon) < 0)
 			goto oom;
-		named[n_named++] = p->ops[p->n_ops - 1].path;
 	}
 	for (size_t i = 0; i < opts->n_ro; i++) {
 		r = canon_option("ro", opts->ro[i], canon, err);
@@ -298,7 +320,6 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 			goto fail;
 		if (push_op(p, JR_FS_OP_RO, canon) < 0)
 			goto oom;
-		named[n_named++] = p->ops[p->n_ops - 1].path;
 	}
 	for (size_t i = 0; i < opts->n_tmpfs; i++) {
 		struct stat st;
@@ -329,8 +350,10 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	for (size_t i = 0; i < opts->n_hide; i++)
 		if (add_hidden(p, opts->hide[i], NULL, 0) < 0)
 			goto oom;
-	for (int h = 0; h < 2; h++) {
-		const char *dir = h ? home2 : home;
+	for (int h = 0; h < 3; h++) {
+		/* The caller's $HOME as written (so that --rw ~/.aws, spelled
+		 * the same way, opts out), resolved, and the command user's. */
+		const char *dir = h == 0 ? env_home : h == 1 ? home : home2;
 		char path[PATH_MAX];
 
 		if (!dir)
@@ -344,10 +367,12 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		}
 	}
 	sort_ops(p);
+	free_strs(named, n_named);
 	return 0;
 oom:
 	r = jr_err_set(err, ENOMEM, "out of memory");
 fail:
+	free_strs(named, n_named);
 	jr_fs_plan_release(p);
 	return r;
 }
@@ -1026,12 +1051,8 @@ static int collect(struct build *b)
 		snprintf(mk[n_mk++].rel, PATH_MAX, "%s",
 			 b->p[i].where + strlen(t->where) + 1);
 	}
-	jr_debug("fs: pieces %llu us",
-		 (unsigned long long)(jr_clock_us() - T0));
 	r = make_points(mk, n_mk, plan->uid, plan->gid, !plan->privileged,
 			b->err);
-	jr_debug("fs: points %llu us",
-		 (unsigned long long)(jr_clock_us() - T0));
 	return r;
 }
 
@@ -1068,7 +1089,6 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 	unsigned int n_prot = 0, n_hidden = 0;
 	int r;
 
-	T0 = jr_clock_us();
 	r = collect(&b);
 	if (r < 0)
 		goto out;
@@ -1099,7 +1119,6 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 			       strerror(errno));
 		goto out;
 	}
-	jr_debug("fs: root %llu us", (unsigned long long)(jr_clock_us() - T0));
 	for (size_t i = 0; i < b.n; i++) {
 		r = attach(b.root, b.p[i].fd, b.p[i].where, err);
 		if (r < 0)
@@ -1121,8 +1140,6 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 			goto out;
 		}
 	}
-	jr_debug("fs: attached %llu us",
-		 (unsigned long long)(jr_clock_us() - T0));
 	/* Step 6. */
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		if (plan->ops[i].kind != JR_FS_OP_RW)
@@ -1155,14 +1172,10 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 			goto out;
 		n_hidden += (unsigned)r;
 	}
-	jr_debug("fs: covered %llu us",
-		 (unsigned long long)(jr_clock_us() - T0));
 	/* Step 7. */
 	r = pivot(b.root, err);
 	if (r < 0)
 		goto out;
-	jr_debug("fs: pivoted %llu us",
-		 (unsigned long long)(jr_clock_us() - T0));
 	jr_debug("filesystem: %zu mounts, %u protected, %u hidden", b.n, n_prot,
 		 n_hidden);
 	r = 0;

@@ -192,8 +192,7 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 		uint64_t t = jr_clock_us();
 
 		r = jr_fs_apply(a->fs, a->pty_slave, a->caller_uid,
-				a->ids->host_uid,
-				a->expose, a->n_expose, err);
+				a->ids->host_uid, a->expose, a->n_expose, err);
 		if (r < 0)
 			return r;
 		mounts_us = jr_clock_us() - t;

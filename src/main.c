@@ -177,21 +177,6 @@ int main(int argc, char **argv)
 	    (unsigned)ids.host_uid, (unsigned)ids.host_gid,
 	    ids.privileged ? "started by root" : "rootless");
 
-	/* Every path option checked and canonicalised once, here. */
-	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0)
-		return fail_early(&opts, &policy, &err);
-	if (opts.fs_mode == JR_FS_HOST)
-		jr_verbose(
-		    "--fs host: the command sees the host's files as your permissions allow");
-	else
-		jr_verbose(
-		    "filesystem: host read-only; writable: %s%s%zu other path%s; %zu hidden",
-		    fs.workdir_writable ? fs.workdir : "",
-		    fs.workdir_writable ? " and " : "",
-		    fs.n_ops - (fs.workdir_writable ? 1 : 0),
-		    fs.n_ops - (fs.workdir_writable ? 1 : 0) == 1 ? "" : "s",
-		    fs.n_hidden);
-
 	/* Bad policy input: the entry and the rule it broke, nothing runs. */
 	for (size_t i = 0; i < opts.n_allow; i++)
 		if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
@@ -203,6 +188,22 @@ int main(int argc, char **argv)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)
 		return fail_early(&opts, &policy, &err);
+	/* Every path option checked and canonicalised once, here. */
+	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0) {
+		jr_audit_close(&audit);
+		return fail_early(&opts, &policy, &err);
+	}
+	if (opts.fs_mode == JR_FS_HOST)
+		jr_verbose(
+		    "--fs host: the command sees the host's files as your permissions allow");
+	else
+		jr_verbose(
+		    "filesystem: host read-only, working directory %s (%s), %zu path option%s, %zu secret%s hidden, tmpfs %llu MiB each",
+		    fs.workdir, fs.workdir_writable ? "writable" : "read-only",
+		    fs.n_ops - (fs.workdir_writable ? 1 : 0),
+		    fs.n_ops - (fs.workdir_writable ? 1 : 0) == 1 ? "" : "s",
+		    fs.n_hidden, fs.n_hidden == 1 ? "" : "s",
+		    (unsigned long long)(fs.tmpfs_size >> 20));
 
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */
@@ -215,6 +216,7 @@ int main(int argc, char **argv)
 				   "--json %s: cannot open for writing: %s",
 				   opts.json_path, strerror(errno));
 			jr_audit_close(&audit);
+			jr_fs_plan_release(&fs);
 			return fail_early(&opts, &policy, &err);
 		}
 	}

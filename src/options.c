@@ -614,7 +614,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			else
 				return jr_err_set(
 				    err, EINVAL,
-				    "--fs %s: expected isolated or host", optarg);
+				    "--fs %s: expected isolated or host",
+				    optarg);
 			break;
 		case ':':
 			return jr_err_set(

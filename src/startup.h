@@ -71,8 +71,7 @@ void jr_startup_wait_done(struct jr_startup *s, enum jr_startup_phase a,
 			  uint64_t b_us);
 
 /* init also spent @us in phase @p during the same wait (no lap). */
-void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p,
-		    uint64_t us);
+void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p, uint64_t us);
 
 /* The command started now: fix the total. */
 void jr_startup_complete(struct jr_startup *s);

@@ -212,7 +212,9 @@ for m in $modes; do
 	has_re "$m: the new netns has only lo" "^RESULT ifaces lo$"
 	expect_output_has "$m: nested: denied.test unreachable" "RESULT tcp $DENIED4:80 blocked ENETUNREACH"
 	expect_output_has "$m: nested: the relay unreachable too" "RESULT tcp $GW:3128 blocked ENETUNREACH"
-	expect_output_has "$m: nested: setns into the lab's netns refused by the kernel" "RESULT setns /run/netns/$LAB_NET_NS EPERM"
+	# The isolated layout's /run is an empty tmpfs: the file is not even
+	# there (the kernel's refusal is probed with --fs host under "setns").
+	has_re "$m: nested: the lab's netns unreachable" "RESULT setns /run/netns/$LAB_NET_NS (EPERM|open ENOENT)"
 	expect_output_has "$m: back in the sandbox the rules still reset" "RESULT tcp $DENIED4:80 blocked ECONNREFUSED"
 	expect_output_has "$m: and the proxy still works" "served-by: allowed.test"
 	if [ "$(sum "$JR_W/nested-$m.json" '(s["network"]["tamper_events"], s["network"]["rules_verified"])')" = "(0, True)" ]; then
@@ -221,8 +223,8 @@ for m in $modes; do
 done
 
 ###########################################################################
-probe setns "setns(2) into every /proc/*/ns/* the sandbox shows, and into the host's /run/netns/* bind mounts (visible through the shared file system)" \
-	"no entry: EPERM (seccomp) or EACCES on open" \
+probe setns "setns(2) into every /proc/*/ns/* the sandbox shows, and into the host's /run/netns/* bind mounts (with --fs host, visible through the shared file system)" \
+	"no entry: the private /run has no /run/netns; with --fs host EPERM (seccomp) or EACCES on open" \
 	"root in the lab host enters the lab internet's netns through /run/netns and connects to denied.test there"
 expect_status 0 "baseline: setns" base "$PY" "$PR" setns --connect "$DENIED4" 80 "/run/netns/$LAB_NET_NS"
 expect_output_has "baseline: entered" "RESULT setns /run/netns/$LAB_NET_NS ENTERED"
@@ -231,9 +233,15 @@ for m in $modes; do
 	expect_status 0 "$m: setns" jl "$m" --allow allowed.test -- sh -c '"$0" "$1" setns --all-proc --connect "$2" 80 /run/netns/*' \
 		"$PY" "$PR" "$DENIED4"
 	expect_output_has "$m: no namespace entered" "entered=0"
-	has_re "$m: the host's netns file is visible but refused" "RESULT setns /run/netns/$LAB_NET_NS (EPERM|open EACCES)"
+	has_re "$m: the host's /run/netns is not in the sandbox" "RESULT setns /run/netns/.* open ENOENT"
 	lacks "$m: no ENTERED" "ENTERED"
 	lacks "$m: no connection" "CONNECTED"
+	expect_status 0 "$m: setns, --fs host" jl "$m" --fs host --allow allowed.test -- sh -c '"$0" "$1" setns --all-proc --connect "$2" 80 /run/netns/*' \
+		"$PY" "$PR" "$DENIED4"
+	expect_output_has "$m: --fs host: no namespace entered" "entered=0"
+	has_re "$m: --fs host: the host's netns file is visible but refused" "RESULT setns /run/netns/$LAB_NET_NS (EPERM|open EACCES)"
+	lacks "$m: --fs host: no ENTERED" "ENTERED"
+	lacks "$m: --fs host: no connection" "CONNECTED"
 done
 
 ###########################################################################
@@ -325,7 +333,7 @@ done
 
 ###########################################################################
 probe docker-sock "connect to a (fake) host daemon socket /run/docker.sock (mode 0777, a pathname socket: reachable across netns), also as /var/run/docker.sock" \
-	"hidden: ECONNREFUSED; with --expose /run/docker.sock (or its /var/run spelling) reachable" \
+	"not there: ENOENT (the sandbox's /run is an empty tmpfs); with --fs host hidden: ECONNREFUSED; with --expose /run/docker.sock (or its /var/run spelling) reachable" \
 	"nobody in the lab host connects and gets the greeting"
 # The fake socket is at the host's own /run/docker.sock, the path jailrun
 # hides: two suites on one machine (make check beside a CI run) take turns
@@ -351,7 +359,10 @@ else
 	for m in $modes; do
 		expect_status 0 "$m: docker.sock hidden" jl "$m" --allow allowed.test -- sh -c \
 			'"$0" "$1" unix /run/docker.sock; "$0" "$1" unix /var/run/docker.sock' "$PY" "$PR"
-		every_line "$m: hidden under both names" "RESULT unix" "ECONNREFUSED"
+		every_line "$m: not there under both names" "RESULT unix" "ENOENT"
+		expect_status 0 "$m: docker.sock hidden, --fs host" jl "$m" --fs host --allow allowed.test -- sh -c \
+			'"$0" "$1" unix /run/docker.sock; "$0" "$1" unix /var/run/docker.sock' "$PY" "$PR"
+		every_line "$m: --fs host: hidden under both names" "RESULT unix" "ECONNREFUSED"
 		for x in /run/docker.sock /var/run/docker.sock; do
 			expect_status 0 "$m: docker.sock with --expose $x" jl "$m" --expose "$x" --allow allowed.test -- \
 				"$PY" "$PR" unix /run/docker.sock

@@ -318,6 +318,83 @@ static void test_raw_tty(void **state)
 	assert_non_null(strstr(jr_usage_text, "--raw-tty"));
 }
 
+static void test_filesystem_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	uint64_t b;
+
+	/* Defaults: isolated, no paths, the default size. */
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_int_equal(o.fs_mode, JR_FS_ISOLATED);
+	assert_int_equal(o.n_rw + o.n_ro + o.n_hide + o.n_tmpfs, 0);
+	assert_int_equal(o.tmpfs_size, 0);
+	assert_null(o.workdir);
+	jr_options_release(&o);
+	/* Repeatable, in order, literal (no globbing, relative kept). */
+	assert_int_equal(PARSE(&o, &e, "--rw", "/a", "--rw", "b/*", "--ro",
+			       "/a/c", "--hide", "/h", "--tmpfs", "/t",
+			       "--tmpfs-size", "64m", "--workdir", "/w", "--",
+			       "true"),
+			 0);
+	assert_int_equal(o.n_rw, 2);
+	assert_string_equal(o.rw[0], "/a");
+	assert_string_equal(o.rw[1], "b/*");
+	assert_int_equal(o.n_ro, 1);
+	assert_string_equal(o.ro[0], "/a/c");
+	assert_int_equal(o.n_hide, 1);
+	assert_int_equal(o.n_tmpfs, 1);
+	assert_int_equal(o.tmpfs_size, 64ULL << 20);
+	assert_string_equal(o.workdir, "/w");
+	jr_options_release(&o);
+	assert_int_equal(
+	    PARSE(&o, &e, "--fs", "host", "--workdir", "/w", "true"), 0);
+	assert_int_equal(o.fs_mode, JR_FS_HOST);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--fs", "isolated", "true"), 0);
+	assert_int_equal(o.fs_mode, JR_FS_ISOLATED);
+	jr_options_release(&o);
+
+	/* Bad input: each names the option. */
+	assert_int_equal(PARSE(&o, &e, "--fs", "none", "true"), -EINVAL);
+	assert_non_null(strstr(e.msg, "--fs none"));
+	assert_int_equal(PARSE(&o, &e, "--rw", "", "true"), -EINVAL);
+	assert_non_null(strstr(e.msg, "--rw: empty path"));
+	assert_int_equal(PARSE(&o, &e, "--ro", "", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, &e, "--hide", "", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, &e, "--tmpfs", "", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, &e, "--workdir", "", "true"), -EINVAL);
+	assert_int_equal(
+	    PARSE(&o, &e, "--workdir", "/a", "--workdir", "/b", "true"),
+	    -EINVAL);
+	assert_non_null(strstr(e.msg, "--workdir given twice"));
+	assert_int_equal(PARSE(&o, &e, "--tmpfs-size", "12q", "true"), -EINVAL);
+	assert_non_null(strstr(e.msg, "--tmpfs-size 12q"));
+	assert_int_equal(PARSE(&o, &e, "--rw"), -EINVAL);
+	/* --fs host has no layout to shape. */
+	assert_int_equal(PARSE(&o, &e, "--fs", "host", "--rw", "/a", "true"),
+			 -EINVAL);
+	assert_non_null(strstr(e.msg, "--fs host"));
+	assert_int_equal(
+	    PARSE(&o, &e, "--tmpfs-size", "1m", "--fs", "host", "true"),
+	    -EINVAL);
+
+	/* Sizes. */
+	assert_int_equal(jr_parse_size("4096", &b), 0);
+	assert_int_equal(b, 4096);
+	assert_int_equal(jr_parse_size("1K", &b), -EINVAL); /* < 4096 */
+	assert_int_equal(jr_parse_size("8k", &b), 0);
+	assert_int_equal(b, 8192);
+	assert_int_equal(jr_parse_size("2G", &b), 0);
+	assert_int_equal(b, 2ULL << 30);
+	assert_int_equal(jr_parse_size("", &b), -EINVAL);
+	assert_int_equal(jr_parse_size("-1m", &b), -EINVAL);
+	assert_int_equal(jr_parse_size("1.5g", &b), -EINVAL);
+	assert_int_equal(jr_parse_size("1mb", &b), -EINVAL);
+	assert_int_equal(jr_parse_size("99999999999999999999", &b), -EINVAL);
+	assert_int_equal(jr_parse_size("2000000000g", &b), -EINVAL);
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net",
@@ -342,7 +419,14 @@ static void test_usage_mentions_every_option(void **state)
 					    "--allow-nested",
 					    "--expose",
 					    "--on-tamper",
-					    "--watchdog-interval" };
+					    "--watchdog-interval",
+					    "--workdir",
+					    "--rw",
+					    "--ro",
+					    "--hide",
+					    "--tmpfs",
+					    "--tmpfs-size",
+					    "--fs" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))
@@ -363,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_hardening_options),
 		cmocka_unit_test(test_raw_tty),
 		cmocka_unit_test(test_gateway),
+		cmocka_unit_test(test_filesystem_options),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,10 +55,8 @@ static void test_filesystem(void **state)
 {
 	char *const cmd[] = { "x", NULL };
 	struct jr_fs_op ops[] = {
-		{ JR_FS_OP_RW, "/work" },
-		{ JR_FS_OP_RO, "/work/ro" },
-		{ JR_FS_OP_TMPFS, "/work/cache" },
-		{ JR_FS_OP_RW, "/data" },
+		{ JR_FS_OP_RW, "/work" },	    { JR_FS_OP_RO, "/work/ro" },
+		{ JR_FS_OP_TMPFS, "/work/cache" },  { JR_FS_OP_RW, "/data" },
 		{ JR_FS_OP_EXPOSE, "/run/x.sock" },
 	};
 	struct jr_fs_plan fs = {
@@ -75,9 +73,10 @@ static void test_filesystem(void **state)
 
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(
-	    out, "\"filesystem\":{\"mode\":\"isolated\",\"writable\":[\"/work\","
-		 "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
-		 "\"landlock\":null},"));
+	    out,
+	    "\"filesystem\":{\"mode\":\"isolated\",\"writable\":[\"/work\","
+	    "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
+	    "\"landlock\":null},"));
 	free(out);
 	fs.mode = JR_FS_HOST;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
