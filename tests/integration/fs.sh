@@ -101,15 +101,17 @@ base() {
 	(cd "$REPO" && setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" \
 		--clear-groups -- env HOME="$FH" timeout 60 "$@")
 }
-# fj MODE ARGS... - jailrun as MODE's caller with the fake home, in $REPO.
+# fj MODE ARGS... - jailrun as MODE's caller with the fake home, in $REPO,
+# with the variables of FJ_ENV added.
+FJ_ENV=()
 fj() {
 	local mode=$1
 	shift
 	if [ "$mode" = rootless ] && [ "$(id -u)" -eq 0 ]; then
 		(cd "$REPO" && exec setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" \
-			--clear-groups -- env HOME="$FH" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+			--clear-groups -- env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
 	else
-		(cd "$REPO" && HOME="$FH" exec timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+		(cd "$REPO" && exec env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
 	fi
 }
 lacks() { # DESC NEEDLE - $OUTD must not contain NEEDLE
@@ -260,6 +262,21 @@ try:
 except OSError as e:
     print("PTY-REFUSED", e.errno)' "$PTS"
 	lacks "$m: the outside pty is out of reach" PTY-OPENED
+
+	# Variables naming host sockets go, unless --expose passes the socket,
+	# which is then bound at its path in the private /tmp and connectable.
+	FJ_ENV=(TMUX="$SOCK,1,0" TMUX_PANE=%1 SSH_AUTH_SOCK=/tmp/ssh-none/agent.1 DISPLAY=:0)
+	ENVCHK='env | grep -E "^(TMUX|TMUX_PANE|SSH_AUTH_SOCK|DISPLAY)=" | sed "s/^/VAR /"; python3 -c "$0" "$1"'
+	expect_status 0 "$m: socket variables" fj "$m" -- sh -c "$ENVCHK" "$CONNECT" "$SOCK"
+	lacks "$m: no socket variable left" "VAR "
+	expect_output_has "$m: the socket is not there" "REFUSED 2"
+	expect_status 0 "$m: --expose" fj "$m" --expose "$SOCK" -- sh -c "$ENVCHK" "$CONNECT" "$SOCK"
+	expect_output_has "$m: --expose keeps TMUX" "VAR TMUX=$SOCK,1,0"
+	expect_output_has "$m: --expose keeps TMUX_PANE" "VAR TMUX_PANE=%1"
+	lacks "$m: --expose: the others still go" "VAR SSH_AUTH_SOCK"
+	lacks "$m: --expose: DISPLAY still goes" "VAR DISPLAY"
+	expect_output_has "$m: --expose: connectable" "CONNECTED b'hello'"
+	FJ_ENV=()
 done
 
 ###########################################################################
