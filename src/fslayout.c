@@ -298,7 +298,11 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	if (p->workdir_writable && push_op(p, JR_FS_OP_RW, p->workdir) < 0)
 		goto oom;
 
-	/* The --rw/--ro arguments as given, for add_hidden(). */
+	/* The --workdir, --rw and --ro arguments as given, for add_hidden(). */
+	if (opts->workdir &&
+	    jr_fs_normalize(cwd, opts->workdir, norm, sizeof(norm)) == 0 &&
+	    push_str(&named, &n_named, norm) < 0)
+		goto oom;
 	for (size_t i = 0; i < opts->n_rw + opts->n_ro; i++) {
 		const char *a =
 		    i < opts->n_rw ? opts->rw[i] : opts->ro[i - opts->n_rw];
