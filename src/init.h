@@ -10,6 +10,7 @@
 
 #include "ids.h"
 #include "options.h"
+#include "landlock.h"
 #include "seccomp.h"
 
 struct jr_init_args {
@@ -25,6 +26,8 @@ struct jr_init_args {
 	char *const *expose; /* --expose */
 	size_t n_expose;
 	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
+	/* Landlock (abi 0: not used) */
+	const struct jr_landlock_config *landlock;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */
