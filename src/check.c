@@ -283,8 +283,8 @@ static int check_unixguard(struct jr_err *err)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return jr_err_set(err, EIO,
-				  "a seccomp notification answer did not arrive");
+		return jr_err_set(
+		    err, EIO, "a seccomp notification answer did not arrive");
 	return 0;
 }
 
