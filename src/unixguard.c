@@ -23,7 +23,8 @@
  * namespace of the sandbox. bind(2) is not trapped: binding creates a new
  * inode (EADDRINUSE on an existing one), it never reaches a host socket.
  *
- * Per notification (seccomp_unotify(2)):
+ * Per notification (seccomp_unotify(2)); whatever cannot be looked at
+ * (pidfd_getfd refused, not a socket) is answered, never continued:
  *  1. Take the task's socket with pidfd_getfd(2); SO_DOMAIN and SO_TYPE of
  *     that file decide, not anything in the task's memory. Not AF_UNIX:
  *     SECCOMP_USER_NOTIF_FLAG_CONTINUE (no path is involved; the network
@@ -270,6 +271,42 @@ static enum jr_ug_call which_call(const struct jr_unixguard *g,
 			}
 	}
 	return JR_UG_OTHER;
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+/*
+ * task_pidfd - a pidfd for the notifying task @tid, which may be any
+ * thread (Go runs every goroutine's syscalls on some thread). Linux >= 6.9
+ * takes a thread id with PIDFD_THREAD; before that, its thread group's
+ * leader, which shares the fd table we want (threads made with
+ * CLONE_FILES, which is what pthreads are).
+ */
+static int task_pidfd(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	pid_t tgid = 0;
+
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno != EINVAL)
+		return fd; /* @tid is a thread group leader */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	if (tgid <= 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_open, tgid, 0);
 }
 
 /* Read @len bytes at @addr of task @pid. Return: 0 or -errno. */
@@ -656,23 +693,27 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		g->stats.refused++;
 		return;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, n->pid, 0);
+	pidfd = task_pidfd(n->pid);
 	if (pidfd < 0 || !id_valid(g, n->id)) {
 		resp->error = -ESRCH; /* the task is gone: nobody reads it */
 		return;
 	}
+	/*
+	 * Never CONTINUE when we could not look: the fd could be made a unix
+	 * socket between now and the kernel's re-read. The task gets the
+	 * answer the kernel would give for what we saw (EBADF, ENOTSOCK).
+	 */
 	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
 	if (sfd < 0) {
-		/* EBADF: not an fd of the task. Let the kernel say so. */
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		g->stats.continued++;
+		resp->error = errno == EBADF ? -EBADF : -EPERM;
+		if (errno != EBADF)
+			jr_warn("unix socket guard: pidfd_getfd: %s: refused",
+				strerror(errno));
 		return;
 	}
 	if (getsockopt(sfd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
 	    getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
-		/* ENOTSOCK: the kernel gives the same answer. */
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		g->stats.continued++;
+		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
 		return;
 	}
 	if (domain != AF_UNIX ||

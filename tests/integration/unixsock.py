@@ -27,6 +27,7 @@ import errno
 import os
 import socket
 import sys
+import threading
 import time
 
 
@@ -129,6 +130,18 @@ def inside(d):
     good = try_sendto(path) == 0 and r.recv(16) == b"x"
     os.unlink(path)
     print(f"inside dgram sendto {path}: {'ok' if good else 'FAILED'}")
+    ok &= good
+    # From a thread other than the main one (pidfd_open of a thread id).
+    path = os.path.join(d, "t.sock")
+    s = serve(path, "stream")
+    got = []
+    t = threading.Thread(target=lambda: got.append(try_connect(path)))
+    t.start()
+    answer(s)
+    t.join()
+    os.unlink(path)
+    good = got == [0]
+    print(f"inside stream from a thread: {'ok' if good else 'FAILED'}")
     ok &= good
     a, b = socket.socketpair()
     a.send(b"pair")

@@ -155,6 +155,7 @@ for m in $(jr_modes); do
 	expect_output_has "$m: inside stream in /tmp" "inside stream /tmp/"
 	expect_output_has "$m: inside datagram" "inside dgram sendto"
 	expect_output_has "$m: inside socketpair" "inside socketpair: ok"
+	expect_output_has "$m: inside, from a thread" "inside stream from a thread: ok"
 done
 
 finish
