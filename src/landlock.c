@@ -16,7 +16,9 @@
  *  - filesystem writes (write, truncate, create, remove, rename/link
  *    across directories, every node type) only beneath the writable roots
  *    (the working directory and --rw paths, given by the caller), the
- *    tmpfs mounts (/tmp, /var/tmp, /dev/shm, /run) and the device nodes a
+ *    tmpfs mounts (/tmp, /var/tmp, /dev/shm, /run), the sandbox's /proc
+ *    (uid_map for nested namespaces, oom_score_adj; /proc/sys is
+ *    read-only) and the device nodes a
  *    program writes to (/dev/null, zero, full, random, urandom, tty, ptmx,
  *    /dev/pts). Reads are not restricted here: hiding secrets is the mount
  *    layer's job, and a read rule list would have to name every library.
@@ -102,6 +104,10 @@ const char *const jr_landlock_fixed_writable[] = {
 	"/var/tmp",
 	"/dev/shm",
 	"/run",
+	/* the sandbox's own procfs: /proc/self/uid_map for nested namespaces
+	 * (--allow-nested), oom_score_adj, comm...; /proc/sys is mounted
+	 * read-only, and the rest is the kernel's own permission checks */
+	"/proc",
 	/* device nodes programs open for writing (bubblewrap's --dev set) */
 	"/dev/null",
 	"/dev/zero",

@@ -89,13 +89,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
+#include <time.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -123,6 +123,20 @@
 #define JR_UG_MAX_SEND (256 * 1024)
 #define JR_UG_MAX_IOV 1024 /* UIO_MAXIOV */
 #define JR_X32_SYSCALL_BIT 0x40000000U
+/* At most this many fds are open at once while one notification is
+ * handled: pidfd, the task's socket, root, cwd, the pinned inode, one
+ * --expose path. */
+#define JR_UG_SPARE_FDS 6
+/* Interrupts the supervisor's blocking SECCOMP_IOCTL_NOTIF_RECV to stop. */
+#define JR_UG_STOP_SIGNAL (SIGRTMIN + 3)
+
+/* Linux 6.6; older uapi headers lack them. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Pure parts                                                          */
@@ -203,9 +217,10 @@ struct abi_nrs {
 struct jr_unixguard {
 	int listener;
 	int diag;
-	int stopfd;
 	pthread_t thread;
 	bool running;
+	bool stopping; /* atomic */
+	bool done;     /* atomic: the thread has left its loop */
 	char **expose;
 	size_t n_expose;
 	struct abi_nrs abis[3];
@@ -213,6 +228,11 @@ struct jr_unixguard {
 	struct seccomp_notif_sizes sizes;
 	uint32_t diag_seq;
 	struct jr_unixguard_stats stats;
+	/* Descriptors held back for the supervisor, so that a runner at its
+	 * RLIMIT_NOFILE (the relay full of connections) still looks before
+	 * it answers; see out_of_fds(). */
+	int spare[JR_UG_SPARE_FDS];
+	bool out_of_fds; /* this notification met EMFILE/ENFILE */
 };
 
 static const char *const call_names[JR_UG_OTHER] = {
@@ -407,15 +427,24 @@ static int open_in(int dirfd, const char *path, uint64_t resolve)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Remember that an fd could not be had for lack of descriptors. */
+static bool fd_shortage(struct jr_unixguard *g, int e)
+{
+	if (e == EMFILE || e == ENFILE)
+		g->out_of_fds = true;
+	return g->out_of_fds;
+}
+
 /* Is the inode @st one of the --expose paths, seen from @rootfd? */
-static bool exposed(const struct jr_unixguard *g, int rootfd,
-		    const struct stat *st)
+static bool exposed(struct jr_unixguard *g, int rootfd, const struct stat *st)
 {
 	for (size_t i = 0; i < g->n_expose; i++) {
 		_cleanup_close_ int fd =
 		    open_in(rootfd, g->expose[i], RESOLVE_IN_ROOT);
 		struct stat e;
 
+		if (fd < 0 && fd_shortage(g, -fd))
+			return false;
 		if (fd >= 0 && fstat(fd, &e) == 0 && e.st_dev == st->st_dev &&
 		    e.st_ino == st->st_ino)
 			return true;
@@ -439,19 +468,21 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/root", n->pid);
 	rootfd = open(proc, O_PATH | O_CLOEXEC);
 	if (rootfd < 0)
-		return -ESRCH;
+		return fd_shortage(g, errno) ? -EMFILE : -ESRCH;
 	if (path[0] == '/') {
 		fd = open_in(rootfd, path, RESOLVE_IN_ROOT);
 	} else {
 		snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/cwd", n->pid);
 		cwdfd = open(proc, O_PATH | O_CLOEXEC);
 		if (cwdfd < 0)
-			return -ESRCH;
+			return fd_shortage(g, errno) ? -EMFILE : -ESRCH;
 		fd = open_in(cwdfd, path, 0);
 	}
 	/* The pid named our task when we opened its root and cwd. */
 	if (!id_valid(g, n->id))
 		return -ESRCH;
+	if (fd < 0 && fd_shortage(g, -fd))
+		return -EMFILE;
 	if (fd < 0) {
 		jr_debug("unix socket %s (task %" PRIu32 "): %s", path, n->pid,
 			 strerror(-fd));
@@ -465,6 +496,8 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		jr_debug("unix socket %s: exposed, allowed", path);
 		return steal_fd(&fd);
 	}
+	if (g->out_of_fds)
+		return -EMFILE;
 	r = diag_has_inode(g, st.st_dev, st.st_ino);
 	if (r < 0) {
 		jr_warn("unix socket %s: cannot ask sock_diag (%s): refused",
@@ -694,6 +727,8 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return;
 	}
 	pidfd = task_pidfd(n->pid);
+	if (pidfd < 0 && fd_shortage(g, errno))
+		return;
 	if (pidfd < 0 || !id_valid(g, n->id)) {
 		resp->error = -ESRCH; /* the task is gone: nobody reads it */
 		return;
@@ -704,6 +739,8 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	 * answer the kernel would give for what we saw (EBADF, ENOTSOCK).
 	 */
 	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
+	if (sfd < 0 && fd_shortage(g, errno))
+		return;
 	if (sfd < 0) {
 		resp->error = errno == EBADF ? -EBADF : -EPERM;
 		if (errno != EBADF)
@@ -764,6 +801,8 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return;
 	case JR_UG_CHECK_PATH:
 		pinned = pin_path(g, n, path);
+		if (pinned < 0 && g->out_of_fds)
+			return;
 		if (pinned < 0) {
 			resp->error = pinned;
 			if (pinned == -ECONNREFUSED)
@@ -792,51 +831,97 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->val = res;
 }
 
+static void take_spares(struct jr_unixguard *g)
+{
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		if (g->spare[i] < 0)
+			g->spare[i] = fcntl(g->listener, F_DUPFD_CLOEXEC, 0);
+}
+
+static void release_spares(struct jr_unixguard *g)
+{
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		if (g->spare[i] >= 0) {
+			close(g->spare[i]);
+			g->spare[i] = -1;
+		}
+}
+
+/*
+ * handle_with_spares - handle(); if it could not get a descriptor (the
+ * runner at RLIMIT_NOFILE: the relay holds them all, which
+ * tests/integration/faults.sh makes happen), give back the spares held
+ * for this and try once more, then take them again. The relay thread may
+ * snatch a freed number first; then the task gets EPERM: fail closed, we
+ * never answer without having looked.
+ */
+static void handle_with_spares(struct jr_unixguard *g,
+			       const struct seccomp_notif *n,
+			       struct seccomp_notif_resp *resp)
+{
+	g->out_of_fds = false;
+	handle(g, n, resp);
+	if (!g->out_of_fds)
+		return;
+	release_spares(g);
+	g->out_of_fds = false;
+	memset(resp, 0, g->sizes.seccomp_notif_resp);
+	handle(g, n, resp);
+	if (g->out_of_fds) {
+		jr_warn(
+		    "unix socket guard: the runner is out of file descriptors: a connect or send of the command is refused");
+		resp->id = n->id;
+		resp->flags = 0;
+		resp->error = -EPERM;
+		g->stats.refused++;
+	}
+	take_spares(g);
+}
+
+static void stop_signal_handler(int sig)
+{
+	(void)sig; /* only here to interrupt the ioctl (no SA_RESTART) */
+}
+
+/*
+ * serve - the supervisor thread. It waits in SECCOMP_IOCTL_NOTIF_RECV
+ * itself rather than in poll(2): with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+ * (Linux 6.6) the kernel then hands the CPU straight from the trapped task
+ * to this thread and back, instead of two ordinary wake-ups, which on a
+ * busy machine cost most of a notification's round trip. Stopping sends
+ * JR_UG_STOP_SIGNAL to this thread, which breaks the wait with EINTR.
+ */
 static void *serve(void *arg)
 {
 	struct jr_unixguard *g = arg;
 	_cleanup_free_ struct seccomp_notif *n = NULL;
 	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
+	sigset_t stop;
 
+	sigemptyset(&stop);
+	sigaddset(&stop, JR_UG_STOP_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 	n = calloc(1, g->sizes.seccomp_notif);
 	resp = calloc(1, g->sizes.seccomp_notif_resp);
-	if (!n || !resp) {
+	if (!n || !resp)
 		jr_error("unix socket guard: out of memory");
-		return NULL;
-	}
-	for (;;) {
-		struct pollfd p[2] = {
-			{ .fd = g->listener, .events = POLLIN },
-			{ .fd = g->stopfd, .events = POLLIN },
-		};
-
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[1].revents)
-			break;
-		if (!(p[0].revents & POLLIN)) {
-			if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
-				break; /* no task left under the filter */
-			continue;
-		}
+	while (n && resp && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
 		memset(n, 0, g->sizes.seccomp_notif);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
 			if (errno == EINTR || errno == ENOENT)
-				continue; /* the task went away first */
+				continue; /* stopping, or the task went first */
 			jr_error("unix socket guard: cannot receive (%s)",
 				 strerror(errno));
 			break;
 		}
 		memset(resp, 0, g->sizes.seccomp_notif_resp);
-		handle(g, n, resp);
+		handle_with_spares(g, n, resp);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
 		    errno != ENOENT)
 			jr_debug("unix socket guard: reply: %s",
 				 strerror(errno));
 	}
+	__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -882,7 +967,9 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return jr_err_set(err, ENOMEM, "out of memory");
-	g->listener = g->diag = g->stopfd = -1;
+	g->listener = g->diag = -1;
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		g->spare[i] = -1;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
 		r = jr_err_set(err, errno,
 			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
@@ -913,13 +1000,24 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		g->n_expose++;
 	}
 	init_abis(g);
-	g->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (g->stopfd < 0) {
-		r = jr_err_set(err, errno, "unix socket guard: eventfd: %s",
-			       strerror(errno));
-		goto fail;
+	/* Faster round trips where the kernel has it (see serve()). */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
+		jr_debug("unix socket guard: no synchronous wake-ups (%s)",
+			 strerror(errno));
+	{
+		struct sigaction sa = { .sa_handler = stop_signal_handler };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
+			r = jr_err_set(err, errno,
+				       "unix socket guard: sigaction: %s",
+				       strerror(errno));
+			goto fail;
+		}
 	}
 	g->listener = steal_fd(&listener);
+	take_spares(g);
 	g->diag = steal_fd(&diag);
 	r = pthread_create(&g->thread, NULL, serve, g);
 	if (r != 0) {
@@ -940,21 +1038,24 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 	if (!g)
 		return;
 	if (g->running) {
-		uint64_t one = 1;
+		__atomic_store_n(&g->stopping, true, __ATOMIC_RELEASE);
+		/* The signal may land just before the thread enters the
+		 * ioctl: send it again until the thread has left. */
+		while (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE)) {
+			struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
 
-		if (write(g->stopfd, &one, sizeof(one)) < 0) {
-			/* an eventfd write fails only on overflow */
+			pthread_kill(g->thread, JR_UG_STOP_SIGNAL);
+			nanosleep(&ts, NULL);
 		}
 		pthread_join(g->thread, NULL);
 	}
 	if (stats)
 		*stats = g->stats;
+	release_spares(g);
 	if (g->listener >= 0)
 		close(g->listener);
 	if (g->diag >= 0)
 		close(g->diag);
-	if (g->stopfd >= 0)
-		close(g->stopfd);
 	for (size_t i = 0; i < g->n_expose; i++)
 		free(g->expose[i]);
 	free(g->expose);
