@@ -23,9 +23,16 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stddef.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <libmnl/libmnl.h>
 
 #include "check.h"
+#include "landlock.h"
 #include "cleanup.h"
 #include "err.h"
 #include "nft.h"
@@ -206,6 +213,102 @@ static int check_pty(struct jr_err *err)
 	return 0;
 }
 
+/*
+ * The unix socket guard's kernel parts, for real: a filter with
+ * SECCOMP_RET_USER_NOTIF and a listener, a child trapped in it and
+ * answered, pidfd_getfd(2) on that child (what the runner does to the
+ * command), and a unix_diag dump (NETLINK_SOCK_DIAG).
+ */
+static int check_unixguard(struct jr_err *err)
+{
+	struct sock_filter prog_insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(prog_insns),
+				   .filter = prog_insns };
+	struct seccomp_notif n = { 0 };
+	struct seccomp_notif_resp resp = { 0 };
+	int listener, pidfd, fd, status, diag;
+	pid_t pid;
+
+	diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (diag < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open a sock_diag socket: %s (CONFIG_UNIX_DIAG; try: sudo modprobe unix_diag)",
+		    strerror(errno));
+	close(diag);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return jr_err_set(err, errno, "cannot set no_new_privs: %s",
+				  strerror(errno));
+	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (listener < 0)
+		return jr_err_set(
+		    err, errno,
+		    "no seccomp user notification: %s (Linux >= 5.5 needed); the unix socket guard cannot run, so jailrun will not",
+		    strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return jr_err_set(err, errno, "fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(getppid() == 4242 ? 0 : 1);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0)
+		return jr_err_set(err, errno,
+				  "cannot receive a seccomp notification: %s",
+				  strerror(errno));
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0);
+	if (fd < 0) {
+		int e = errno;
+
+		kill(pid, SIGKILL);
+		return jr_err_set(
+		    err, e,
+		    "pidfd_getfd on a child failed: %s (Linux >= 5.6; Yama ptrace_scope 3 forbids it)",
+		    strerror(e));
+	}
+	close(fd);
+	close(pidfd);
+	resp.id = n.id;
+	resp.val = 4242;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return jr_err_set(err, errno,
+				  "cannot answer a seccomp notification: %s",
+				  strerror(errno));
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return jr_err_set(
+		    err, EIO, "a seccomp notification answer did not arrive");
+	return 0;
+}
+
+/* Which layer keeps host unix sockets out, and Landlock's state. */
+static void report_layers(void)
+{
+	int abi = jr_landlock_abi();
+
+	/* LANDLOCK_ACCESS_FS_RESOLVE_UNIX is the first choice once jailrun
+	 * learns it; no kernel it has met has it (Linux 6.18 does not). */
+	printf("  info  unix sockets guarded by: seccomp-unotify "
+	       "(fallback order: landlock-resolve-unix, not in this kernel; "
+	       "then seccomp-unotify)\n");
+	if (abi > 0)
+		printf("  info  landlock: ABI %d: writes%s%s\n", abi,
+		       abi >= 4 ? ", TCP connect" : "",
+		       abi >= 6 ? ", abstract-socket and signal scopes" : "");
+	else
+		printf("  info  landlock: not available (%s): the mount "
+		       "namespace and nft hold alone; --landlock require "
+		       "would fail\n",
+		       strerror(-abi));
+}
+
 /* Run @fn in a child; its jr_err comes back through a pipe. */
 static int run_isolated(check_fn fn, struct jr_err *err)
 {
@@ -259,6 +362,8 @@ int jr_check_run(void)
 		  check_nftables },
 		{ "seccomp filters", check_seccomp },
 		{ "pseudo-terminals", check_pty },
+		{ "unix socket guard (seccomp user notification, pidfd_getfd, sock_diag)",
+		  check_unixguard },
 	};
 	int failed = 0;
 
@@ -276,6 +381,7 @@ int jr_check_run(void)
 			failed++;
 		}
 	}
+	report_layers();
 	if (failed)
 		printf(
 		    "%d check%s failed: jailrun cannot run sandboxes here until fixed\n",

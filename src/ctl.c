@@ -64,8 +64,16 @@ int jr_ctl_send(int sock, const struct jr_ctl_msg *m, const int *fds,
 
 int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
 {
+	return jr_ctl_recv_cred(sock, m, fds, nfds, NULL);
+}
+
+int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
+		     pid_t *pid)
+{
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * JR_CTL_MAX_FDS)];
+		/* Room for the credentials SO_PASSCRED adds, too. */
+		char buf[CMSG_SPACE(sizeof(int) * JR_CTL_MAX_FDS) +
+			 CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -81,6 +89,8 @@ int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
 
 	if (nfds)
 		*nfds = 0;
+	if (pid)
+		*pid = 0;
 	do {
 		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
@@ -92,6 +102,14 @@ int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
 		size_t cnt;
 		int tmp[JR_CTL_MAX_FDS];
 
+		if (pid && c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			*pid = uc.pid;
+		}
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -112,7 +130,7 @@ int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
 		return -EPIPE;
 	if ((size_t)n != sizeof(*m) ||
 	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    m->type < JR_CTL_MAPS_DONE || m->type > JR_CTL_EXIT) {
+	    m->type < JR_CTL_MAPS_DONE || m->type > JR_CTL_TYPE_LAST) {
 		for (size_t i = 0; i < got; i++)
 			close(fds[i]);
 		if (nfds)

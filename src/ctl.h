@@ -14,12 +14,21 @@
  *   init:   EXEC_OK             command started (execve succeeded)
  *           or EXEC_FAIL        code = errno, status = 0 exec / 1 pre-exec
  *   init:   EXIT                status = waitpid() status of the command
+ *
+ * Between GO and EXEC_OK, when the filter has the unix socket guard, the
+ * pre-exec child itself (not init) writes UNOTIFY with the number of its
+ * seccomp listener fd, using write(2), and reads the runner's UNOTIFY_OK
+ * or ABORT with read(2): sendmsg/recvmsg-free, because the child's sends
+ * already trap into that filter. The runner learns the child's pid from
+ * SCM_CREDENTIALS (SO_PASSCRED, set before GO) and takes the fd itself
+ * with pidfd_getfd(2) (unixguard.c).
  */
 #ifndef JR_CTL_H
 #define JR_CTL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "options.h"
 
@@ -36,13 +45,16 @@ enum jr_ctl_fd {
 	JR_CTL_FD_NFT = 0,
 	/* a second one, for the watchdog's change notifications */
 	JR_CTL_FD_NFT_MONITOR,
+	/* NETLINK_SOCK_DIAG socket of the worker netns: which unix sockets
+	 * the sandbox bound (unixguard.c) */
+	JR_CTL_FD_UNIX_DIAG,
 	/* --net allowlist only: the relay's listeners (struct
 	 * jr_relay_listeners), in the relay netns */
 	JR_CTL_FD_PROXY,
 	JR_CTL_FD_DNS_UDP,
 	JR_CTL_FD_DNS_TCP,
 	/* how many each mode sends */
-	JR_CTL_FDS_NONE = JR_CTL_FD_NFT_MONITOR + 1,
+	JR_CTL_FDS_NONE = JR_CTL_FD_UNIX_DIAG + 1,
 	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
 };
 
@@ -64,6 +76,9 @@ enum jr_ctl_type {
 	JR_CTL_EXEC_OK,
 	JR_CTL_EXEC_FAIL,
 	JR_CTL_EXIT,
+	JR_CTL_UNOTIFY,	   /* pre-exec child: code = seccomp listener fd */
+	JR_CTL_UNOTIFY_OK, /* runner: taken, the guard runs (else ABORT) */
+	JR_CTL_TYPE_LAST = JR_CTL_UNOTIFY_OK,
 };
 
 struct jr_ctl_msg {
@@ -98,6 +113,13 @@ int jr_ctl_send(int sock, const struct jr_ctl_msg *m, const int *fds,
  * another -errno.
  */
 int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds);
+
+/*
+ * jr_ctl_recv_cred - jr_ctl_recv(), and the sender's pid from
+ * SCM_CREDENTIALS (in our pid namespace) in *@pid, 0 when none came.
+ */
+int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
+		     pid_t *pid);
 
 /* Convenience: a message of @type with a formatted detail. */
 void jr_ctl_msg_init(struct jr_ctl_msg *m, enum jr_ctl_type type, int code,

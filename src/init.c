@@ -61,6 +61,7 @@
 #include "relaynet.h"
 #include "selfcheck.h"
 #include "startup.h"
+#include "unixguard.h"
 #include "userns.h"
 
 #define JR_HOSTNAME "jailrun"
@@ -77,6 +78,10 @@ const int jr_forwarded_signals_count =
 static uint64_t relaynet_us;
 /* How long the filesystem layout took (jr_fs_apply), likewise. */
 static uint64_t mounts_us;
+
+/* The Landlock ruleset, built after the mounts and applied by the pre-exec
+ * child; -1 when Landlock is not used. */
+static int landlock_ruleset = -1;
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
@@ -212,6 +217,22 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
+	/* After the mounts: the paths are opened as the command sees them. */
+	if (a->landlock && a->landlock->abi > 0) {
+		r = jr_landlock_build(a->landlock, err);
+		if (r < 0)
+			return r;
+		landlock_ruleset = r;
+	}
+	/* Made here, in the worker netns: unix_diag lists the sockets of
+	 * its own netns only, which is the question unixguard.c asks. */
+	fds[JR_CTL_FD_UNIX_DIAG] =
+	    socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fds[JR_CTL_FD_UNIX_DIAG] < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open a sock_diag netlink socket in the sandbox: %s (the unix socket guard needs it; is CONFIG_UNIX_DIAG set? try: sudo modprobe unix_diag)",
+		    strerror(errno));
 	for (int i = JR_CTL_FD_NFT; i <= JR_CTL_FD_NFT_MONITOR; i++) {
 		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_NETFILTER);
@@ -360,6 +381,10 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 		goto fail;
 	if (jr_privs_drop(a->ids, &err) < 0)
 		goto fail;
+	/* After no_new_privs (which Landlock needs), before the filter. */
+	if (landlock_ruleset >= 0 &&
+	    jr_landlock_apply(landlock_ruleset, &err) < 0)
+		goto fail;
 
 	/* Everything but 0, 1, 2 closes at exec, even fds we did not open
 	 * ourselves (inherited from whoever started jailrun). */
@@ -374,8 +399,17 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 
 	/* Last: from here on only what the command itself may do is left to
 	 * do (the filter needs no_new_privs, set by jr_privs_drop()). */
-	if (a->seccomp && jr_seccomp_load(a->seccomp, &err) < 0)
-		goto fail;
+	if (a->seccomp) {
+		int listener = -1;
+
+		if (jr_seccomp_load(a->seccomp, &listener, &err) < 0)
+			goto fail;
+		/* From here our own connect/sendmsg would wait for a
+		 * supervisor: only write/read until the runner has it. */
+		if (listener >= 0 &&
+		    jr_unixguard_handover(a->ctl, listener, &err) < 0)
+			goto fail;
+	}
 
 	exec_search(a->command);
 
@@ -523,6 +557,8 @@ void jr_init_main(const struct jr_init_args *a)
 		exec_command(a, report[1]);
 	}
 	close(report[1]);
+	if (landlock_ruleset >= 0)
+		close(landlock_ruleset);
 	if (a->pty_slave >= 0)
 		close(
 		    a->pty_slave); /* so the runner sees EIO when the command is done */

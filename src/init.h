@@ -11,6 +11,7 @@
 #include "fslayout.h"
 #include "ids.h"
 #include "options.h"
+#include "landlock.h"
 #include "seccomp.h"
 
 struct jr_init_args {
@@ -27,6 +28,8 @@ struct jr_init_args {
 	size_t n_expose;
 	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
 	const struct jr_fs_plan *fs;		 /* the filesystem layout */
+	/* Landlock (abi 0: not used) */
+	const struct jr_landlock_config *landlock;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

@@ -53,6 +53,12 @@ const char jr_usage_text[] =
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
     "                      debugging and is logged loudly)\n"
+    "  --landlock auto|require|off\n"
+    "                      Landlock as a second wall: writes only to the\n"
+    "                      working directory, the tmpfs mounts and the device\n"
+    "                      nodes; TCP connect only to the relay's and the\n"
+    "                      allowed ports. auto (default) uses it where the\n"
+    "                      kernel has it; require fails (125) where it does not\n"
     "  --allow-nested      let the command create user and network namespaces\n"
     "                      (for commands that sandbox themselves: bwrap, browsers)\n"
     "  --expose PATH       pass this host socket through (e.g.\n"
@@ -123,6 +129,7 @@ enum {
 	OPT_CONNECT_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
 	OPT_SECCOMP,
+	OPT_LANDLOCK,
 	OPT_ALLOW_NESTED,
 	OPT_EXPOSE,
 	OPT_ON_TAMPER,
@@ -154,6 +161,7 @@ static const struct option jr_long_options[] = {
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
+	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "allow-nested", no_argument, NULL, OPT_ALLOW_NESTED },
 	{ "expose", required_argument, NULL, OPT_EXPOSE },
 	{ "on-tamper", required_argument, NULL, OPT_ON_TAMPER },
@@ -467,6 +475,19 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(
 				    err, EINVAL,
 				    "--seccomp %s: expected on or off", optarg);
+			break;
+		case OPT_LANDLOCK:
+			if (strcmp(optarg, "auto") == 0)
+				opts->landlock = JR_LANDLOCK_AUTO;
+			else if (strcmp(optarg, "require") == 0)
+				opts->landlock = JR_LANDLOCK_REQUIRE;
+			else if (strcmp(optarg, "off") == 0)
+				opts->landlock = JR_LANDLOCK_OFF;
+			else
+				return jr_err_set(
+				    err, EINVAL,
+				    "--landlock %s: expected auto, require or off",
+				    optarg);
 			break;
 		case OPT_ALLOW_NESTED:
 			opts->allow_nested = true;

@@ -48,6 +48,13 @@ struct jr_gateway {
 #define JR_DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define JR_DEFAULT_WATCHDOG_INTERVAL_MS 1000
 
+/* --landlock: the second filesystem (and TCP) wall, landlock.c. */
+enum jr_landlock_mode {
+	JR_LANDLOCK_AUTO = 0, /* used where the kernel has it (default) */
+	JR_LANDLOCK_REQUIRE,  /* its absence is a failure (exit 125) */
+	JR_LANDLOCK_OFF,
+};
+
 struct jr_options {
 	enum jr_action action;
 	int verbosity; /* -1 quiet, 0 normal, 1.. verbose */
@@ -88,6 +95,8 @@ struct jr_options {
 	bool raw_tty;	       /* --raw-tty: relay terminal output unfiltered */
 	char *const *command;  /* NULL-terminated argv of the command */
 	int command_argc;
+	/* --landlock auto|require|off */
+	enum jr_landlock_mode landlock;
 };
 
 /*

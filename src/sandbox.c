@@ -63,7 +63,9 @@
 #include "nft.h"
 #include "pty.h"
 #include "relay.h"
+#include "landlock.h"
 #include "seccomp.h"
+#include "unixguard.h"
 #include "startup.h"
 #include "watchdog.h"
 #include "ruleset.h"
@@ -86,6 +88,11 @@ struct sandbox {
 	struct jr_seccomp_filter seccomp; /* built before the clone */
 	struct jr_pty pty;
 	struct jr_startup *startup; /* the phases, in the run's result */
+	int unix_diag;		    /* sock_diag socket of the worker netns */
+	struct jr_unixguard *unixguard; /* serves the command's filter */
+	const struct jr_options *opts;
+	struct jr_landlock_config landlock;
+	char cwd[4096]; /* the writable root, for Landlock */
 	bool init_reaped;
 	int init_status;
 };
@@ -171,6 +178,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.n_expose = opts->n_expose,
 			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
 			.fs = fs,
+			.landlock = &sb->landlock,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -247,6 +255,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			     JR_PHASE_RELAYNET, m.phase_us[1]);
 	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
 
+	sb->unix_diag = steal_fd(&fds[JR_CTL_FD_UNIX_DIAG]);
 	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
 	fds[JR_CTL_FD_NFT] = -1;
 	if (r == 0)
@@ -357,10 +366,53 @@ struct outcome {
 	int status;
 };
 
+/*
+ * The pre-exec child's UNOTIFY: take its seccomp listener, start the
+ * supervisor, and let the child exec (UNOTIFY_OK), or stop it (ABORT with
+ * the reason, which the child reports as a pre-exec failure: exit 125).
+ */
+static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
+			    pid_t sender)
+{
+	struct jr_unixguard_config cfg = {
+		.listener = -1,
+		.diag = steal_fd(&sb->unix_diag),
+		.expose = sb->opts->expose,
+		.n_expose = sb->opts->n_expose,
+	};
+	struct jr_err err = { 0 };
+	struct jr_ctl_msg m;
+	int r;
+
+	if (sb->unixguard || cfg.diag < 0 || sender <= 0) {
+		if (cfg.diag >= 0)
+			close(cfg.diag);
+		r = jr_err_set(&err, EPROTO,
+			       "unexpected seccomp listener hand-over");
+	} else {
+		r = jr_unixguard_fetch_listener(sender, in->code, &err);
+		if (r >= 0) {
+			cfg.listener = r;
+			r = jr_unixguard_start(&cfg, &sb->unixguard, &err);
+		} else {
+			close(cfg.diag);
+		}
+	}
+	if (r < 0) {
+		jr_ctl_msg_init(&m, JR_CTL_ABORT, err.code, "%s", err.msg);
+	} else {
+		jr_ctl_msg_init(&m, JR_CTL_UNOTIFY_OK, 0, NULL);
+		jr_verbose(
+		    "unix socket guard: seccomp user notification served by the runner (host unix sockets refused unless --expose)");
+	}
+	jr_ctl_send(sb->ctl, &m, NULL, 0);
+}
+
 static void handle_ctl(struct sandbox *sb, struct outcome *o)
 {
 	struct jr_ctl_msg m;
-	int r = jr_ctl_recv(sb->ctl, &m, NULL, NULL);
+	pid_t sender = 0;
+	int r = jr_ctl_recv_cred(sb->ctl, &m, NULL, NULL, &sender);
 
 	if (r == -EAGAIN || r == -EINTR)
 		return;
@@ -369,6 +421,9 @@ static void handle_ctl(struct sandbox *sb, struct outcome *o)
 		return;
 	}
 	switch (m.type) {
+	case JR_CTL_UNOTIFY:
+		start_unixguard(sb, &m, sender);
+		break;
 	case JR_CTL_EXEC_OK:
 		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
 				     m.phase_us[0], JR_PHASE_EXEC,
@@ -549,6 +604,18 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	struct jr_watchdog_report rep;
 
 	kill_and_reap(sb);
+	if (sb->unixguard) {
+		struct jr_unixguard_stats st;
+
+		jr_unixguard_stop(sb->unixguard, &st);
+		sb->unixguard = NULL;
+		jr_verbose(
+		    "unix socket guard: %lu calls seen, %lu passed on, %lu run on behalf, %lu refused",
+		    st.notifications, st.continued, st.on_behalf, st.refused);
+	}
+	if (sb->unix_diag >= 0)
+		close(sb->unix_diag);
+	sb->unix_diag = -1;
 	if (sb->watchdog) {
 		jr_watchdog_stop(sb->watchdog, &rep);
 		sb->watchdog = NULL;
@@ -559,6 +626,7 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	jr_ruleset_free(sb->rs);
 	sb->rs = NULL;
 	jr_seccomp_release(&sb->seccomp);
+	jr_landlock_config_release(&sb->landlock);
 	jr_pty_close(&sb->pty);
 	if (sb->nft)
 		mnl_socket_close(sb->nft);
@@ -576,7 +644,13 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		   const struct jr_fs_plan *fs, const struct jr_policy *policy,
 		   struct jr_audit *audit, struct jr_run_result *res)
 {
-	struct sandbox sb = { .ctl = -1, .sigfd = -1, .timerfd = -1 };
+	struct sandbox sb = {
+		.ctl = -1,
+		.sigfd = -1,
+		.timerfd = -1,
+		.unix_diag = -1,
+		.opts = opts,
+	};
 	struct jr_startup startup = res->startup;
 	struct outcome o = { 0 };
 	struct jr_ctl_msg m;
@@ -592,8 +666,10 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	if (r < 0)
 		goto fail;
 	if (opts->seccomp) {
-		struct jr_seccomp_options so = { .allow_nested =
-						     opts->allow_nested };
+		struct jr_seccomp_options so = {
+			.allow_nested = opts->allow_nested,
+			.unix_guard = true,
+		};
 
 		/* Built here, in the runner, with libseccomp; the pre-exec
 		 * child only loads the finished BPF. */
@@ -604,7 +680,24 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		jr_startup_lap(sb.startup, JR_PHASE_SECCOMP);
 	} else {
 		jr_warn(
-		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user; for debugging only");
+		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
+	}
+	/* The writable roots: the working directory (fs-layout's --rw and
+	 * --workdir list replaces this). */
+	if (!getcwd(sb.cwd, sizeof(sb.cwd))) {
+		r = jr_err_set(&res->err, errno,
+			       "cannot read the working directory: %s",
+			       strerror(errno));
+		goto fail;
+	}
+	{
+		static const char *roots[1];
+
+		roots[0] = sb.cwd;
+		r = jr_landlock_plan(opts->landlock, opts->net, policy, roots,
+				     1, &sb.landlock, &res->err);
+		if (r < 0)
+			goto fail;
 	}
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
@@ -625,6 +718,14 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		goto fail;
 	jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
+	/* The pre-exec child's UNOTIFY names its sender only through the
+	 * credentials the kernel attaches (unixguard.c). */
+	if (setsockopt(sb.ctl, SOL_SOCKET, SO_PASSCRED, &(int){ 1 },
+		       sizeof(int)) < 0) {
+		r = jr_err_set(&res->err, errno, "SO_PASSCRED: %s",
+			       strerror(errno));
+		goto fail;
+	}
 	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
 	r = jr_ctl_send(sb.ctl, &m, NULL, 0);
 	if (r < 0) {

@@ -252,6 +252,29 @@ static const struct jr_seccomp_rule rules[] = {
 	  .reason = "virtual console selection and paste: input injection as TIOCSTI" },
 };
 
+/*
+ * The unix socket guard (unixguard.c): these calls go to the runner's
+ * supervisor (SECCOMP_RET_USER_NOTIF), because a pathname AF_UNIX address
+ * reaches host sockets past the network namespace and read-only mounts,
+ * and BPF cannot read the address to tell. sendto(2) with a NULL address
+ * (send(2)) goes only to the connected peer, vetted at connect time: it is
+ * not trapped, so ordinary sends cost nothing. bind(2) creates a new
+ * inode and never reaches a host socket: not trapped.
+ */
+struct jr_seccomp_notify_rule {
+	const char *name;
+	int nr;
+	unsigned int nargs;
+	struct scmp_arg_cmp args[1];
+};
+
+static const struct jr_seccomp_notify_rule notify_rules[] = {
+	{ SYS(connect) },
+	{ SYS(sendto), .nargs = 1, .args = { CMP(4, SCMP_CMP_NE, 0) } },
+	{ SYS(sendmsg) },
+	{ SYS(sendmmsg) },
+};
+
 #undef SYS
 #undef CMP
 #undef CMP_LO32
@@ -391,6 +414,7 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
 
 	out->prog.len = 0;
 	out->prog.filter = NULL;
+	out->notify = false;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -439,11 +463,31 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
 			    "cannot add the seccomp rule for %s (%s): %s",
 			    r->name, r->reason, strerror(-rc));
 	}
+	if (o && o->unix_guard) {
+		for (size_t i = 0; i < ARRAY_SIZE(notify_rules); i++) {
+			const struct jr_seccomp_notify_rule *r =
+			    &notify_rules[i];
+
+			rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, r->nr,
+						    r->nargs, r->args);
+			if (rc < 0)
+				return jr_err_set(
+				    err, -rc,
+				    "cannot add the unix socket guard's rule for %s: %s (the kernel needs seccomp user notification, Linux >= 5.5)",
+				    r->name, strerror(-rc));
+		}
+		out->notify = true;
+	}
 	return export_bpf(ctx, &out->prog, err);
 }
 
-int jr_seccomp_load(const struct jr_seccomp_filter *f, struct jr_err *err)
+int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
+		    struct jr_err *err)
 {
+	long r;
+
+	if (listener)
+		*listener = -1;
 	/*
 	 * seccomp(2): without no_new_privs the kernel takes a filter only
 	 * from a caller with CAP_SYS_ADMIN in its namespace. jr_privs_drop()
@@ -456,6 +500,18 @@ int jr_seccomp_load(const struct jr_seccomp_filter *f, struct jr_err *err)
 		    "no_new_privs is not set: the seccomp filter is loaded only after the privileges are dropped");
 	if (!f->prog.filter || f->prog.len == 0)
 		return jr_err_set(err, EINVAL, "no seccomp filter was built");
+	if (f->notify) {
+		/* No prctl() fallback: that form has no listener. */
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			    SECCOMP_FILTER_FLAG_NEW_LISTENER, &f->prog);
+		if (r < 0 || !listener)
+			return jr_err_set(
+			    err, r < 0 ? errno : EINVAL,
+			    "cannot load the seccomp filter with the unix socket guard's listener: %s",
+			    r < 0 ? strerror(errno) : "nowhere to put it");
+		*listener = (int)r;
+		return 0;
+	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f->prog) == 0)
 		return 0;
 	/* Linux before 3.17 has only the prctl() form. */
@@ -473,4 +529,5 @@ void jr_seccomp_release(struct jr_seccomp_filter *f)
 	free(f->prog.filter);
 	f->prog.filter = NULL;
 	f->prog.len = 0;
+	f->notify = false;
 }

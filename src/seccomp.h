@@ -15,10 +15,14 @@
 struct jr_seccomp_options {
 	bool allow_nested; /* --allow-nested: unshare/clone/setns of user and
 			      net namespaces permitted */
+	bool unix_guard;   /* connect/sendto/sendmsg/sendmmsg go to the
+			      runner's supervisor (unixguard.c) */
 };
 
 struct jr_seccomp_filter {
 	struct sock_fprog prog; /* points into a private buffer */
+	bool notify;		/* has SECCOMP_RET_USER_NOTIF rules: load
+				   with a listener */
 };
 
 /*
@@ -32,9 +36,12 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
 /*
  * jr_seccomp_load - install @f in the calling thread (after no_new_privs).
  * Async-signal-safe apart from error formatting: meant for the pre-exec
- * child. Return: 0 or -errno with @err set.
+ * child. When @f->notify, *@listener receives the notification fd
+ * (SECCOMP_FILTER_FLAG_NEW_LISTENER, O_CLOEXEC), else -1.
+ * Return: 0 or -errno with @err set.
  */
-int jr_seccomp_load(const struct jr_seccomp_filter *f, struct jr_err *err);
+int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
+		    struct jr_err *err);
 
 void jr_seccomp_release(struct jr_seccomp_filter *f);
 

@@ -77,6 +77,9 @@ export LSAN_OPTIONS="suppressions=$JR_TMP/lsan.supp:print_suppressions=0${LSAN_O
 if [ -x "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" ]; then
 	install -m 755 "$JR_TOP_BUILDDIR/tests/helpers/fdcheck" "$JR_TMP/fdcheck"
 fi
+if [ -x "$JR_TOP_BUILDDIR/tests/helpers/nolandlock" ]; then
+	install -m 755 "$JR_TOP_BUILDDIR/tests/helpers/nolandlock" "$JR_TMP/nolandlock"
+fi
 
 jr_modes() {
 	if [ "$(id -u)" -eq 0 ]; then

@@ -54,12 +54,13 @@ STOP=$JR_TMP/stop-listeners
 LISTENERS=()
 FAKE_DOCKER=0
 esc_cleanup() {
-	touch "$STOP" "$STOP.docker" 2>/dev/null || true
+	touch "$STOP" "$STOP.docker" "$STOP.tmux" 2>/dev/null || true
 	local p
 	for p in "${LISTENERS[@]}"; do
 		for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
 	if [ "$FAKE_DOCKER" = 1 ] && [ -S /run/docker.sock ]; then rm -f /run/docker.sock; fi
+	[ -z "${TMUXDIR:-}" ] || rm -rf "$TMUXDIR"
 }
 lab_on_exit esc_cleanup
 lab_on_exit jr_cleanup_tmp
@@ -377,6 +378,28 @@ else
 fi
 flock -u "$docker_lock"
 exec {docker_lock}>&-
+
+###########################################################################
+probe host-unix-socket "connect to a host daemon's pathname socket that no list names (a tmux-like socket of the command's own uid in a fresh directory under /var/tmp), directly and through a symlink the command makes (tests/integration/unixsock.sh covers more places, late and re-created sockets)" \
+	"ECONNREFUSED for each (unixguard.c)" \
+	"reached without jailrun"
+TMUXDIR=$(mktemp -d /var/tmp/jailrun-escape-tmux.XXXXXX)
+chmod 777 "$TMUXDIR"
+lab_host_as nobody "$PY" "$PR" listen-unix "$TMUXDIR/default" 300 --stop-file "$STOP.tmux" >"$JR_W/tmux.out" 2>&1 &
+LISTENERS+=($!)
+if wait_until 30 grep -q listening "$JR_W/tmux.out"; then
+	expect_status 0 "baseline: the tmux-like socket" base_nobody "$PY" "$PR" unix "$TMUXDIR/default"
+	expect_output_has "baseline: reached" "CONNECTED greeting='fake-daemon-at-$TMUXDIR/default'"
+	for m in root rootless; do
+		expect_status 0 "$m: host unix socket" jl "$m" --allow allowed.test -- sh -c \
+			'ln -s "$1" "$0"/tmux-link-$$ && "$2" "$3" unix "$1"; "$2" "$3" unix "$0"/tmux-link-$$; rm -f "$0"/tmux-link-$$' \
+			"$JR_W" "$TMUXDIR/default" "$PY" "$PR"
+		every_line "$m: refused, directly and through a symlink" "RESULT unix" "ECONNREFUSED"
+	done
+else
+	fail "host-unix-socket: the tmux-like daemon never listened"
+fi
+touch "$STOP.tmux"
 
 ###########################################################################
 probe dns-exfil "carry data out in DNS names: A (UDP and TCP) and TXT queries for secret-*.denied.test to the sandbox's resolver, getent, TXT of an allowed name, and queries straight to the lab DNS server" \

@@ -6,9 +6,12 @@
 for m in $(jr_modes); do
 	expect_status 0 "$m: --check passes" as_mode "$m" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --check
 	for item in "user namespaces" "network namespaces" "IPC and UTS namespaces" \
-		"PID and mount namespaces" "nf_tables" "seccomp filters" "pseudo-terminals"; do
+		"PID and mount namespaces" "nf_tables" "seccomp filters" "pseudo-terminals" \
+		"unix socket guard"; do
 		if grep -q "^  ok    $item" <<<"$OUT"; then ok "$m: --check: $item ok"; else fail "$m: --check: $item: $OUT"; fi
 	done
+	expect_output_has "$m: --check names the unix socket layer" "unix sockets guarded by: seccomp-unotify"
+	expect_output_has "$m: --check reports Landlock" "landlock: "
 	expect_status 125 "$m: --check with a command is refused" as_mode "$m" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --check ls
 done
 

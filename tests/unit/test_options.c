@@ -238,6 +238,32 @@ static void test_allowlist_options(void **state)
 	REJECT("--gateway 10.0.0.1", "--gateway", "10.0.0.1", "true");
 }
 
+/* --landlock: auto by default; each word, and a wrong one refused. A
+ * parser that ignored the option or mixed up the words fails here. */
+static void test_landlock_option(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_int_equal(o.landlock, JR_LANDLOCK_AUTO);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--landlock", "require", "true"), 0);
+	assert_int_equal(o.landlock, JR_LANDLOCK_REQUIRE);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--landlock", "off", "true"), 0);
+	assert_int_equal(o.landlock, JR_LANDLOCK_OFF);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--landlock", "require", "--landlock",
+			       "auto", "true"),
+			 0);
+	assert_int_equal(o.landlock, JR_LANDLOCK_AUTO);
+	jr_options_release(&o);
+	REJECT("--landlock yes: expected auto, require or off", "--landlock",
+	       "yes", "true");
+}
+
 static void test_hardening_options(void **state)
 {
 	struct jr_options o;
@@ -439,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_command_after_dashdash),
 		cmocka_unit_test(test_command_options_not_ours),
 		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_landlock_option),
 		cmocka_unit_test(test_host_root_option),
 		cmocka_unit_test(test_help_version_check),
 		cmocka_unit_test(test_rejections),

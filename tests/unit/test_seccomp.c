@@ -230,7 +230,7 @@ static void child_load(const struct jr_seccomp_filter *f)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_report(-1, errno, "PR_SET_NO_NEW_PRIVS: %s",
 			     strerror(errno));
-	if (f && jr_seccomp_load(f, &e) < 0)
+	if (f && jr_seccomp_load(f, NULL, &e) < 0)
 		child_report(-1, e.code, "jr_seccomp_load: %s", e.msg);
 }
 
@@ -421,7 +421,7 @@ static void child_load_without_nnp(const struct jr_seccomp_filter *f,
 				   const void *arg)
 {
 	struct jr_err e = { 0 };
-	int r = jr_seccomp_load(f, &e);
+	int r = jr_seccomp_load(f, NULL, &e);
 	char status[4096];
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, status, sizeof(status) - 1);
@@ -448,7 +448,7 @@ static void child_load_empty(const struct jr_seccomp_filter *f, const void *arg)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_report(-1, errno, "PR_SET_NO_NEW_PRIVS: %s",
 			     strerror(errno));
-	r = jr_seccomp_load(&empty, &e);
+	r = jr_seccomp_load(&empty, NULL, &e);
 	if (r != -EINVAL)
 		child_report(r, e.code, "loading an empty filter returned %d",
 			     r);

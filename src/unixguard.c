@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * unixguard.c - no pathname unix socket of the host is connectable from
+ * inside the sandbox.
+ *
+ * Theory of operation. A unix socket bound to a path is found by its inode
+ * (unix_find_bsd() in net/unix/af_unix.c): not by network namespace, and
+ * with only a write-permission check on the socket inode that ignores
+ * read-only mounts. So neither the worker netns nor a read-only mount
+ * keeps the command from tmux, ssh-agent, dockerd, nscd or an X server of
+ * the same user, wherever their sockets live and whenever they appear.
+ * Landlock's LANDLOCK_ACCESS_FS_RESOLVE_UNIX would (the kernel refusing
+ * the lookup itself), but Linux 6.18 lacks it; --check names the layer in
+ * use, and this is the fallback.
+ *
+ * The command's seccomp filter (seccomp.c) answers connect(2), sendmsg(2),
+ * sendmmsg(2) and sendto(2) with a non-NULL address with
+ * SECCOMP_RET_USER_NOTIF; the pre-exec child loads it with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER, tells the runner the listener's fd
+ * number over the control socket with write(2) (a sendmsg would trap into
+ * the filter nobody serves yet) and waits; the runner takes the fd with
+ * pidfd_getfd(2) and serves it in a thread of its own, outside every
+ * namespace of the sandbox. bind(2) is not trapped: binding creates a new
+ * inode (EADDRINUSE on an existing one), it never reaches a host socket.
+ *
+ * Per notification (seccomp_unotify(2)); whatever cannot be looked at
+ * (pidfd_getfd refused, not a socket) is answered, never continued:
+ *  1. Take the task's socket with pidfd_getfd(2); SO_DOMAIN and SO_TYPE of
+ *     that file decide, not anything in the task's memory. Not AF_UNIX:
+ *     SECCOMP_USER_NOTIF_FLAG_CONTINUE (no path is involved; the network
+ *     policy is nft's). AF_UNIX stream and seqpacket sends ignore or refuse
+ *     an address (unix_stream_sendmsg, unix_seqpacket_sendmsg): CONTINUE.
+ *  2. Read the address from the task (process_vm_readv), then check the
+ *     notification is still valid (SECCOMP_IOCTL_NOTIF_ID_VALID): the pid
+ *     could have been reused by then.
+ *  3. Pathname: resolve it in the task's view (openat2 on /proc/PID/root
+ *     with RESOLVE_IN_ROOT for an absolute path, from /proc/PID/cwd for a
+ *     relative one), pin the inode with an O_PATH fd, and decide on that
+ *     inode: a socket bound inside the sandbox, or one --expose names, is
+ *     allowed; anything else gets ECONNREFUSED, the answer of a socket
+ *     nobody listens on.
+ *  4. Allowed: the runner makes the call itself on the task's socket,
+ *     addressed "/proc/self/fd/N" of the pinned O_PATH fd, so the inode
+ *     connected is the inode checked (a path swapped meanwhile changes
+ *     nothing), and replies with the result. A non-pathname address of an
+ *     AF_UNIX socket (abstract, unnamed, AF_UNSPEC) is also run on behalf,
+ *     with our copy of it, so that memory rewritten after our read cannot
+ *     turn it into a path. Abstract names are per network namespace, and
+ *     the task's socket is in the worker netns: the host's abstract
+ *     sockets are out of reach without us.
+ *
+ * "Bound inside the sandbox": a socket belongs to the network namespace of
+ * the process that created it, and the sandbox always has its own. init
+ * opens a NETLINK_SOCK_DIAG socket in the worker netns and hands it over;
+ * a unix_diag dump with UDIAG_SHOW_VFS through it lists exactly the
+ * sandbox's sockets with the (device, inode) they are bound to. No bind
+ * needs tracking, a daemon that re-creates its socket is still a host
+ * socket, and one that starts after the sandbox is refused as well.
+ *
+ * Why not CONTINUE for an allowed path: between our check and the kernel's
+ * own lookup the task may replace the path (rename, symlink) with a host
+ * socket. Doing the call ourselves on the pinned inode has no such window.
+ * The result of a call run on behalf is the one the task gets; with a
+ * non-blocking socket ours is non-blocking too (same open file).
+ *
+ * Limits, said plainly:
+ *  - CONTINUE re-reads the task's fd table and memory. A multi-threaded
+ *    task that dup2()s an AF_UNIX socket over the fd number and rewrites
+ *    the address between our check and the kernel's re-read could win
+ *    that race. Running every connect on behalf closes it, at the price of
+ *    blocking TCP connects in this thread and of Landlock's TCP rules,
+ *    which apply to the task and not to the runner; the mount layer (a
+ *    private /run and /tmp) keeps the usual sockets out of the path
+ *    namespace anyway. Recorded in docs/architecture.md.
+ *  - A sendmsg(2) to a path with ancillary data, and a sendmmsg(2) with
+ *    any address, on an AF_UNIX datagram socket are refused (EPERM):
+ *    passing the task's fds or credentials on its behalf is not done.
+ *  - A call run on behalf is the runner's: the peer's SO_PEERCRED names
+ *    the runner's pid (0 inside) and, for a root runner, an unmapped uid.
+ *    A blocking connect to an inside listener whose backlog is full holds
+ *    this thread until it is accepted.
+ *  - A relative path is resolved from the task's cwd, but an absolute
+ *    symlink met on the way is resolved in the runner's view; the verdict
+ *    is on the inode reached, so this can refuse a socket, never open one.
+ *  - i386 socketcall(2) carries its arguments in memory: refused (ENOSYS).
+ *    The filter already keeps socketcall users from creating sockets.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <time.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <linux/seccomp.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <seccomp.h> /* libseccomp's: syscall numbers per ABI */
+
+#include "cleanup.h"
+#include "ctl.h"
+#include "log.h"
+#include "unixguard.h"
+
+#define JR_UG_PATH_MAX (sizeof(((struct sockaddr_un *)0)->sun_path))
+/* The largest datagram sent on behalf: above the default unix wmem. */
+#define JR_UG_MAX_SEND (256 * 1024)
+#define JR_UG_MAX_IOV 1024 /* UIO_MAXIOV */
+#define JR_X32_SYSCALL_BIT 0x40000000U
+/* At most this many fds are open at once while one notification is
+ * handled: pidfd, the task's socket, root, cwd, the pinned inode, one
+ * --expose path. */
+#define JR_UG_SPARE_FDS 6
+/* Interrupts the supervisor's blocking SECCOMP_IOCTL_NOTIF_RECV to stop. */
+#define JR_UG_STOP_SIGNAL (SIGRTMIN + 3)
+
+/* Linux 6.6; older uapi headers lack them. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Pure parts                                                          */
+
+enum jr_ug_addr jr_unixguard_parse_addr(const void *sa, size_t len,
+					char path[JR_UG_PATH_MAX + 1])
+{
+	const struct sockaddr_un *un = sa;
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	size_t n;
+
+	path[0] = '\0';
+	if (!sa || len == 0)
+		return JR_UG_ADDR_NONE;
+	if (len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_un))
+		return JR_UG_ADDR_INVALID;
+	if (un->sun_family == AF_UNSPEC)
+		return JR_UG_ADDR_UNSPEC;
+	if (un->sun_family != AF_UNIX)
+		return JR_UG_ADDR_INVALID;
+	if (len == off)
+		return JR_UG_ADDR_UNNAMED;
+	if (un->sun_path[0] == '\0')
+		return JR_UG_ADDR_ABSTRACT;
+	/* unix_mkname_bsd(): the path ends at the length or at a NUL. */
+	n = strnlen(un->sun_path, len - off);
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	return JR_UG_ADDR_PATH;
+}
+
+enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
+				      int type, enum jr_ug_addr addr)
+{
+	if (call == JR_UG_OTHER)
+		return JR_UG_REFUSE;
+	if (domain != AF_UNIX)
+		return JR_UG_CONTINUE; /* no path involved; nft's business */
+	if (call == JR_UG_CONNECT) {
+		if (addr == JR_UG_ADDR_PATH)
+			return JR_UG_CHECK_PATH;
+		if (addr == JR_UG_ADDR_INVALID)
+			return JR_UG_REFUSE; /* EINVAL, as the kernel */
+		return JR_UG_ON_BEHALF;
+	}
+	/* Sends: only a datagram socket goes where the address says. */
+	if (type != SOCK_DGRAM)
+		return JR_UG_CONTINUE;
+	if (addr == JR_UG_ADDR_NONE)
+		return JR_UG_CONTINUE;
+	if (call == JR_UG_SENDMMSG)
+		return JR_UG_REFUSE;
+	if (addr == JR_UG_ADDR_PATH)
+		return JR_UG_CHECK_PATH;
+	if (addr == JR_UG_ADDR_INVALID)
+		return JR_UG_REFUSE;
+	return JR_UG_ON_BEHALF;
+}
+
+bool jr_unixguard_kdev_matches(unsigned int kdev, dev_t st_dev)
+{
+	/* include/linux/kdev_t.h: MINORBITS 20. */
+	return (kdev >> 20) == major(st_dev) &&
+	       (kdev & ((1U << 20) - 1)) == minor(st_dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* The supervisor                                                      */
+
+/* One ABI's numbers for the trapped calls. */
+struct abi_nrs {
+	uint32_t arch;
+	bool x32; /* x32: AUDIT_ARCH_X86_64 with the x32 bit in nr */
+	bool compat;
+	int nr[JR_UG_OTHER];
+};
+
+struct jr_unixguard {
+	int listener;
+	int diag;
+	pthread_t thread;
+	bool running;
+	bool stopping; /* atomic */
+	bool done;     /* atomic: the thread has left its loop */
+	char **expose;
+	size_t n_expose;
+	struct abi_nrs abis[3];
+	size_t n_abis;
+	struct seccomp_notif_sizes sizes;
+	uint32_t diag_seq;
+	struct jr_unixguard_stats stats;
+	/* Descriptors held back for the supervisor, so that a runner at its
+	 * RLIMIT_NOFILE (the relay full of connections) still looks before
+	 * it answers; see out_of_fds(). */
+	int spare[JR_UG_SPARE_FDS];
+	bool out_of_fds; /* this notification met EMFILE/ENFILE */
+};
+
+static const char *const call_names[JR_UG_OTHER] = {
+	[JR_UG_CONNECT] = "connect",
+	[JR_UG_SENDTO] = "sendto",
+	[JR_UG_SENDMSG] = "sendmsg",
+	[JR_UG_SENDMMSG] = "sendmmsg",
+};
+
+static void add_abi(struct jr_unixguard *g, uint32_t token, uint32_t arch,
+		    bool x32, bool compat)
+{
+	struct abi_nrs *a = &g->abis[g->n_abis];
+
+	a->arch = arch;
+	a->x32 = x32;
+	a->compat = compat;
+	for (int c = 0; c < JR_UG_OTHER; c++) {
+		int nr =
+		    seccomp_syscall_resolve_name_arch(token, call_names[c]);
+
+		if (nr >= 0 && x32)
+			nr |= (int)JR_X32_SYSCALL_BIT;
+		a->nr[c] = nr;
+	}
+	g->n_abis++;
+}
+
+static void init_abis(struct jr_unixguard *g)
+{
+#if defined(__x86_64__)
+	add_abi(g, SCMP_ARCH_X86_64, AUDIT_ARCH_X86_64, false, false);
+	add_abi(g, SCMP_ARCH_X86, AUDIT_ARCH_I386, false, true);
+	add_abi(g, SCMP_ARCH_X32, AUDIT_ARCH_X86_64, true, true);
+#else
+	add_abi(g, SCMP_ARCH_NATIVE, seccomp_arch_native(), false, false);
+#endif
+}
+
+static enum jr_ug_call which_call(const struct jr_unixguard *g,
+				  const struct seccomp_data *d, bool *compat)
+{
+	*compat = false;
+	for (size_t i = 0; i < g->n_abis; i++) {
+		const struct abi_nrs *a = &g->abis[i];
+
+		if (a->arch != d->arch)
+			continue;
+		if (a->arch == AUDIT_ARCH_X86_64 &&
+		    a->x32 != !!((uint32_t)d->nr & JR_X32_SYSCALL_BIT))
+			continue;
+		for (int c = 0; c < JR_UG_OTHER; c++)
+			if (a->nr[c] == d->nr) {
+				*compat = a->compat;
+				return (enum jr_ug_call)c;
+			}
+	}
+	return JR_UG_OTHER;
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+/*
+ * task_pidfd - a pidfd for the notifying task @tid, which may be any
+ * thread (Go runs every goroutine's syscalls on some thread). Linux >= 6.9
+ * takes a thread id with PIDFD_THREAD; before that, its thread group's
+ * leader, which shares the fd table we want (threads made with
+ * CLONE_FILES, which is what pthreads are).
+ */
+static int task_pidfd(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	pid_t tgid = 0;
+
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno != EINVAL)
+		return fd; /* @tid is a thread group leader */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	if (tgid <= 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_open, tgid, 0);
+}
+
+/* Read @len bytes at @addr of task @pid. Return: 0 or -errno. */
+static int read_task(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+				.iov_len = len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static bool id_valid(const struct jr_unixguard *g, uint64_t id)
+{
+	return ioctl(g->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/*
+ * diag_has_inode - is a unix socket of the worker netns bound to (@dev,
+ * @ino)? One unix_diag dump (net/unix/diag.c lists only the sockets of the
+ * netlink socket's own netns). Return: 1, 0, or -errno (fail closed).
+ */
+static int diag_has_inode(struct jr_unixguard *g, dev_t dev, ino_t ino)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} rq = {
+		.nlh = { .nlmsg_len = sizeof(rq),
+			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			 .nlmsg_seq = ++g->diag_seq },
+		.req = { .sdiag_family = AF_UNIX,
+			 .udiag_states = ~0U,
+			 .udiag_show = UDIAG_SHOW_VFS },
+	};
+	union {
+		char buf[32768];
+		struct nlmsghdr align;
+	} u;
+	int found = 0;
+
+	if (send(g->diag, &rq, sizeof(rq), 0) != (ssize_t)sizeof(rq))
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(g->diag, u.buf, sizeof(u.buf), 0);
+		struct nlmsghdr *h;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		for (h = &u.align; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			struct unix_diag_msg *m;
+			struct rtattr *a;
+			int alen;
+
+			if (h->nlmsg_seq != g->diag_seq)
+				continue; /* a late answer to an old dump */
+			if (h->nlmsg_type == NLMSG_DONE)
+				return found;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return -EIO;
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				return -EIO;
+			m = NLMSG_DATA(h);
+			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs v;
+
+				if (a->rta_type != UNIX_DIAG_VFS ||
+				    RTA_PAYLOAD(a) < (int)sizeof(v))
+					continue;
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				if (v.udiag_vfs_ino == ino &&
+				    jr_unixguard_kdev_matches(v.udiag_vfs_dev,
+							      dev))
+					found = 1;
+			}
+		}
+	}
+}
+
+static int open_in(int dirfd, const char *path, uint64_t resolve)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = resolve | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Remember that an fd could not be had for lack of descriptors. */
+static bool fd_shortage(struct jr_unixguard *g, int e)
+{
+	if (e == EMFILE || e == ENFILE)
+		g->out_of_fds = true;
+	return g->out_of_fds;
+}
+
+/* Is the inode @st one of the --expose paths, seen from @rootfd? */
+static bool exposed(struct jr_unixguard *g, int rootfd, const struct stat *st)
+{
+	for (size_t i = 0; i < g->n_expose; i++) {
+		_cleanup_close_ int fd =
+		    open_in(rootfd, g->expose[i], RESOLVE_IN_ROOT);
+		struct stat e;
+
+		if (fd < 0 && fd_shortage(g, -fd))
+			return false;
+		if (fd >= 0 && fstat(fd, &e) == 0 && e.st_dev == st->st_dev &&
+		    e.st_ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * pin_path - resolve @path in the view of task @pid and decide. Return: an
+ * O_PATH fd of an allowed socket inode, or -errno to answer (ECONNREFUSED
+ * for a host socket).
+ */
+static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
+		    const char *path)
+{
+	_cleanup_close_ int rootfd = -1, cwdfd = -1, fd = -1;
+	char proc[64];
+	struct stat st;
+	int r;
+
+	snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/root", n->pid);
+	rootfd = open(proc, O_PATH | O_CLOEXEC);
+	if (rootfd < 0)
+		return fd_shortage(g, errno) ? -EMFILE : -ESRCH;
+	if (path[0] == '/') {
+		fd = open_in(rootfd, path, RESOLVE_IN_ROOT);
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/cwd", n->pid);
+		cwdfd = open(proc, O_PATH | O_CLOEXEC);
+		if (cwdfd < 0)
+			return fd_shortage(g, errno) ? -EMFILE : -ESRCH;
+		fd = open_in(cwdfd, path, 0);
+	}
+	/* The pid named our task when we opened its root and cwd. */
+	if (!id_valid(g, n->id))
+		return -ESRCH;
+	if (fd < 0 && fd_shortage(g, -fd))
+		return -EMFILE;
+	if (fd < 0) {
+		jr_debug("unix socket %s (task %" PRIu32 "): %s", path, n->pid,
+			 strerror(-fd));
+		return fd; /* ENOENT, EACCES, ELOOP...: what connect says */
+	}
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED; /* unix_find_bsd() */
+	if (exposed(g, rootfd, &st)) {
+		jr_debug("unix socket %s: exposed, allowed", path);
+		return steal_fd(&fd);
+	}
+	if (g->out_of_fds)
+		return -EMFILE;
+	r = diag_has_inode(g, st.st_dev, st.st_ino);
+	if (r < 0) {
+		jr_warn("unix socket %s: cannot ask sock_diag (%s): refused",
+			path, strerror(-r));
+		return -ECONNREFUSED;
+	}
+	if (r == 0) {
+		jr_verbose("unix socket %s: a host socket, refused", path);
+		return -ECONNREFUSED;
+	}
+	jr_debug("unix socket %s: made inside the sandbox, allowed", path);
+	return steal_fd(&fd);
+}
+
+/* sockaddr_un "/proc/self/fd/N" for the pinned inode. */
+static socklen_t pinned_addr(int fd, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "/proc/self/fd/%d", fd);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			   strlen(sun->sun_path) + 1);
+}
+
+/* The msghdr fields we need, from either layout. */
+struct task_msghdr {
+	uint64_t name, iov, control;
+	uint32_t namelen;
+	uint64_t iovlen, controllen;
+};
+
+static int read_msghdr(pid_t pid, uint64_t addr, bool compat,
+		       struct task_msghdr *h)
+{
+	int r;
+
+	if (compat) {
+		uint32_t c[7]; /* struct compat_msghdr */
+
+		r = read_task(pid, addr, c, sizeof(c));
+		if (r < 0)
+			return r;
+		*h = (struct task_msghdr){ .name = c[0],
+					   .namelen = c[1],
+					   .iov = c[2],
+					   .iovlen = c[3],
+					   .control = c[4],
+					   .controllen = c[5] };
+		return 0;
+	}
+	struct msghdr m;
+
+	r = read_task(pid, addr, &m, sizeof(m));
+	if (r < 0)
+		return r;
+	*h = (struct task_msghdr){ .name = (uintptr_t)m.msg_name,
+				   .namelen = m.msg_namelen,
+				   .iov = (uintptr_t)m.msg_iov,
+				   .iovlen = m.msg_iovlen,
+				   .control = (uintptr_t)m.msg_control,
+				   .controllen = m.msg_controllen };
+	return 0;
+}
+
+/* Gather the task's iovecs into one buffer. Return: bytes or -errno. */
+static ssize_t read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
+			char **out)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t total = 0;
+
+	*out = NULL;
+	if (iovlen > JR_UG_MAX_IOV)
+		return -EMSGSIZE;
+	buf = malloc(JR_UG_MAX_SEND);
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < iovlen; i++) {
+		uint64_t base, len;
+		int r;
+
+		if (compat) {
+			uint32_t c[2];
+
+			r = read_task(pid, iov + i * sizeof(c), c, sizeof(c));
+			base = c[0];
+			len = c[1];
+		} else {
+			struct iovec v;
+
+			r = read_task(pid, iov + i * sizeof(v), &v, sizeof(v));
+			base = (uintptr_t)v.iov_base;
+			len = v.iov_len;
+		}
+		if (r < 0)
+			return r;
+		if (len > JR_UG_MAX_SEND - total)
+			return -EMSGSIZE;
+		r = read_task(pid, base, buf + total, (size_t)len);
+		if (r < 0)
+			return r;
+		total += (size_t)len;
+	}
+	*out = steal_pointer(&buf);
+	return (ssize_t)total;
+}
+
+/* The address a send names: sendto's, or the msghdr's. */
+static int read_send_addr(pid_t pid, enum jr_ug_call call,
+			  const struct seccomp_data *d, bool compat,
+			  struct sockaddr_un *sa, size_t *salen,
+			  struct task_msghdr *h)
+{
+	uint64_t ptr, len;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	if (call == JR_UG_SENDTO) {
+		ptr = d->args[4];
+		len = (uint32_t)d->args[5];
+	} else if (call == JR_UG_SENDMSG) {
+		r = read_msghdr(pid, d->args[1], compat, h);
+		if (r < 0)
+			return r;
+		ptr = h->name;
+		len = h->namelen;
+	} else { /* sendmmsg: any address at all? */
+		uint64_t vlen = (uint32_t)d->args[2];
+		size_t stride = compat ? 32 : sizeof(struct mmsghdr);
+
+		if (vlen > JR_UG_MAX_IOV)
+			vlen = JR_UG_MAX_IOV;
+		*salen = 0;
+		for (uint64_t i = 0; i < vlen; i++) {
+			r = read_msghdr(pid, d->args[1] + i * stride, compat,
+					h);
+			if (r < 0)
+				return r;
+			if (h->name && h->namelen) {
+				/* some address: refused (decide()) */
+				sa->sun_family = AF_UNIX;
+				sa->sun_path[0] = 'x';
+				*salen = sizeof(*sa);
+				return 0;
+			}
+		}
+		return 0;
+	}
+	*salen = 0;
+	if (!ptr || !len)
+		return 0;
+	if (len > sizeof(*sa)) {
+		*salen = len; /* parse says invalid */
+		return 0;
+	}
+	r = read_task(pid, ptr, sa, (size_t)len);
+	if (r < 0)
+		return r;
+	*salen = (size_t)len;
+	return 0;
+}
+
+/* Run the send on behalf on @sfd to @to. Return: bytes or -errno. */
+static ssize_t send_on_behalf(pid_t pid, enum jr_ug_call call,
+			      const struct seccomp_data *d, bool compat,
+			      const struct task_msghdr *h, int sfd,
+			      const struct sockaddr *to, socklen_t tolen)
+{
+	_cleanup_free_ char *buf = NULL;
+	ssize_t len;
+	int flags;
+
+	if (call == JR_UG_SENDTO) {
+		uint64_t n = d->args[2];
+		int r;
+
+		if (n > JR_UG_MAX_SEND)
+			return -EMSGSIZE;
+		buf = malloc(n ? n : 1);
+		if (!buf)
+			return -ENOMEM;
+		r = read_task(pid, d->args[1], buf, (size_t)n);
+		if (r < 0)
+			return r;
+		len = (ssize_t)n;
+		flags = (int)d->args[3];
+	} else {
+		if (h->controllen)
+			return -EPERM; /* fds/credentials on its behalf: no */
+		len = read_iov(pid, h->iov, h->iovlen, compat, &buf);
+		if (len < 0)
+			return len;
+		flags = (int)d->args[2];
+	}
+	len = sendto(sfd, buf, (size_t)len, flags | MSG_NOSIGNAL, to, tolen);
+	return len < 0 ? -errno : len;
+}
+
+/* Handle one notification; fill @resp. */
+static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
+		   struct seccomp_notif_resp *resp)
+{
+	const struct seccomp_data *d = &n->data;
+	_cleanup_close_ int pidfd = -1, sfd = -1, pinned = -1;
+	char path[JR_UG_PATH_MAX + 1];
+	struct sockaddr_un sa, to;
+	struct task_msghdr h;
+	enum jr_ug_call call;
+	enum jr_ug_addr kind;
+	enum jr_ug_action act;
+	size_t salen = 0;
+	int domain = 0, type = 0, r;
+	socklen_t ol = sizeof(int);
+	bool compat;
+	ssize_t res;
+
+	resp->id = n->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = 0;
+	g->stats.notifications++;
+
+	call = which_call(g, d, &compat);
+	if (call == JR_UG_OTHER) {
+		resp->error = -ENOSYS;
+		g->stats.refused++;
+		return;
+	}
+	pidfd = task_pidfd(n->pid);
+	if (pidfd < 0 && fd_shortage(g, errno))
+		return;
+	if (pidfd < 0 || !id_valid(g, n->id)) {
+		resp->error = -ESRCH; /* the task is gone: nobody reads it */
+		return;
+	}
+	/*
+	 * Never CONTINUE when we could not look: the fd could be made a unix
+	 * socket between now and the kernel's re-read. The task gets the
+	 * answer the kernel would give for what we saw (EBADF, ENOTSOCK).
+	 */
+	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
+	if (sfd < 0 && fd_shortage(g, errno))
+		return;
+	if (sfd < 0) {
+		resp->error = errno == EBADF ? -EBADF : -EPERM;
+		if (errno != EBADF)
+			jr_warn("unix socket guard: pidfd_getfd: %s: refused",
+				strerror(errno));
+		return;
+	}
+	if (getsockopt(sfd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
+	    getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
+		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
+		return;
+	}
+	if (domain != AF_UNIX ||
+	    (call != JR_UG_CONNECT && type != SOCK_DGRAM)) {
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		g->stats.continued++;
+		return;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	if (call == JR_UG_CONNECT) {
+		uint64_t len = (uint32_t)d->args[2];
+
+		memset(&h, 0, sizeof(h));
+		if (d->args[1] && len && len <= sizeof(sa)) {
+			r = read_task(n->pid, d->args[1], &sa, (size_t)len);
+			if (r < 0) {
+				resp->error = r;
+				return;
+			}
+		}
+		salen = d->args[1] ? (size_t)len : 0;
+	} else {
+		r = read_send_addr(n->pid, call, d, compat, &sa, &salen, &h);
+		if (r < 0) {
+			resp->error = r;
+			return;
+		}
+	}
+	/* What we read belongs to the task the notification names. */
+	if (!id_valid(g, n->id)) {
+		resp->error = -ESRCH;
+		return;
+	}
+	kind = jr_unixguard_parse_addr(salen ? &sa : NULL, salen, path);
+	act = jr_unixguard_decide(call, domain, type, kind);
+
+	switch (act) {
+	case JR_UG_CONTINUE:
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		g->stats.continued++;
+		return;
+	case JR_UG_REFUSE:
+		/* A bad address gets the kernel's EINVAL; a sendmmsg with
+		 * addresses is not run on behalf (see the top). */
+		resp->error = call == JR_UG_SENDMMSG ? -EPERM : -EINVAL;
+		g->stats.refused++;
+		return;
+	case JR_UG_CHECK_PATH:
+		pinned = pin_path(g, n, path);
+		if (pinned < 0 && g->out_of_fds)
+			return;
+		if (pinned < 0) {
+			resp->error = pinned;
+			if (pinned == -ECONNREFUSED)
+				g->stats.refused++;
+			return;
+		}
+		salen = pinned_addr(pinned, &to);
+		break;
+	case JR_UG_ON_BEHALF:
+		to = sa;
+		break;
+	}
+
+	g->stats.on_behalf++;
+	if (call == JR_UG_CONNECT) {
+		r = connect(sfd, salen ? (struct sockaddr *)&to : NULL,
+			    (socklen_t)salen);
+		resp->error = r < 0 ? -errno : 0;
+		return;
+	}
+	res = send_on_behalf(n->pid, call, d, compat, &h, sfd,
+			     (struct sockaddr *)&to, (socklen_t)salen);
+	if (res < 0)
+		resp->error = (int)res;
+	else
+		resp->val = res;
+}
+
+static void take_spares(struct jr_unixguard *g)
+{
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		if (g->spare[i] < 0)
+			g->spare[i] = fcntl(g->listener, F_DUPFD_CLOEXEC, 0);
+}
+
+static void release_spares(struct jr_unixguard *g)
+{
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		if (g->spare[i] >= 0) {
+			close(g->spare[i]);
+			g->spare[i] = -1;
+		}
+}
+
+/*
+ * handle_with_spares - handle(); if it could not get a descriptor (the
+ * runner at RLIMIT_NOFILE: the relay holds them all, which
+ * tests/integration/faults.sh makes happen), give back the spares held
+ * for this and try once more, then take them again. The relay thread may
+ * snatch a freed number first; then the task gets EPERM: fail closed, we
+ * never answer without having looked.
+ */
+static void handle_with_spares(struct jr_unixguard *g,
+			       const struct seccomp_notif *n,
+			       struct seccomp_notif_resp *resp)
+{
+	g->out_of_fds = false;
+	handle(g, n, resp);
+	if (!g->out_of_fds)
+		return;
+	release_spares(g);
+	g->out_of_fds = false;
+	memset(resp, 0, g->sizes.seccomp_notif_resp);
+	handle(g, n, resp);
+	if (g->out_of_fds) {
+		jr_warn(
+		    "unix socket guard: the runner is out of file descriptors: a connect or send of the command is refused");
+		resp->id = n->id;
+		resp->flags = 0;
+		resp->error = -EPERM;
+		g->stats.refused++;
+	}
+	take_spares(g);
+}
+
+static void stop_signal_handler(int sig)
+{
+	(void)sig; /* only here to interrupt the ioctl (no SA_RESTART) */
+}
+
+/*
+ * serve - the supervisor thread. It waits in SECCOMP_IOCTL_NOTIF_RECV
+ * itself rather than in poll(2): with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+ * (Linux 6.6) the kernel then hands the CPU straight from the trapped task
+ * to this thread and back, instead of two ordinary wake-ups, which on a
+ * busy machine cost most of a notification's round trip. Stopping sends
+ * JR_UG_STOP_SIGNAL to this thread, which breaks the wait with EINTR.
+ */
+static void *serve(void *arg)
+{
+	struct jr_unixguard *g = arg;
+	_cleanup_free_ struct seccomp_notif *n = NULL;
+	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, JR_UG_STOP_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+	n = calloc(1, g->sizes.seccomp_notif);
+	resp = calloc(1, g->sizes.seccomp_notif_resp);
+	if (!n || !resp)
+		jr_error("unix socket guard: out of memory");
+	while (n && resp && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
+		memset(n, 0, g->sizes.seccomp_notif);
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue; /* stopping, or the task went first */
+			jr_error("unix socket guard: cannot receive (%s)",
+				 strerror(errno));
+			break;
+		}
+		memset(resp, 0, g->sizes.seccomp_notif_resp);
+		handle_with_spares(g, n, resp);
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
+		    errno != ENOENT)
+			jr_debug("unix socket guard: reply: %s",
+				 strerror(errno));
+	}
+	__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err)
+{
+	_cleanup_close_ int pidfd = -1, fd = -1;
+	char link[64], target[64];
+	ssize_t n;
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return jr_err_set(err, errno,
+				  "unix socket guard: pidfd_open: %s",
+				  strerror(errno));
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, fdnum, 0);
+	if (fd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "unix socket guard: cannot take the seccomp listener from the command (pidfd_getfd: %s; a Yama ptrace_scope of 3 forbids it)",
+		    strerror(errno));
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		n = 0;
+	target[n] = '\0';
+	if (strcmp(target, "anon_inode:seccomp notify") != 0)
+		return jr_err_set(
+		    err, EPROTO,
+		    "unix socket guard: fd %d of the command is \"%s\", not a seccomp listener",
+		    fdnum, target);
+	return steal_fd(&fd);
+}
+
+int jr_unixguard_start(const struct jr_unixguard_config *cfg,
+		       struct jr_unixguard **out, struct jr_err *err)
+{
+	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag;
+	struct jr_unixguard *g;
+	struct timeval tv = { .tv_sec = 2 };
+	int r;
+
+	*out = NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	g->listener = g->diag = -1;
+	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
+		g->spare[i] = -1;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
+		r = jr_err_set(err, errno,
+			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
+			       strerror(errno));
+		goto fail;
+	}
+	if (g->sizes.seccomp_notif < sizeof(struct seccomp_notif))
+		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
+	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
+		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	/* A dump that never ends must not stall every connect: fail closed. */
+	if (setsockopt(diag, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		r = jr_err_set(err, errno, "unix socket guard: SO_RCVTIMEO: %s",
+			       strerror(errno));
+		goto fail;
+	}
+	g->expose = calloc(cfg->n_expose + 1, sizeof(*g->expose));
+	if (!g->expose) {
+		r = jr_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < cfg->n_expose; i++) {
+		g->expose[i] = strdup(cfg->expose[i]);
+		if (!g->expose[i]) {
+			r = jr_err_set(err, ENOMEM, "out of memory");
+			goto fail;
+		}
+		g->n_expose++;
+	}
+	init_abis(g);
+	/* Faster round trips where the kernel has it (see serve()). */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
+		jr_debug("unix socket guard: no synchronous wake-ups (%s)",
+			 strerror(errno));
+	{
+		struct sigaction sa = { .sa_handler = stop_signal_handler };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
+			r = jr_err_set(err, errno,
+				       "unix socket guard: sigaction: %s",
+				       strerror(errno));
+			goto fail;
+		}
+	}
+	g->listener = steal_fd(&listener);
+	take_spares(g);
+	g->diag = steal_fd(&diag);
+	r = pthread_create(&g->thread, NULL, serve, g);
+	if (r != 0) {
+		r = jr_err_set(err, r, "unix socket guard: pthread_create: %s",
+			       strerror(r));
+		goto fail;
+	}
+	g->running = true;
+	*out = g;
+	return 0;
+fail:
+	jr_unixguard_stop(g, NULL);
+	return r;
+}
+
+void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
+{
+	if (!g)
+		return;
+	if (g->running) {
+		__atomic_store_n(&g->stopping, true, __ATOMIC_RELEASE);
+		/* The signal may land just before the thread enters the
+		 * ioctl: send it again until the thread has left. */
+		while (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE)) {
+			struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
+
+			pthread_kill(g->thread, JR_UG_STOP_SIGNAL);
+			nanosleep(&ts, NULL);
+		}
+		pthread_join(g->thread, NULL);
+	}
+	if (stats)
+		*stats = g->stats;
+	release_spares(g);
+	if (g->listener >= 0)
+		close(g->listener);
+	if (g->diag >= 0)
+		close(g->diag);
+	for (size_t i = 0; i < g->n_expose; i++)
+		free(g->expose[i]);
+	free(g->expose);
+	free(g);
+}
+
+int jr_unixguard_handover(int ctl, int listener, struct jr_err *err)
+{
+	struct jr_ctl_msg m;
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.type = JR_CTL_UNOTIFY;
+	m.code = listener;
+	do {
+		n = write(ctl, &m, sizeof(m));
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(m)) {
+		close(listener);
+		return jr_err_set(err, n < 0 ? errno : EIO,
+				  "cannot hand the seccomp listener over: %s",
+				  n < 0 ? strerror(errno) : "short write");
+	}
+	do {
+		n = read(ctl, &m, sizeof(m));
+	} while (n < 0 && errno == EINTR);
+	/* The runner holds its own copy now (or gave up): ours goes. */
+	close(listener);
+	if (n != (ssize_t)sizeof(m))
+		return jr_err_set(
+		    err, EIO,
+		    "the runner did not answer the seccomp listener hand-over");
+	m.msg[sizeof(m.msg) - 1] = '\0';
+	if (m.type != JR_CTL_UNOTIFY_OK)
+		return jr_err_set(
+		    err, m.code ? m.code : EPROTO, "%s",
+		    m.msg[0] ? m.msg : "the unix socket guard did not start");
+	return 0;
+}

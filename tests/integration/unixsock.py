@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""unixsock.py - both sides of tests/integration/unixsock.sh.
+
+Host side (outside jailrun):
+  listen PATH [stream|dgram]     bind PATH, answer every stream client
+                                 "host\\n"; runs until killed
+  restart PATH TRIGGER DONE      as listen, and when TRIGGER appears:
+                                 unlink PATH, bind it again (a restarting
+                                 daemon), then create DONE
+
+Either side:
+  connect PATH                   exit 0 and print "connected: <reply>" when
+                                 a stream connect works; exit 3 on
+                                 ECONNREFUSED, 4 on another error
+  sendto PATH                    the same for a datagram sent to PATH
+  late READY GO PATH             write READY, wait for GO (30 s hang guard),
+                                 then as connect PATH
+  restarted PATH TRIGGER DONE    connect PATH, write TRIGGER, wait for DONE,
+                                 connect again; exit 0 only if both refused
+  inside DIR                     sockets made inside work: stream in
+                                 DIR/x.sock and /tmp/<unique>.sock between
+                                 two processes, a datagram sendto a path,
+                                 socketpair; exit 0 if all do
+"""
+import errno
+import os
+import socket
+import sys
+import threading
+import time
+
+
+def wait_file(path, limit=30.0):
+    # A hang guard for a readiness file, not a latency bound.
+    end = time.monotonic() + limit
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            print(f"timed out waiting for {path}")
+            sys.exit(5)
+        time.sleep(0.01)
+
+
+def serve(path, kind):
+    typ = socket.SOCK_DGRAM if kind == "dgram" else socket.SOCK_STREAM
+    s = socket.socket(socket.AF_UNIX, typ)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    if typ == socket.SOCK_STREAM:
+        s.listen(64)
+    return s
+
+
+def answer(s):
+    if s.type == socket.SOCK_DGRAM:
+        s.recv(4096)
+        return
+    c, _ = s.accept()
+    c.sendall(b"host\n")
+    c.close()
+
+
+def listen(path, kind="stream"):
+    s = serve(path, kind)
+    while True:
+        answer(s)
+
+
+def restart(path, trigger, done):
+    s = serve(path, "stream")
+    s.setblocking(False)
+    while not os.path.exists(trigger):
+        try:
+            answer(s)
+        except BlockingIOError:
+            time.sleep(0.01)
+    s.close()
+    os.unlink(path)
+    s = serve(path, "stream")
+    with open(done, "w"):
+        pass
+    while True:
+        answer(s)
+
+
+def try_connect(path):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.settimeout(30)
+    try:
+        c.connect(path)
+        print("connected:", c.recv(64).decode().strip())
+        return 0
+    except OSError as e:
+        print(f"connect {path}: {e}")
+        return 3 if e.errno == errno.ECONNREFUSED else 4
+
+
+def try_sendto(path):
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        d.sendto(b"x", path)
+        print(f"sent to {path}")
+        return 0
+    except OSError as e:
+        print(f"sendto {path}: {e}")
+        return 3 if e.errno == errno.ECONNREFUSED else 4
+
+
+def stream_pair(path):
+    """A server and a client in two processes, through PATH."""
+    s = serve(path, "stream")
+    pid = os.fork()
+    if pid == 0:
+        os._exit(try_connect(path))
+    answer(s)
+    _, st = os.waitpid(pid, 0)
+    os.unlink(path)
+    return os.waitstatus_to_exitcode(st) == 0
+
+
+def inside(d):
+    ok = True
+    for path in (os.path.join(d, "x.sock"), f"/tmp/jr-ug-{os.getpid()}.sock"):
+        good = stream_pair(path)
+        print(f"inside stream {path}: {'ok' if good else 'FAILED'}")
+        ok &= good
+    path = os.path.join(d, "d.sock")
+    r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    r.bind(path)
+    good = try_sendto(path) == 0 and r.recv(16) == b"x"
+    os.unlink(path)
+    print(f"inside dgram sendto {path}: {'ok' if good else 'FAILED'}")
+    ok &= good
+    # From a thread other than the main one (pidfd_open of a thread id).
+    path = os.path.join(d, "t.sock")
+    s = serve(path, "stream")
+    got = []
+    t = threading.Thread(target=lambda: got.append(try_connect(path)))
+    t.start()
+    answer(s)
+    t.join()
+    os.unlink(path)
+    good = got == [0]
+    print(f"inside stream from a thread: {'ok' if good else 'FAILED'}")
+    ok &= good
+    a, b = socket.socketpair()
+    a.send(b"pair")
+    good = b.recv(16) == b"pair"
+    print(f"inside socketpair: {'ok' if good else 'FAILED'}")
+    ok &= good
+    return 0 if ok else 1
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "listen":
+        listen(*args)
+    elif cmd == "restart":
+        restart(*args)
+    elif cmd == "connect":
+        return try_connect(args[0])
+    elif cmd == "sendto":
+        return try_sendto(args[0])
+    elif cmd == "late":
+        ready, go, path = args
+        with open(ready, "w"):
+            pass
+        wait_file(go)
+        return try_connect(path)
+    elif cmd == "restarted":
+        path, trigger, done = args
+        first = try_connect(path)
+        with open(trigger, "w"):
+            pass
+        wait_file(done)
+        second = try_connect(path)
+        return 0 if first == 3 and second == 3 else 1
+    elif cmd == "inside":
+        return inside(args[0])
+    else:
+        print(f"unknown command {cmd}")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,161 @@
+#!/bin/bash
+# Host unix sockets: none connectable from inside unless --expose'd; the
+# sandbox's own sockets work (unixguard.c).
+#
+# Each host listener runs as the command's own uid (nobody), and is first
+# shown reachable without jailrun (the baseline). Fails if: a host socket
+# in the working directory, a fake $HOME, /var/tmp or /run is connectable
+# from inside (the pre-unixguard jailrun connects to every one of them); one
+# created after the sandbox started is; one whose daemon re-creates it is;
+# a symlink in the working directory leads to one; a datagram reaches a
+# host datagram socket; an --expose'd one is NOT connectable (the exception
+# broken); a socket made inside (stream in the working directory and in
+# /tmp, datagram to a path, socketpair) does not work (the guard refusing
+# too much); the guard is not reported by -v.
+#
+# Written to hold whether /tmp and /run inside are the host's or private
+# tmpfs: every handshake file and inside-made path is in the working
+# directory or made by the inside process itself.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+jr_require_sandbox
+command -v python3 >/dev/null || skip "python3 is needed"
+if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi
+
+install -m 755 "$JR_TOP_SRCDIR/tests/integration/unixsock.py" "$JR_TMP/unixsock.py"
+U="$JR_TMP/unixsock.py"
+TAG="jailrun-ug-$$"
+LISTENERS=()
+RUNDIR=""
+
+ug_cleanup() {
+	local p
+	for p in "${LISTENERS[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -f /var/tmp/"$TAG"-*
+	[ -z "$RUNDIR" ] || rm -rf "$RUNDIR"
+	jr_cleanup_tmp
+}
+trap ug_cleanup EXIT
+
+# as_cmd_uid CMD... - run CMD as the uid the command gets (nobody).
+as_cmd_uid() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# listen PATH [stream|dgram|restart ARGS] - a host daemon on PATH, ready
+# when the socket exists.
+listen() {
+	local path=$1
+	shift
+	case ${1:-stream} in
+	restart) shift; as_cmd_uid "$PY" "$U" restart "$path" "$@" & ;;
+	*) as_cmd_uid "$PY" "$U" listen "$path" "${1:-stream}" & ;;
+	esac
+	LISTENERS+=($!)
+	if ! wait_until 30 test -S "$path"; then
+		fail "listener on $path never came up"
+		return 1
+	fi
+}
+
+# baseline DESC PATH [sendto] - reachable without jailrun.
+baseline() {
+	expect_status 0 "baseline: $1 reachable without jailrun" \
+		as_cmd_uid "$PY" "$U" "${3:-connect}" "$2"
+}
+
+if [ "$(id -u)" -eq 0 ]; then
+	RUNDIR="/run/$TAG"
+	mkdir -m 755 "$RUNDIR"
+	chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$RUNDIR"
+fi
+
+for m in $(jr_modes); do
+	wd="$JR_TMP/wd-$m" # inside the working directory ($JR_TMP)
+	home="$JR_TMP/home-$m"
+	mkdir -m 777 "$wd" "$home"
+
+	# Host listeners, each first reached from outside.
+	declare -A where=(
+		["working directory"]="$wd/host.sock"
+		["\$HOME"]="$home/.tmux-sock"
+		["/var/tmp"]="/var/tmp/$TAG-$m.sock"
+	)
+	[ -z "$RUNDIR" ] || where["/run"]="$RUNDIR/$m.sock"
+	for k in "${!where[@]}"; do
+		p=${where[$k]}
+		listen "$p" || continue
+		baseline "$k socket" "$p"
+		expect_status 3 "$m: a host socket in $k is refused" \
+			jr "$m" -- "$PY" "$U" connect "$p"
+		expect_output_has "$m: $k: ECONNREFUSED" "Connection refused"
+	done
+	unset where
+
+	# The working directory's socket by a relative path, and through a
+	# symlink the command makes next to it.
+	expect_status 3 "$m: a host socket by a relative path is refused" \
+		jr "$m" -- "$PY" "$U" connect "wd-$m/host.sock"
+	expect_status 3 "$m: a symlink to a host socket is refused" \
+		jr "$m" -- sh -c "ln -s /var/tmp/$TAG-$m.sock '$wd/link.sock' && exec '$PY' '$U' connect '$wd/link.sock'"
+
+	# A host datagram socket.
+	dg="/var/tmp/$TAG-$m-dgram.sock"
+	if listen "$dg" dgram; then
+		baseline "datagram socket" "$dg" sendto
+		expect_status 3 "$m: a datagram to a host socket is refused" \
+			jr "$m" -- "$PY" "$U" sendto "$dg"
+	fi
+
+	# A daemon that starts after the sandbox: the inside process says it
+	# is running, then the listener is made, then the inside tries.
+	late="/var/tmp/$TAG-$m-late.sock"
+	jr "$m" -v -- "$PY" "$U" late "$wd/ready" "$wd/go" "$late" >"$JR_TMP/late-$m.out" 2>&1 &
+	jpid=$!
+	if wait_until 60 test -e "$wd/ready" && listen "$late"; then
+		baseline "late socket" "$late"
+		touch "$wd/go"
+		set +e
+		wait "$jpid"
+		st=$?
+		set -e
+		OUT=$(cat "$JR_TMP/late-$m.out")
+		if [ "$st" = 3 ]; then ok "$m: a socket created after the start is refused"; else
+			fail "$m: late socket: status $st, want 3: $OUT"; fi
+		expect_output_has "$m: -v reports the guard" "unix socket guard"
+	else
+		kill "$jpid" 2>/dev/null || true
+		fail "$m: the inside process never became ready: $(cat "$JR_TMP/late-$m.out")"
+	fi
+
+	# A daemon that deletes and re-creates its socket mid-run.
+	rs="/var/tmp/$TAG-$m-restart.sock"
+	if listen "$rs" restart "$wd/trigger" "$wd/done"; then
+		baseline "restarting daemon" "$rs"
+		expect_status 0 "$m: a re-created host socket stays refused" \
+			jr "$m" -- "$PY" "$U" restarted "$rs" "$wd/trigger" "$wd/done"
+		baseline "restarted daemon" "$rs"
+	fi
+
+	# --expose passes one through.
+	ex="/var/tmp/$TAG-$m-expose.sock"
+	if listen "$ex"; then
+		expect_status 0 "$m: an --expose'd host socket is connectable" \
+			jr "$m" --expose "$ex" -- "$PY" "$U" connect "$ex"
+		expect_output_has "$m: the exposed daemon answered" "connected: host"
+	fi
+
+	# Sockets made inside keep working.
+	expect_status 0 "$m: sockets made inside work" \
+		jr "$m" -- "$PY" "$U" inside "$wd"
+	expect_output_has "$m: inside stream in the working directory" "x.sock: ok"
+	expect_output_has "$m: inside stream in /tmp" "inside stream /tmp/"
+	expect_output_has "$m: inside datagram" "inside dgram sendto"
+	expect_output_has "$m: inside socketpair" "inside socketpair: ok"
+	expect_output_has "$m: inside, from a thread" "inside stream from a thread: ok"
+done
+
+finish
