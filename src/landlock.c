@@ -176,6 +176,7 @@ int jr_landlock_plan(enum jr_landlock_mode mode, enum jr_net_mode net,
 		return 0;
 	}
 	cfg->abi = abi;
+	cfg->fs = writable != NULL;
 	cfg->writable = writable;
 	cfg->n_writable = n_writable;
 	cfg->scopes = abi >= 6;
@@ -202,14 +203,30 @@ int jr_landlock_plan(enum jr_landlock_mode mode, enum jr_net_mode net,
 			jr_verbose(
 			    "landlock: TCP connect not restricted: an --allow entry allows every port, which a port rule cannot express (nft still holds TCP to the relay)");
 	}
-	jr_verbose("landlock: ABI %d: writes only beneath %zu writable "
-		   "root%s and the tmpfs and device nodes%s%s",
-		   abi, n_writable, n_writable == 1 ? "" : "s",
-		   cfg->tcp ? "; TCP connect only to the relay's and allowed "
-			      "ports"
-			    : "",
-		   cfg->scopes ? "; abstract unix sockets and signals scoped"
-			       : "");
+	if (!cfg->fs && !cfg->tcp && !cfg->scopes) {
+		/* Nothing left to restrict: landlock_create_ruleset(2)
+		 * refuses an empty ruleset (ENOMSG). */
+		cfg->abi = 0;
+		jr_verbose("landlock: nothing to restrict (--fs host leaves "
+			   "the host writable)");
+		return 0;
+	}
+	if (!cfg->fs)
+		jr_verbose("landlock: --fs host: writes not restricted "
+			   "(--landlock require confines them to the "
+			   "working directory)");
+	else
+		jr_verbose("landlock: ABI %d: writes only beneath %zu "
+			   "writable root%s and the tmpfs and device nodes",
+			   abi, n_writable, n_writable == 1 ? "" : "s");
+	if (cfg->tcp || cfg->scopes)
+		jr_verbose("landlock: ABI %d%s%s", abi,
+			   cfg->tcp ? "; TCP connect only to the relay's and "
+				      "allowed ports"
+				    : "",
+			   cfg->scopes ? "; abstract unix sockets and signals "
+					 "scoped"
+				       : "");
 	return 0;
 }
 
@@ -252,7 +269,7 @@ int jr_landlock_build(const struct jr_landlock_config *cfg, struct jr_err *err)
 	size_t size = sizeof(attr.handled_access_fs);
 	int r;
 
-	attr.handled_access_fs = handled_fs(cfg->abi);
+	attr.handled_access_fs = cfg->fs ? handled_fs(cfg->abi) : 0;
 	if (cfg->tcp) {
 		attr.handled_access_net = LL_NET_CONNECT_TCP;
 		size = offsetof(struct ll_ruleset_attr, scoped);
@@ -267,13 +284,13 @@ int jr_landlock_build(const struct jr_landlock_config *cfg, struct jr_err *err)
 				  "landlock: cannot create the ruleset: %s",
 				  strerror(errno));
 	/* The ruleset fd is O_CLOEXEC (landlock_create_ruleset(2)). */
-	for (size_t i = 0; i < cfg->n_writable; i++) {
+	for (size_t i = 0; cfg->fs && i < cfg->n_writable; i++) {
 		r = add_path(ruleset, cfg->writable[i], attr.handled_access_fs,
 			     err);
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < jr_landlock_n_fixed_writable; i++) {
+	for (size_t i = 0; cfg->fs && i < jr_landlock_n_fixed_writable; i++) {
 		r = add_path(ruleset, jr_landlock_fixed_writable[i],
 			     attr.handled_access_fs, err);
 		if (r < 0)

@@ -20,6 +20,7 @@ struct jr_landlock_config {
 	int abi;		     /* the kernel's ABI; 0: not used */
 	const char *const *writable; /* writable roots (plus the fixed ones) */
 	size_t n_writable;
+	bool fs;		     /* restrict filesystem writes at all */
 	bool tcp;	 /* restrict TCP connect to @ports */
 	uint16_t *ports; /* malloc'd */
 	size_t n_ports;
@@ -37,7 +38,8 @@ int jr_landlock_abi(void);
  * jr_landlock_plan - decide what the command gets, in the runner: @mode
  * and the kernel's ABI, the TCP ports from @policy (none when an entry
  * allows every port, or in --net none where only loopback exists). The
- * writable list is the caller's (the working directory and --rw roots).
+ * writable list is the caller's (the writable roots of the layout); NULL:
+ * no filesystem rule (--fs host), only the TCP and scope walls.
  * Return: 0 (cfg->abi 0 when Landlock is off or absent in auto mode) or
  * -errno with @err set (absent under require).
  */

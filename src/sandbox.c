@@ -92,7 +92,8 @@ struct sandbox {
 	struct jr_unixguard *unixguard; /* serves the command's filter */
 	const struct jr_options *opts;
 	struct jr_landlock_config landlock;
-	char cwd[4096]; /* the writable root, for Landlock */
+	const char **ll_roots; /* Landlock's writable roots (into the plan) */
+	char cwd[4096];	       /* the writable root under --fs host */
 	bool init_reaped;
 	int init_status;
 };
@@ -627,6 +628,7 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	sb->rs = NULL;
 	jr_seccomp_release(&sb->seccomp);
 	jr_landlock_config_release(&sb->landlock);
+	free(sb->ll_roots);
 	jr_pty_close(&sb->pty);
 	if (sb->nft)
 		mnl_socket_close(sb->nft);
@@ -638,6 +640,44 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	if (sb->timerfd >= 0)
 		close(sb->timerfd);
 	sb->ctl = sb->sigfd = sb->timerfd = -1;
+}
+
+/*
+ * landlock_plan - Landlock's writable roots mirror the mount layer's:
+ * the plan's writable roots and --tmpfs mounts (the fixed tmpfs and
+ * device nodes are landlock.c's own list). Under --fs host the mount
+ * layer leaves the whole host writable, and so does Landlock unless
+ * --landlock require asks for it: then writes are confined to the
+ * working directory (the only wall on writes in that mode).
+ */
+static int landlock_plan(struct sandbox *sb, const struct jr_options *opts,
+			 const struct jr_fs_plan *fs,
+			 const struct jr_policy *policy, struct jr_err *err)
+{
+	size_t n = 0;
+
+	if (fs->mode == JR_FS_HOST) {
+		if (opts->landlock != JR_LANDLOCK_REQUIRE)
+			return jr_landlock_plan(opts->landlock, opts->net, policy,
+						NULL, 0, &sb->landlock, err);
+		if (fs->workdir)
+			snprintf(sb->cwd, sizeof(sb->cwd), "%s", fs->workdir);
+		else if (!getcwd(sb->cwd, sizeof(sb->cwd)))
+			return jr_err_set(err, errno,
+					  "cannot read the working directory: %s",
+					  strerror(errno));
+	}
+	sb->ll_roots = calloc(fs->n_ops + 1, sizeof(*sb->ll_roots));
+	if (!sb->ll_roots)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	if (fs->mode == JR_FS_HOST)
+		sb->ll_roots[n++] = sb->cwd;
+	for (size_t i = 0; i < fs->n_ops; i++)
+		if (fs->ops[i].kind == JR_FS_OP_RW ||
+		    fs->ops[i].kind == JR_FS_OP_TMPFS)
+			sb->ll_roots[n++] = fs->ops[i].path;
+	return jr_landlock_plan(opts->landlock, opts->net, policy, sb->ll_roots,
+				n, &sb->landlock, err);
 }
 
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
@@ -682,23 +722,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
-	/* The writable roots: the working directory (fs-layout's --rw and
-	 * --workdir list replaces this). */
-	if (!getcwd(sb.cwd, sizeof(sb.cwd))) {
-		r = jr_err_set(&res->err, errno,
-			       "cannot read the working directory: %s",
-			       strerror(errno));
+	r = landlock_plan(&sb, opts, fs, policy, &res->err);
+	if (r < 0)
 		goto fail;
-	}
-	{
-		static const char *roots[1];
-
-		roots[0] = sb.cwd;
-		r = jr_landlock_plan(opts->landlock, opts->net, policy, roots,
-				     1, &sb.landlock, &res->err);
-		if (r < 0)
-			goto fail;
-	}
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;

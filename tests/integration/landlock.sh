@@ -22,12 +22,11 @@ ll_cleanup() {
 }
 trap ll_cleanup EXIT
 
-# The mount layer must not be the one refusing: once the host is
-# read-only by default (--fs), switch it off with --fs host.
-FS=()
-if jr root -- true >/dev/null 2>&1 && jr root --fs host -- true >/dev/null 2>&1; then
-	FS=(--fs host)
-fi
+# The mount layer must not be the one refusing: switch it off with --fs
+# host. There Landlock leaves the host writable unless --landlock require
+# asks it to confine writes to the working directory (ON).
+FS=(--fs host)
+ON=(--landlock require)
 
 as_cmd_uid() {
 	if [ "$(id -u)" -eq 0 ]; then
@@ -49,14 +48,16 @@ for m in $(jr_modes); do
 	if [ "$HAVE_LL" = 1 ]; then
 		expect_status 0 "$m: with --landlock off the write outside succeeds (no other layer refuses it)" \
 			jr "$m" "${FS[@]}" --landlock off -- sh -c "echo x > '$out/off'"
+		expect_status 0 "$m: --fs host alone keeps the host writable (Landlock auto restricts no write there)" \
+			jr "$m" "${FS[@]}" -- sh -c "echo x > '$out/host'"
 		expect_status 1 "$m: Landlock refuses the write outside the writable roots" \
-			jr "$m" "${FS[@]}" -- sh -c "echo x > '$out/on' || exit 1"
+			jr "$m" "${FS[@]}" "${ON[@]}" -- sh -c "echo x > '$out/on' || exit 1"
 		expect_output_has "$m: refused with EACCES (Landlock), not EROFS" "Permission denied"
 		if [ -e "$out/on" ]; then fail "$m: $out/on was created"; else ok "$m: $out/on not created"; fi
 		expect_status 1 "$m: Landlock refuses mkdir outside" \
-			jr "$m" "${FS[@]}" -- sh -c "mkdir '$out/d' || exit 1"
+			jr "$m" "${FS[@]}" "${ON[@]}" -- sh -c "mkdir '$out/d' || exit 1"
 		expect_status 0 "$m: writes in the working directory, /tmp and /dev/null work" \
-			jr "$m" "${FS[@]}" -- sh -c "echo x > '$JR_W/ll-$m.txt' && rm '$JR_W/ll-$m.txt' && echo x > /tmp/ll-$$-$m && rm /tmp/ll-$$-$m && echo x > /dev/null"
+			jr "$m" "${FS[@]}" "${ON[@]}" -- sh -c "echo x > '$JR_W/ll-$m.txt' && rm '$JR_W/ll-$m.txt' && echo x > /tmp/ll-$$-$m && rm /tmp/ll-$$-$m && echo x > /dev/null"
 		expect_status 0 "$m: -v names the Landlock layer" jr "$m" -v -- true
 		expect_output_has "$m: -v: landlock ABI" "landlock: ABI"
 
