@@ -49,6 +49,10 @@ const char jr_usage_text[] =
     "                      (default 10)\n"
     "  --idle-timeout SECONDS\n"
     "                      close a tunnel idle this long (default 900)\n"
+    "  --transparent on|off\n"
+    "                      capture TCP of programs that ignore the proxy:\n"
+    "                      allowed names resolve to synthetic addresses the\n"
+    "                      relay maps back (default on; off: proxy and DNS only)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -114,6 +118,7 @@ enum {
 	OPT_JSON,
 	OPT_RAW_TTY,
 	OPT_CHECK,
+	OPT_TRANSPARENT,
 };
 
 static const struct option jr_long_options[] = {
@@ -138,6 +143,7 @@ static const struct option jr_long_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -298,6 +304,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->connect_timeout_ms = JR_DEFAULT_CONNECT_TIMEOUT_MS;
 	opts->watchdog_interval_ms = JR_DEFAULT_WATCHDOG_INTERVAL_MS;
 	opts->seccomp = true;
+	opts->transparent = true;
 	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
 	/* argc bounds how many of each there can be. */
@@ -364,6 +371,17 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(
 				    err, EINVAL,
 				    "--seccomp %s: expected on or off", optarg);
+			break;
+		case OPT_TRANSPARENT:
+			if (strcmp(optarg, "on") == 0)
+				opts->transparent = true;
+			else if (strcmp(optarg, "off") == 0)
+				opts->transparent = false;
+			else
+				return jr_err_set(
+				    err, EINVAL,
+				    "--transparent %s: expected on or off",
+				    optarg);
 			break;
 		case OPT_ALLOW_NESTED:
 			opts->allow_nested = true;

@@ -10,6 +10,7 @@
 #ifndef JR_RELAY_H
 #define JR_RELAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "audit.h"
@@ -20,6 +21,8 @@
 struct jr_relay_config {
 	const struct jr_policy *policy;
 	struct jr_relay_listeners listeners; /* the relay takes ownership */
+	bool transparent; /* --transparent on: synthetic DNS answers and the
+			     transparent listener (listeners.transparent) */
 	unsigned int max_conns;
 	uint64_t header_timeout_ms;
 	uint64_t connect_timeout_ms;

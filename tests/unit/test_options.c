@@ -245,6 +245,7 @@ static void test_hardening_options(void **state)
 
 	assert_int_equal(PARSE(&o, &e, "true"), 0);
 	assert_true(o.seccomp);
+	assert_true(o.transparent);
 	assert_false(o.allow_nested);
 	assert_false(o.tamper_kill);
 	assert_int_equal(o.watchdog_interval_ms,
@@ -259,6 +260,7 @@ static void test_hardening_options(void **state)
 			       "true"),
 			 0);
 	assert_false(o.seccomp);
+	assert_true(o.transparent); /* independent of --seccomp */
 	assert_true(o.allow_nested);
 	assert_true(o.tamper_kill);
 	assert_int_equal(o.watchdog_interval_ms, 250);
@@ -266,8 +268,24 @@ static void test_hardening_options(void **state)
 	assert_string_equal(o.expose[1], "/run/dbus/system_bus_socket");
 	jr_options_release(&o);
 
+	/* --transparent off: the proxy and DNS only; the last one wins. */
+	assert_int_equal(PARSE(&o, &e, "--allow", "example.com",
+			       "--transparent", "off", "true"),
+			 0);
+	assert_false(o.transparent);
+	assert_true(o.seccomp);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "off", "--transparent",
+			       "on", "true"),
+			 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+
 	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe",
 	       "true");
+	REJECT("--transparent yes: expected on or off", "--transparent", "yes",
+	       "true");
+	REJECT("'--transparent' needs an argument", "--transparent");
 	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper",
 	       "ignore", "true");
 	REJECT("--expose docker.sock: expected an absolute path", "--expose",
@@ -338,6 +356,7 @@ static void test_usage_mentions_every_option(void **state)
 					    "--header-timeout",
 					    "--connect-timeout",
 					    "--idle-timeout",
+					    "--transparent",
 					    "--seccomp",
 					    "--allow-nested",
 					    "--expose",
