@@ -29,11 +29,11 @@
  *
  * Transparent capture (--transparent on) adds two things. In the worker's
  * output chain, TCP to the synthetic pool (fakeip.h) and to the IPv4
- * address entries of the allowlist is accepted next to the relay's ports,
- * and UDP is refused with port-unreachable instead of "prohibited". And a
- * second, separate ruleset for the relay netns (JR_RULESET_RELAY): the
- * same owned table name, with one nat chain that redirects that TCP to
- * the relay's transparent listener. Why redirect and not tproxy is in
+ * address entries of the allowlist, and UDP to the pool, are accepted
+ * next to the relay's ports. And a second, separate ruleset for the relay
+ * netns (JR_RULESET_RELAY): the same owned table name, with a nat chain
+ * that redirects that TCP to the relay's transparent listener and a
+ * filter chain that answers that UDP with ICMP port-unreachable. Why redirect and not tproxy is in
  * docs/architecture.md ("Transparent egress").
  *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -410,7 +411,8 @@ static int rule_add_ipv4_daddr(struct nftnl_rule *r, const uint8_t addr[4],
 		return 0;
 	if (prefix % 8 == 0)
 		return rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
-					     daddr, prefix / 8, NFT_REG_1) < 0 ||
+					     daddr, prefix / 8,
+					     NFT_REG_1) < 0 ||
 			       rule_add_cmp(r, op, NFT_REG_1, addr,
 					    prefix / 8) < 0
 			   ? -ENOMEM
@@ -465,8 +467,7 @@ static int rule_add_redirect(struct nftnl_rule *r, uint16_t port)
 	if (!imm || !redir)
 		return -ENOMEM;
 	nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
-	if (nftnl_expr_set(imm, NFTNL_EXPR_IMM_DATA, &nport, sizeof(nport)) <
-	    0)
+	if (nftnl_expr_set(imm, NFTNL_EXPR_IMM_DATA, &nport, sizeof(nport)) < 0)
 		return -ENOMEM;
 	/* The kernel fills in proto_max = proto_min when it is left out and
 	 * reports it back, so it is set here, as the read-back shows it. */
@@ -563,31 +564,32 @@ static int ruleset_add_gateway_accept(struct jr_ruleset *rs, struct in_addr gw,
 }
 
 /**
- * ruleset_add_tcp_out() - "ip daddr @addr/@prefix meta l4proto tcp accept",
+ * ruleset_add_out() - "ip daddr @addr/@prefix meta l4proto @proto accept",
  * or with @port "ip daddr @addr/@prefix tcp dport @port accept", in the
  * output chain.
  * @rs: ruleset
  * @addr: network, network byte order
  * @prefix: 0..32
+ * @proto: IPPROTO_TCP or IPPROTO_UDP
  * @port: 0 for any, else host byte order
  *
  * Return: 0 or -ENOMEM.
  */
-static int ruleset_add_tcp_out(struct jr_ruleset *rs, const uint8_t addr[4],
-			       unsigned int prefix, uint16_t port)
+static int ruleset_add_out(struct jr_ruleset *rs, const uint8_t addr[4],
+			   unsigned int prefix, uint8_t proto, uint16_t port)
 {
 	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
 	const uint16_t dport = htons(port);
 
 	r = rule_new("output");
 	if (!r || rule_add_ipv4_daddr(r, addr, prefix, NFT_CMP_EQ) < 0 ||
-	    rule_add_l4proto(r, IPPROTO_TCP) < 0)
+	    rule_add_l4proto(r, proto) < 0)
 		return -ENOMEM;
-	if (port && (rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
-					   offsetof(struct tcphdr, dest), 2,
-					   NFT_REG_1) < 0 ||
-		     rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &dport,
-				  sizeof(dport)) < 0))
+	if (port &&
+	    (rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
+				   offsetof(struct tcphdr, dest), 2,
+				   NFT_REG_1) < 0 ||
+	     rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &dport, sizeof(dport)) < 0))
 		return -ENOMEM;
 	if (rule_add_verdict(r, NF_ACCEPT) < 0)
 		return -ENOMEM;
@@ -607,6 +609,13 @@ static int ruleset_add_tcp_out(struct jr_ruleset *rs, const uint8_t addr[4],
  * here unless an entry names it. IPv6 entries get no rule: the worker has
  * no IPv6 address or route, so there is nothing to let out.
  *
+ * UDP to the pool goes out too, only to be refused by the relay netns
+ * with ICMP port-unreachable (ruleset_add_relay()): a QUIC client (UDP
+ * 443 to an allowed name) then gets ECONNREFUSED on its connected socket
+ * at once and falls back to TCP, which is captured, as it would on a real
+ * network. Refused here instead, in the output hook, the send itself
+ * fails with EPERM, which QUIC stacks do not read as "use TCP".
+ *
  * Return: 0 or -ENOMEM.
  */
 static int ruleset_add_transparent_out(struct jr_ruleset *rs,
@@ -615,31 +624,63 @@ static int ruleset_add_transparent_out(struct jr_ruleset *rs,
 	struct in_addr pool;
 
 	if (inet_pton(AF_INET, JR_FAKEIP_V4_PREFIX, &pool) != 1 ||
-	    ruleset_add_tcp_out(rs, (const uint8_t *)&pool.s_addr,
-				JR_FAKEIP_V4_LEN, 0) < 0)
+	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
+			    IPPROTO_TCP, 0) < 0 ||
+	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
+			    IPPROTO_UDP, 0) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; p->policy && i < p->policy->n; i++) {
 		const struct jr_allow_entry *e = &p->policy->entries[i];
 
 		if (e->kind != JR_ALLOW_ADDR || e->family != AF_INET)
 			continue;
-		if (ruleset_add_tcp_out(rs, e->addr, e->prefix, e->port) < 0)
+		if (ruleset_add_out(rs, e->addr, e->prefix, IPPROTO_TCP,
+				    e->port) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
 /**
- * ruleset_add_relay() - the relay netns's table: one nat chain on
- * prerouting whose only rule sends TCP that comes in on the veth, for any
- * address but the gateway's, to the relay's transparent listener.
- * @rs: ruleset with the table
- * @p: gateway and transparent port
+ * rule_add_from_veth_not_gw() - "iifname "jr-relay" ip daddr != @gw
+ * meta l4proto @proto": what came in over the veth for anywhere but the
+ * gateway's own address.
+ * @r: rule
+ * @gw: network byte order
+ * @proto: IPPROTO_TCP or IPPROTO_UDP
  *
  * "iifname" matches the name, not the index: the runner builds this
  * without entering the relay netns, and the name is ours (relaynet.h).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_from_veth_not_gw(struct nftnl_rule *r, struct in_addr gw,
+				     uint8_t proto)
+{
+	char ifname[IFNAMSIZ] = JR_RELAY_IFNAME;
+
+	if (rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
+		0 ||
+	    rule_add_ipv4_daddr(r, (const uint8_t *)&gw.s_addr, 32,
+				NFT_CMP_NEQ) < 0 ||
+	    rule_add_l4proto(r, proto) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * ruleset_add_relay() - the relay netns's table: a nat chain on
+ * prerouting whose only rule sends TCP that comes in on the veth, for any
+ * address but the gateway's, to the relay's transparent listener; and a
+ * filter chain on prerouting that answers UDP to such addresses with ICMP
+ * port-unreachable (see ruleset_add_transparent_out() for why here).
+ * @rs: ruleset with the table
+ * @p: gateway and transparent port
+ *
  * Connections to the gateway itself (proxy, DNS) are left alone. Policy
- * accept: this chain only rewrites; the relay netns has no route out.
+ * accept in both: they only rewrite and refuse; the relay netns has no
+ * route out, and forwarding is off.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -647,21 +688,26 @@ static int ruleset_add_relay(struct jr_ruleset *rs,
 			     const struct jr_ruleset_params *p)
 {
 	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
-	char ifname[IFNAMSIZ] = JR_RELAY_IFNAME;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *udp = NULL;
 
 	if (ruleset_add_chain(rs, "prerouting", "nat", NF_INET_PRE_ROUTING,
-			      NF_IP_PRI_NAT_DST, NF_ACCEPT) < 0)
+			      NF_IP_PRI_NAT_DST, NF_ACCEPT) < 0 ||
+	    ruleset_add_chain(rs, "refuse", "filter", NF_INET_PRE_ROUTING,
+			      JR_PRIO_FILTER, NF_ACCEPT) < 0)
 		return -ENOMEM;
 	r = rule_new("prerouting");
-	if (!r || rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
-	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
-		0 ||
-	    rule_add_ipv4_daddr(r, (const uint8_t *)&p->gateway.s_addr, 32,
-				NFT_CMP_NEQ) < 0 ||
-	    rule_add_l4proto(r, IPPROTO_TCP) < 0 ||
-	    rule_add_redirect(r, p->transparent_port) < 0)
+	if (!r || rule_add_from_veth_not_gw(r, p->gateway, IPPROTO_TCP) < 0 ||
+	    rule_add_redirect(r, p->transparent_port) < 0 ||
+	    ruleset_append_rule(rs, &r) < 0)
 		return -ENOMEM;
-	return ruleset_append_rule(rs, &r);
+	udp = rule_new("refuse");
+	if (!udp ||
+	    rule_add_from_veth_not_gw(udp, p->gateway, IPPROTO_UDP) < 0 ||
+	    rule_add_reject(udp, NFT_REJECT_ICMP_UNREACH, ICMP_PORT_UNREACH) <
+		0 ||
+	    ruleset_append_rule(rs, &udp) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /**
@@ -711,25 +757,6 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	    rule_add_reject(rst, NFT_REJECT_TCP_RST, 0) < 0 ||
 	    ruleset_append_rule(rs, &rst) < 0)
 		return -ENOMEM;
-
-	/*
-	 * With transparent capture, other UDP (QUIC on 443 above all) gets
-	 * port-unreachable: a connected UDP socket then fails with
-	 * ECONNREFUSED on its next call, and a QUIC client falls back to TCP
-	 * (which is captured) at once instead of after its handshake timeout.
-	 * "Administratively prohibited" would be EHOSTUNREACH, which clients
-	 * treat as "no route" rather than "this port is closed, use TCP".
-	 */
-	if (p->transparent) {
-		_cleanup_(nftnl_rule_freep) struct nftnl_rule *udp = NULL;
-
-		udp = rule_new("output");
-		if (!udp || rule_add_l4proto(udp, IPPROTO_UDP) < 0 ||
-		    rule_add_reject(udp, NFT_REJECT_ICMPX_UNREACH,
-				    NFT_REJECT_ICMPX_PORT_UNREACH) < 0 ||
-		    ruleset_append_rule(rs, &udp) < 0)
-			return -ENOMEM;
-	}
 
 	icmpx = rule_new("output");
 	if (!icmpx ||

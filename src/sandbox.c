@@ -216,8 +216,8 @@ static void close_fds(int *fds, size_t n)
  * Takes @fd.
  */
 static int install_relay_rules(struct sandbox *sb,
-			       const struct jr_ruleset_params *worker,
-			       int fd, struct jr_err *err)
+			       const struct jr_ruleset_params *worker, int fd,
+			       struct jr_err *err)
 {
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
@@ -269,8 +269,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.transparent_port = JR_TRANSPARENT_PORT,
 		.policy = policy,
 	};
-	bool transparent =
-	    opts->net == JR_NET_ALLOWLIST && opts->transparent;
+	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
 	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent);
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;

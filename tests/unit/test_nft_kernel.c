@@ -435,7 +435,6 @@ static void test_install_verify(void **state)
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
 }
 
-
 /* Replace c->rs with the ruleset @params builds. */
 static void use_ruleset(struct ctx *c, const struct jr_ruleset_params *params)
 {
@@ -510,7 +509,8 @@ static void test_install_verify_relay(void **state)
 	flush = mk_rule("prerouting");
 	assert_int_equal(send_rule(c->owner, NFT_MSG_DELRULE, 0, flush), 0);
 	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE,
-				   NLM_F_CREATE | NLM_F_APPEND, other->rules[0]),
+				   NLM_F_CREATE | NLM_F_APPEND,
+				   other->rules[0]),
 			 0);
 	jr_ruleset_free(other);
 	verify_fails(c, "rule 1 of the 'prerouting' chain is \"inet jailrun "

@@ -297,34 +297,33 @@ static void test_allowlist_rules(void **state)
 	jr_ruleset_free(rs);
 }
 
-
 /* The allowlist rules before the transparent ones (test_allowlist_rules). */
-#define GW_RULES                                                               \
-	"inet jailrun input\n  [ meta load iif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n" \
-	"  [ immediate reg 0 accept ]\n",                                       \
-	    "inet jailrun output\n  [ meta load oif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n" \
-	    "  [ immediate reg 0 accept ]\n",                                   \
-	    "inet jailrun input\n  [ ct load state => reg 1 ]\n"                \
-	    "  [ bitwise reg 1 = ( reg 1 & 0x00000006 ) ^ 0x00000000 ]\n"        \
-	    "  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",   \
+#define GW_RULES                                                                                     \
+	"inet jailrun input\n  [ meta load iif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"          \
+	"  [ immediate reg 0 accept ]\n",                                                            \
+	    "inet jailrun output\n  [ meta load oif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"     \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
+	    "inet jailrun input\n  [ ct load state => reg 1 ]\n"                                     \
+	    "  [ bitwise reg 1 = ( reg 1 & 0x00000006 ) ^ 0x00000000 ]\n"                            \
+	    "  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",                        \
 	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
-	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n" \
-	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"                      \
 	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000380c ]\n" \
-	    "  [ immediate reg 0 accept ]\n",                                   \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
 	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
-	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n" \
-	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"                      \
 	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n" \
-	    "  [ immediate reg 0 accept ]\n",                                   \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
 	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
-	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n" \
-	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"                      \
 	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n" \
 	    "  [ immediate reg 0 accept ]\n"
 
-static void assert_rules(const struct jr_ruleset *rs,
-			 const char *const *want, size_t n)
+static void assert_rules(const struct jr_ruleset *rs, const char *const *want,
+			 size_t n)
 {
 	char buf[1024];
 
@@ -342,12 +341,13 @@ static void assert_rules(const struct jr_ruleset *rs,
  * --transparent on, the worker: after the relay's ports, TCP to the
  * synthetic pool and to each IPv4 address entry (a /32 with its port, a
  * byte-aligned /24 loaded as 3 bytes, a /9 through a mask), never to names
- * or IPv6 entries; then the TCP reset, UDP port-unreachable, the rest
- * prohibited. Every rule as `nft --debug=netlink` compiles
+ * or IPv6 entries, and UDP to the pool (refused in the relay netns); then
+ * the TCP reset and the rest prohibited. Every rule as `nft --debug=netlink` compiles
  * nft/jailrun-allowlist.nft and the same text with the entries. Fails if
  * the pool is not let out (captured TCP would be reset in the worker), if
  * an address entry opens more than it names (wrong mask or port), if a
- * name entry opens an address, or if UDP keeps getting "prohibited".
+ * name entry opens an address, or if UDP to the pool is refused in the
+ * worker (EPERM) rather than by the relay netns (ECONNREFUSED).
  */
 static void test_transparent_rules(void **state)
 {
@@ -358,6 +358,12 @@ static void test_transparent_rules(void **state)
 		"  [ bitwise reg 1 = ( reg 1 & 0x0000feff ) ^ 0x00000000 ]\n"
 		"  [ cmp eq reg 1 0x000012c6 ]\n"
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x0000feff ) ^ 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x000012c6 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
 		"  [ immediate reg 0 accept ]\n",
 		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
 		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x0a0200c0 ]\n"
@@ -377,8 +383,6 @@ static void test_transparent_rules(void **state)
 		"  [ immediate reg 0 accept ]\n",
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
-		"  [ reject type 2 code 1 ]\n",
 		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
 	};
 	static const char *const entries[] = {
@@ -420,7 +424,9 @@ static void test_transparent_rules(void **state)
 /*
  * The relay netns's table (nft/jailrun-relay.nft): one nat chain on
  * prerouting, priority dstnat, policy accept, and one rule redirecting TCP
- * from the veth for anything but the gateway to the transparent port.
+ * from the veth for anything but the gateway to the transparent port; a
+ * filter chain on prerouting answering UDP the same way with ICMP
+ * port-unreachable.
  * Fails if the redirect also catches the gateway's own ports (the proxy
  * and DNS would land on the transparent listener), matches another
  * interface, or the port or its byte order is wrong.
@@ -435,6 +441,12 @@ static void test_relay_rules(void **state)
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ immediate reg 1 0x0000390c ]\n"
 		"  [ redir proto_min reg 1 proto_max reg 1 flags 0x2 ]\n",
+		"inet jailrun refuse\n  [ meta load iifname => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x722d726a 0x79616c65 0x00000000 0x00000000 ]\n"
+		"  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp neq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
+		"  [ reject type 0 code 3 ]\n",
 	};
 	struct jr_ruleset_params params = {
 		.netns = JR_RULESET_RELAY,
@@ -453,7 +465,7 @@ static void test_relay_rules(void **state)
 	assert_null(rs);
 	params.transparent = true;
 	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
-	assert_int_equal(jr_ruleset_chain_count(rs), 1);
+	assert_int_equal(jr_ruleset_chain_count(rs), 2);
 	c = rs->chains[0];
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME),
 			    "prerouting");
@@ -461,8 +473,7 @@ static void test_relay_rules(void **state)
 	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM),
 			 NF_INET_PRE_ROUTING);
 	assert_int_equal(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), -100);
-	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY),
-			 NF_ACCEPT);
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY), NF_ACCEPT);
 	assert_int_equal(nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS),
 			 NFT_TABLE_F_OWNER);
 	assert_rules(rs, want, ARRAY_SIZE(want));
