@@ -27,6 +27,9 @@ struct jr_audit_record {
 	const char *host;    /* as requested, may be NULL for a bad request */
 	uint16_t port;	     /* 0 if none */
 	const char *address; /* the upstream address connected to, or NULL */
+	const char *original; /* "via":"transparent": the address the command
+				 connected to (a synthetic one, or a
+				 literal), or NULL */
 	bool allowed;	     /* verdict allow/deny */
 	const char *reason;  /* deny reason tag (jr_deny_reason_name, or
 				"bad-request", "connection-limit", ...), or

@@ -11,26 +11,20 @@
  *   relay_tunnel.c  moving bytes once connected: splice tunnel, SNI check,
  *                   request body copy, the pump
  *
- * A fifth module, relay_transparent.c (transparent egress, issue 10), fits
- * in the same shape:
- *  - its listener is registered as REF_LISTEN_TRANSPARENT and accepted by
- *    relay.c's accept_conns(r, fd, KIND_TRANSPARENT), which then hands the
- *    new connection to relay_transparent.c instead of waiting for a head;
- *  - its connections are KIND_TRANSPARENT, audited with "via":"transparent"
- *    by relay_audit_conn() like every other (c->host, c->port, c->addr);
- *  - once it knows the name and port a captured connection is for
- *    (jr_fakeip_lookup() on the relay's table, then
- *    jr_policy_check_name()), it sets c->host and c->port and calls
- *    relay_upstream_start(): that resolves in the relay's resolver, runs
- *    the SSRF guard on every address, connects to exactly the address that
- *    passed, and on success upstream_connected() (relay_proxy.c) starts a
- *    bare tunnel (relay_tunnel_start(c, true), relay_tunnel_run()) whose
- *    first bytes sni_check() compares with c->host. A destination allowed
- *    by a literal IP/CIDR entry takes the same call with c->host set to the
- *    address text: no resolution, the same guard.
- *  - failures on that path go through relay_reply() and the sweep;
- *    relay_reply() must learn to reset a captured connection (SO_LINGER 0,
- *    audit, free) instead of answering in HTTP.
+ *   relay_transparent.c  captured TCP (transparent egress, issue 10):
+ *                   the original destination, the name behind a synthetic
+ *                   address, the policy, a peek at the first bytes (TLS
+ *                   name, HTTP Host), then relay_upstream_start()
+ *
+ * A captured connection (KIND_TRANSPARENT) is accepted by relay.c's
+ * accept_conns() like the others and handed to
+ * relay_transparent_accepted(); its first bytes come through
+ * head_readable() to relay_transparent_head(), a silent one through the
+ * sweep to relay_transparent_timeout(). Once decided it takes the proxy's
+ * path from RESOLVE on (resolver, SSRF guard, connect), and
+ * upstream_connected() makes it a bare tunnel whose first bytes are the
+ * ones peeked at. relay_reply() resets it (SO_LINGER 0) instead of
+ * answering, unless its first bytes were an HTTP request (answer_http).
  */
 #ifndef JR_RELAY_INTERNAL_H
 #define JR_RELAY_INTERNAL_H
@@ -43,6 +37,7 @@
 #include <sys/socket.h>
 
 #include "dns.h"
+#include "fakeip.h"
 #include "localaddr.h"
 #include "http.h"
 #include "relay.h"
@@ -56,6 +51,10 @@
 #define RELAY_COPY_BUF 16384
 #define RELAY_HEAD_CHUNK 4096
 #define RELAY_TRIM_AFTER 64 /* connections at once before we trim */
+/* How long a captured connection may stay silent before the relay takes
+ * it for a server-speaks-first protocol and connects (the sweep's tick
+ * adds up to RELAY_SWEEP_MS). */
+#define RELAY_TRANSPARENT_PEEK_MS 200
 
 /* What an epoll registration or a resolver job is for. */
 enum relay_ref_type {
@@ -64,7 +63,7 @@ enum relay_ref_type {
 	REF_RESOLVER,
 	REF_LISTEN_PROXY,
 	REF_LISTEN_DNS_TCP,
-	REF_LISTEN_TRANSPARENT, /* relay_transparent.c: not registered yet */
+	REF_LISTEN_TRANSPARENT, /* captured TCP (relay_transparent.c) */
 	REF_DNS_UDP,
 	REF_CLIENT,   /* a connection's client socket; .slot */
 	REF_UPSTREAM, /* a connection's upstream socket; .slot */
@@ -185,6 +184,11 @@ struct conn {
 	bool allowed, logged;
 	char addr[INET6_ADDRSTRLEN];
 	int dns_slot; /* KIND_DNS_TCP: the pending query, or -1 */
+	/* KIND_TRANSPARENT: the destination the command connected to
+	 * (SO_ORIGINAL_DST), as text; and whether its first bytes were an
+	 * HTTP request, so refusals are answered in HTTP, not reset. */
+	char original[INET6_ADDRSTRLEN];
+	bool answer_http;
 };
 
 struct dns_pending {
@@ -221,6 +225,10 @@ struct jr_relay {
 	bool accept_paused; /* listeners not polled: out of fds, see
 			       accept_failed() */
 	bool accept_warned;
+	/* Transparent egress: name <-> synthetic address; NULL when off.
+	 * relay_dns.c assigns, relay_transparent.c looks up. */
+	struct jr_fakeip *fakeip;
+	bool fakeip_warned; /* said once that the pool is full */
 };
 
 /* relay.c */
@@ -256,6 +264,13 @@ void relay_upstream_resolved(struct jr_relay *r, struct conn *c,
 			     const struct jr_resolve_result *res);
 void relay_connect_next(struct jr_relay *r, struct conn *c);
 void relay_connect_done(struct jr_relay *r, struct conn *c);
+
+/* relay_transparent.c */
+void relay_transparent_accepted(struct jr_relay *r, struct conn *c);
+void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before);
+void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
+void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
+			      const char *reason, bool allowed);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

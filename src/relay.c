@@ -155,6 +155,7 @@ void relay_audit_conn(struct jr_relay *r, struct conn *c)
 		.host = c->host,
 		.port = c->port,
 		.address = c->addr[0] ? c->addr : NULL,
+		.original = c->original[0] ? c->original : NULL,
 		.allowed = c->allowed,
 		.reason = c->reason,
 		.status = c->status,
@@ -287,8 +288,10 @@ int relay_grow_in(struct conn *c, size_t limit)
 /* Read what the client sent in HEAD state (proxy or DNS/TCP). */
 static void head_readable(struct jr_relay *r, struct conn *c)
 {
+	/* A proxy head, or a captured connection's first bytes (an HTTP
+	 * head or a TLS hello, both at most 64 KiB), or a DNS query. */
 	size_t limit =
-	    c->kind == KIND_PROXY ? JR_HTTP_HEAD_MAX + 1 : 2 + JR_DNS_UDP_MAX;
+	    c->kind == KIND_DNS_TCP ? 2 + JR_DNS_UDP_MAX : JR_HTTP_HEAD_MAX + 1;
 	size_t before = c->in_len;
 	ssize_t n;
 
@@ -303,8 +306,10 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 		return;
 	}
 	if (n == 0) {
-		c->logged =
-		    c->kind == KIND_DNS_TCP || c->in_len == 0; /* idle close */
+		/* idle close; a captured connection is audited anyway: it
+		 * was decided on at accept */
+		c->logged = c->kind == KIND_DNS_TCP ||
+			    (c->in_len == 0 && c->kind != KIND_TRANSPARENT);
 		relay_conn_free(r, c);
 		return;
 	}
@@ -313,6 +318,8 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 
 	if (c->kind == KIND_DNS_TCP)
 		relay_dns_tcp_input(r, c);
+	else if (c->kind == KIND_TRANSPARENT)
+		relay_transparent_head(r, c, before);
 	else
 		relay_proxy_head(r, c, before);
 }
@@ -482,6 +489,11 @@ static void listeners_arm(struct jr_relay *r, bool on)
 	if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.dns_tcp, &ev) <
 	    0)
 		jr_debug("relay: epoll_ctl: %s", strerror(errno));
+	ev.data.u64 = relay_ref(REF_LISTEN_TRANSPARENT, 0, 0);
+	if (r->cfg.listeners.transparent >= 0 &&
+	    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.transparent,
+		      &ev) < 0)
+		jr_debug("relay: epoll_ctl: %s", strerror(errno));
 	r->accept_paused = !on;
 }
 
@@ -559,7 +571,10 @@ static void accept_conns(struct jr_relay *r, int lfd, enum conn_kind kind)
 			    "jailrun: too many connections, try again later");
 			continue;
 		}
-		relay_want_events(r, c);
+		if (kind == KIND_TRANSPARENT)
+			relay_transparent_accepted(r, c);
+		else
+			relay_want_events(r, c);
 	}
 }
 
@@ -606,7 +621,9 @@ static void sweep(struct jr_relay *r)
 
 		switch (c->st) {
 		case ST_HEAD:
-			if (now >= c->deadline) {
+			if (now >= c->deadline && c->kind == KIND_TRANSPARENT) {
+				relay_transparent_timeout(r, c);
+			} else if (now >= c->deadline) {
 				/* A slow client cannot hold a slot forever. */
 				c->reason = "header-timeout";
 				c->logged =
@@ -703,7 +720,9 @@ static void *relay_loop(void *arg)
 					     KIND_DNS_TCP);
 				break;
 			case REF_LISTEN_TRANSPARENT:
-				break; /* relay_transparent.c */
+				accept_conns(r, r->cfg.listeners.transparent,
+					     KIND_TRANSPARENT);
+				break;
 			case REF_DNS_UDP:
 				relay_dns_udp_readable(r);
 				break;
@@ -745,6 +764,7 @@ static void relay_free(struct jr_relay *r)
 	relay_close_fd(&r->cfg.listeners.proxy);
 	relay_close_fd(&r->cfg.listeners.dns_udp);
 	relay_close_fd(&r->cfg.listeners.dns_tcp);
+	relay_close_fd(&r->cfg.listeners.transparent);
 	relay_close_fd(&r->epfd);
 	relay_close_fd(&r->stopfd);
 	relay_close_fd(&r->timerfd);
@@ -767,6 +787,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		close(cfg->listeners.proxy);
 		close(cfg->listeners.dns_udp);
 		close(cfg->listeners.dns_tcp);
+		if (cfg->listeners.transparent >= 0)
+			close(cfg->listeners.transparent);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->cfg = *cfg;
@@ -817,7 +839,10 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	    (e = add_fd(r, jr_resolver_fd(r->resolver), REF_RESOLVER)) < 0 ||
 	    (e = add_fd(r, cfg->listeners.proxy, REF_LISTEN_PROXY)) < 0 ||
 	    (e = add_fd(r, cfg->listeners.dns_tcp, REF_LISTEN_DNS_TCP)) < 0 ||
-	    (e = add_fd(r, cfg->listeners.dns_udp, REF_DNS_UDP)) < 0) {
+	    (e = add_fd(r, cfg->listeners.dns_udp, REF_DNS_UDP)) < 0 ||
+	    (cfg->listeners.transparent >= 0 &&
+	     (e = add_fd(r, cfg->listeners.transparent,
+			 REF_LISTEN_TRANSPARENT)) < 0)) {
 		relay_free(r);
 		return jr_err_set(err, -e, "cannot set up the relay: %s",
 				  strerror(-e));

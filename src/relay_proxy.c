@@ -58,6 +58,12 @@ void relay_reply(struct jr_relay *r, struct conn *c, int status,
 	va_list ap;
 	int n;
 
+	/* A captured connection has no protocol to answer in, unless its
+	 * first bytes were an HTTP request: then it gets this answer. */
+	if (c->kind == KIND_TRANSPARENT && !c->answer_http) {
+		relay_transparent_refuse(r, c, status, reason, allowed);
+		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
@@ -345,6 +351,10 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 			return;
 		}
 		relay_tunnel_run(r, c);
+		/* The bytes peeked at are in c->in and the client may send
+		 * nothing more before an answer: pass them on now rather
+		 * than wait for an event that may never come. */
+		relay_pump(r, c);
 		break;
 	case KIND_DNS_TCP:
 	case KIND_DNS_UDP:
