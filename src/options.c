@@ -49,6 +49,9 @@ const char jr_usage_text[] =
     "                      (default 10)\n"
     "  --idle-timeout SECONDS\n"
     "                      close a tunnel idle this long (default 900)\n"
+    "  --transparent on|off\n"
+    "                      answer allowed names in DNS with synthetic addresses\n"
+    "                      for transparent egress (default off)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -114,6 +117,7 @@ enum {
 	OPT_JSON,
 	OPT_RAW_TTY,
 	OPT_CHECK,
+	OPT_TRANSPARENT,
 };
 
 static const struct option jr_long_options[] = {
@@ -138,6 +142,7 @@ static const struct option jr_long_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -282,6 +287,20 @@ static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
 	return 0;
 }
 
+/* An on|off option's value, or -EINVAL naming the option. */
+static int parse_on_off(const char *name, const char *arg, bool *on,
+			struct jr_err *err)
+{
+	if (strcmp(arg, "on") == 0)
+		*on = true;
+	else if (strcmp(arg, "off") == 0)
+		*on = false;
+	else
+		return jr_err_set(err, EINVAL, "--%s %s: expected on or off",
+				  name, arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct jr_options *opts,
 		      struct jr_err *err)
 {
@@ -356,14 +375,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				    optarg);
 			break;
 		case OPT_SECCOMP:
-			if (strcmp(optarg, "on") == 0)
-				opts->seccomp = true;
-			else if (strcmp(optarg, "off") == 0)
-				opts->seccomp = false;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--seccomp %s: expected on or off", optarg);
+			if (parse_on_off("seccomp", optarg, &opts->seccomp,
+					 err) < 0)
+				return -EINVAL;
 			break;
 		case OPT_ALLOW_NESTED:
 			opts->allow_nested = true;
@@ -467,6 +481,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			break;
 		case OPT_CHECK:
 			opts->action = JR_ACTION_CHECK;
+			break;
+		case OPT_TRANSPARENT:
+			if (parse_on_off("transparent", optarg,
+					 &opts->transparent, err) < 0)
+				return -EINVAL;
 			break;
 		case ':':
 			return jr_err_set(

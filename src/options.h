@@ -67,6 +67,8 @@ struct jr_options {
 	bool host_root;	       /* --host-root: uid 0 inside is host uid 0 */
 	const char *json_path; /* --json FILE, NULL: none */
 	bool raw_tty;	       /* --raw-tty: relay terminal output unfiltered */
+	bool transparent;      /* --transparent on|off: synthetic DNS answers
+			     (default off until the capture exists) */
 	char *const *command;  /* NULL-terminated argv of the command */
 	int command_argc;
 };

@@ -19,7 +19,7 @@
  *  - its connections are KIND_TRANSPARENT, audited with "via":"transparent"
  *    by relay_audit_conn() like every other (c->host, c->port, c->addr);
  *  - once it knows the name and port a captured connection is for
- *    (jr_fakeip_lookup() on the relay's table, then
+ *    (jr_fakeip_lookup(r->fakeip, original destination), then
  *    jr_policy_check_name()), it sets c->host and c->port and calls
  *    relay_upstream_start(): that resolves in the relay's resolver, runs
  *    the SSRF guard on every address, connects to exactly the address that
@@ -43,6 +43,7 @@
 #include <sys/socket.h>
 
 #include "dns.h"
+#include "fakeip.h"
 #include "localaddr.h"
 #include "http.h"
 #include "relay.h"
@@ -221,6 +222,10 @@ struct jr_relay {
 	bool accept_paused; /* listeners not polled: out of fds, see
 			       accept_failed() */
 	bool accept_warned;
+	/* Transparent egress: name <-> synthetic address; NULL when off.
+	 * relay_dns.c assigns, relay_transparent.c looks up. */
+	struct jr_fakeip *fakeip;
+	bool fakeip_warned; /* said once that the pool is full */
 };
 
 /* relay.c */
@@ -243,6 +248,9 @@ void relay_dns_resolved(struct jr_relay *r, int slot,
 			const struct jr_resolve_result *res);
 void relay_dns_release(struct jr_relay *r, int slot);
 void relay_dns_sweep(struct jr_relay *r, uint64_t now);
+int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
+			struct jr_dns_addr *addr, size_t *n,
+			const char **reason);
 
 /* relay_proxy.c */
 void relay_reply(struct jr_relay *r, struct conn *c, int status,

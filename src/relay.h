@@ -25,6 +25,15 @@ struct jr_relay_config {
 	uint64_t connect_timeout_ms;
 	uint64_t idle_timeout_ms;
 	struct jr_audit *audit;
+	/*
+	 * Transparent egress (--transparent): the DNS forwarder answers an
+	 * allowed name with a synthetic address (fakeip.h) instead of
+	 * resolving it. false until the nft capture of those addresses
+	 * exists: without it a synthetic answer would leave a program that
+	 * ignores the proxy with an address nothing answers, and a program
+	 * that uses the proxy is unaffected either way (it sends names).
+	 */
+	bool transparent;
 };
 
 struct jr_relay;
