@@ -55,6 +55,9 @@ struct jr_audit {
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;
 	bool denied_dest_truncated;
+	/* Names given a synthetic address (transparent egress); set by the
+	 * relay when it stops, after its thread has ended. */
+	uint64_t synthetic_names;
 	int write_error; /* first errno writing the log, sticky */
 };
 

@@ -288,6 +288,20 @@ static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
 	return 0;
 }
 
+/* An on|off option's value, or -EINVAL naming the option. */
+static int parse_on_off(const char *name, const char *arg, bool *on,
+			struct jr_err *err)
+{
+	if (strcmp(arg, "on") == 0)
+		*on = true;
+	else if (strcmp(arg, "off") == 0)
+		*on = false;
+	else
+		return jr_err_set(err, EINVAL, "--%s %s: expected on or off",
+				  name, arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct jr_options *opts,
 		      struct jr_err *err)
 {
@@ -363,25 +377,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				    optarg);
 			break;
 		case OPT_SECCOMP:
-			if (strcmp(optarg, "on") == 0)
-				opts->seccomp = true;
-			else if (strcmp(optarg, "off") == 0)
-				opts->seccomp = false;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--seccomp %s: expected on or off", optarg);
-			break;
-		case OPT_TRANSPARENT:
-			if (strcmp(optarg, "on") == 0)
-				opts->transparent = true;
-			else if (strcmp(optarg, "off") == 0)
-				opts->transparent = false;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--transparent %s: expected on or off",
-				    optarg);
+			if (parse_on_off("seccomp", optarg, &opts->seccomp,
+					 err) < 0)
+				return -EINVAL;
 			break;
 		case OPT_ALLOW_NESTED:
 			opts->allow_nested = true;
@@ -485,6 +483,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			break;
 		case OPT_CHECK:
 			opts->action = JR_ACTION_CHECK;
+			break;
+		case OPT_TRANSPARENT:
+			if (parse_on_off("transparent", optarg,
+					 &opts->transparent, err) < 0)
+				return -EINVAL;
 			break;
 		case ':':
 			return jr_err_set(

@@ -251,6 +251,9 @@ void relay_dns_resolved(struct jr_relay *r, int slot,
 			const struct jr_resolve_result *res);
 void relay_dns_release(struct jr_relay *r, int slot);
 void relay_dns_sweep(struct jr_relay *r, uint64_t now);
+int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
+			struct jr_dns_addr *addr, size_t *n,
+			const char **reason);
 
 /* relay_proxy.c */
 void relay_reply(struct jr_relay *r, struct conn *c, int status,

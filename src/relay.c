@@ -769,6 +769,10 @@ static void relay_free(struct jr_relay *r)
 	relay_close_fd(&r->stopfd);
 	relay_close_fd(&r->timerfd);
 	relay_close_fd(&r->reserve_fd);
+	/* The thread has ended (or never ran): no lock needed. */
+	if (r->fakeip && r->cfg.audit)
+		r->cfg.audit->synthetic_names = jr_fakeip_count(r->fakeip);
+	jr_fakeip_free(r->fakeip);
 	free(r);
 }
 
@@ -822,6 +826,12 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 				  "cannot set up the relay: %s; raise the file "
 				  "descriptor limit (ulimit -n)",
 				  strerror(e));
+	}
+	/* The whole pool (JR_FAKEIP_V4_NAMES); memory grows with use only. */
+	if (cfg->transparent && jr_fakeip_new(0, &r->fakeip) < 0) {
+		relay_free(r);
+		return jr_err_set(err, ENOMEM,
+				  "out of memory for the synthetic addresses");
 	}
 	e = jr_resolver_start(RELAY_RESOLVER_THREADS, &r->resolver, err);
 	if (e < 0) {

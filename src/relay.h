@@ -21,13 +21,19 @@
 struct jr_relay_config {
 	const struct jr_policy *policy;
 	struct jr_relay_listeners listeners; /* the relay takes ownership */
-	bool transparent; /* --transparent on: synthetic DNS answers and the
-			     transparent listener (listeners.transparent) */
 	unsigned int max_conns;
 	uint64_t header_timeout_ms;
 	uint64_t connect_timeout_ms;
 	uint64_t idle_timeout_ms;
 	struct jr_audit *audit;
+	/*
+	 * Transparent egress (--transparent on, the default): the DNS
+	 * forwarder answers an allowed name with a synthetic address
+	 * (fakeip.h) instead of resolving it, and connections captured by
+	 * the relay netns's redirect arrive on listeners.transparent
+	 * (relay_transparent.c).
+	 */
+	bool transparent;
 };
 
 struct jr_relay;

@@ -9,6 +9,12 @@
  * resolved; an allowed A/AAAA query is resolved by the host's resolver and
  * answered; other types of allowed names get an empty answer.
  *
+ * Under transparent egress (cfg.transparent, r->fakeip) an allowed name is
+ * not resolved at all: its A query is answered at once with the name's
+ * synthetic address (fakeip.h, relay_dns_synthetic()), which a captured
+ * connection later maps back to the name. Pool exhaustion answers
+ * SERVFAIL with an audit line saying so.
+ *
  * A query waits in one of RELAY_DNS_PENDING slots (r->dns) while the
  * resolver works, tagged with REF_RESOLVE_DNS, its slot and generation;
  * relay.c's sweep answers SERVFAIL to one that waited longer than the
@@ -17,6 +23,7 @@
  * queued as its REPLY, then reads the next query. Each query writes one
  * audit line ("via":"dns"); the DNS/TCP connection itself writes none.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdbool.h>
@@ -31,6 +38,16 @@
 
 #define RELAY_DNS_TTL 30 /* seconds; short: the host's view may change */
 #define RELAY_DNS_TCP_ANSWER_MAX 2048
+/*
+ * Seconds, for synthetic answers. Any TTL is right while the sandbox lives:
+ * a name's synthetic address never changes and never goes to another
+ * name. The TTL only bounds how long a cache could keep an address that
+ * means nothing once this relay is gone; a minute keeps that short while a
+ * program that resolves before each connection still asks rarely, and
+ * each answer costs no upstream lookup. (The real answers' 30 s reflects
+ * the host's view changing, which does not apply here.)
+ */
+#define RELAY_FAKEIP_TTL 60
 
 void relay_dns_release(struct jr_relay *r, int slot)
 {
@@ -66,13 +83,15 @@ static const char *qtype_name(uint16_t t)
 	}
 }
 
+/* @address: the address answered, when it is ours to say (synthetic). */
 static void dns_audit(struct jr_relay *r, struct dns_pending *d, bool allowed,
-		      const char *reason, int rcode)
+		      const char *reason, int rcode, const char *address)
 {
 	struct jr_audit_record rec = {
 		.id = d->id,
 		.method = qtype_name(d->q.qtype),
 		.host = d->q.name,
+		.address = address,
 		.allowed = allowed,
 		.reason = reason,
 		.status = rcode,
@@ -111,18 +130,94 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 	relay_dns_release(r, slot);
 }
 
-static void dns_answer(struct jr_relay *r, int slot, int rcode,
-		       const struct jr_dns_addr *addrs, size_t n)
+static void dns_answer_ttl(struct jr_relay *r, int slot, int rcode,
+			   const struct jr_dns_addr *addrs, size_t n,
+			   uint32_t ttl)
 {
 	struct dns_pending *d = &r->dns[slot];
 	/* Over TCP there is no 512-byte limit (RFC 1035 4.2.2): all the
 	 * addresses fit, and a TCP client must never see TC. */
 	uint8_t ans[RELAY_DNS_TCP_ANSWER_MAX];
 	size_t room = d->conn < 0 ? JR_DNS_UDP_MAX : sizeof(ans);
-	long len = jr_dns_build_response(&d->q, rcode, addrs, n, RELAY_DNS_TTL,
-					 ans, room);
+	long len =
+	    jr_dns_build_response(&d->q, rcode, addrs, n, ttl, ans, room);
 
 	dns_send(r, slot, ans, len);
+}
+
+static void dns_answer(struct jr_relay *r, int slot, int rcode,
+		       const struct jr_dns_addr *addrs, size_t n)
+{
+	dns_answer_ttl(r, slot, rcode, addrs, n, RELAY_DNS_TTL);
+}
+
+/*
+ * relay_dns_synthetic - the answer to an allowed name's query under
+ * transparent egress. Pure: the table @f and the query @q decide.
+ *
+ * A (class IN): the name's synthetic IPv4 address, assigned on first use.
+ * The real name is not resolved: the transparent path resolves it when a
+ * connection to the synthetic address arrives, through the relay's
+ * resolver and the SSRF guard; the command never learns the real address.
+ * AAAA: an empty NOERROR answer (NODATA, RFC 2308 2.2: the name exists,
+ * with no address of that family), as the worker link is IPv4 only
+ * (struct jr_gateway);
+ * a synthetic IPv6 answer would send a client to an address it has no
+ * route to and cost it a timeout before falling back to IPv4. Once the
+ * sandbox has IPv6, AAAA gets jr_fakeip_assign(AF_INET6). Other types:
+ * empty NOERROR, as without transparent egress.
+ * @addr, @n: the answer's address, and 1, or 0 for none
+ * @reason: the audit reason on failure, else NULL
+ * Return: the rcode: NOERROR, or SERVFAIL when the pool is exhausted
+ * ("fakeip-exhausted") or memory ran out.
+ */
+int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
+			struct jr_dns_addr *addr, size_t *n,
+			const char **reason)
+{
+	int e;
+
+	*n = 0;
+	*reason = NULL;
+	if (q->qclass != JR_DNS_CLASS_IN || q->qtype != JR_DNS_TYPE_A)
+		return JR_DNS_RCODE_NOERROR;
+	memset(addr, 0, sizeof(*addr));
+	addr->family = AF_INET;
+	e = jr_fakeip_assign(f, q->name, AF_INET, addr->addr);
+	if (e == -ENOSPC) {
+		*reason = "fakeip-exhausted";
+		return JR_DNS_RCODE_SERVFAIL;
+	}
+	if (e < 0) {
+		*reason = e == -ENOMEM ? "out-of-memory" : "bad-name";
+		return JR_DNS_RCODE_SERVFAIL;
+	}
+	*n = 1;
+	return JR_DNS_RCODE_NOERROR;
+}
+
+/* Answer an allowed name's query from the synthetic pool, at once. */
+static void dns_synthetic(struct jr_relay *r, int slot)
+{
+	struct dns_pending *d = &r->dns[slot];
+	struct jr_dns_addr addr = { 0 };
+	char text[INET6_ADDRSTRLEN] = "";
+	const char *reason;
+	size_t n;
+	int rcode = relay_dns_synthetic(r->fakeip, &d->q, &addr, &n, &reason);
+
+	if (n && !inet_ntop(addr.family, addr.addr, text, sizeof(text)))
+		text[0] = '\0';
+	if (rcode == JR_DNS_RCODE_SERVFAIL && !r->fakeip_warned) {
+		/* Once: every later query would say the same. Each one still
+		 * has its audit line. */
+		jr_warn("relay: no synthetic address for %s (%s); names that "
+			"have one keep working",
+			d->q.name, reason);
+		r->fakeip_warned = true;
+	}
+	dns_audit(r, d, true, reason, rcode, text[0] ? text : NULL);
+	dns_answer_ttl(r, slot, rcode, &addr, n, RELAY_FAKEIP_TTL);
 }
 
 /* A query sits parsed in r->dns[slot]: answer it or start resolving. */
@@ -139,13 +234,17 @@ static void dns_query(struct jr_relay *r, int slot)
 		/* Never resolved, never forwarded: the question itself could
 		 * be the message (secret.evil.com). */
 		dns_audit(r, d, false, jr_deny_reason_name(JR_DENY_NOT_ALLOWED),
-			  JR_DNS_RCODE_NXDOMAIN);
+			  JR_DNS_RCODE_NXDOMAIN, NULL);
 		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
+		return;
+	}
+	if (r->fakeip) {
+		dns_synthetic(r, slot);
 		return;
 	}
 	if (d->q.qclass != JR_DNS_CLASS_IN ||
 	    (d->q.qtype != JR_DNS_TYPE_A && d->q.qtype != JR_DNS_TYPE_AAAA)) {
-		dns_audit(r, d, true, NULL, JR_DNS_RCODE_NOERROR);
+		dns_audit(r, d, true, NULL, JR_DNS_RCODE_NOERROR, NULL);
 		dns_answer(r, slot, JR_DNS_RCODE_NOERROR, NULL, 0);
 		return;
 	}
@@ -153,7 +252,8 @@ static void dns_query(struct jr_relay *r, int slot)
 	if (jr_resolver_submit(
 		r->resolver, relay_ref(REF_RESOLVE_DNS, (uint32_t)slot, d->gen),
 		d->q.name, family) < 0) {
-		dns_audit(r, d, true, "resolver-busy", JR_DNS_RCODE_SERVFAIL);
+		dns_audit(r, d, true, "resolver-busy", JR_DNS_RCODE_SERVFAIL,
+			  NULL);
 		dns_answer(r, slot, JR_DNS_RCODE_SERVFAIL, NULL, 0);
 	}
 }
@@ -187,7 +287,7 @@ void relay_dns_resolved(struct jr_relay *r, int slot,
 		rcode = JR_DNS_RCODE_NOERROR;
 	else
 		rcode = JR_DNS_RCODE_SERVFAIL;
-	dns_audit(r, d, true, rcode ? "resolve-failed" : NULL, rcode);
+	dns_audit(r, d, true, rcode ? "resolve-failed" : NULL, rcode, NULL);
 	dns_answer(r, slot, rcode, addrs, n);
 }
 
@@ -289,7 +389,7 @@ void relay_dns_sweep(struct jr_relay *r, uint64_t now)
 
 		if (d->used && now >= d->deadline) {
 			dns_audit(r, d, true, "resolve-timeout",
-				  JR_DNS_RCODE_SERVFAIL);
+				  JR_DNS_RCODE_SERVFAIL, NULL);
 			dns_answer(r, i, JR_DNS_RCODE_SERVFAIL, NULL, 0);
 		}
 	}

@@ -283,8 +283,6 @@ static void test_hardening_options(void **state)
 
 	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe",
 	       "true");
-	REJECT("--transparent yes: expected on or off", "--transparent", "yes",
-	       "true");
 	REJECT("'--transparent' needs an argument", "--transparent");
 	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper",
 	       "ignore", "true");
@@ -292,6 +290,31 @@ static void test_hardening_options(void **state)
 	       "docker.sock", "true");
 	REJECT("--watchdog-interval 0.001: at least 0.01",
 	       "--watchdog-interval", "0.001", "true");
+}
+
+/* --transparent: on by default (the capture exists: synthetic answers
+ * and the redirect go together), on and off parse, anything else is
+ * refused. */
+static void test_transparent(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "on", "true"), 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "on", "--transparent",
+			       "off", "true"),
+			 0);
+	assert_false(o.transparent);
+	jr_options_release(&o);
+	REJECT("--transparent yes: expected on or off", "--transparent", "yes",
+	       "true");
+	assert_non_null(strstr(jr_usage_text, "--transparent on|off"));
 }
 
 static void test_gateway(void **state)
@@ -382,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_hardening_options),
 		cmocka_unit_test(test_raw_tty),
 		cmocka_unit_test(test_gateway),
+		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
