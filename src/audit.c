@@ -124,6 +124,10 @@ char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms)
 		jr_json_null(&j);
 	jr_json_key(&j, "address");
 	jr_json_string(&j, r->address);
+	if (r->original) {
+		jr_json_key(&j, "original_address");
+		jr_json_string(&j, r->original);
+	}
 	jr_json_key(&j, "verdict");
 	jr_json_string(&j, r->allowed ? "allow" : "deny");
 	jr_json_key(&j, "reason");

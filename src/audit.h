@@ -27,6 +27,9 @@ struct jr_audit_record {
 	const char *host;    /* as requested, may be NULL for a bad request */
 	uint16_t port;	     /* 0 if none */
 	const char *address; /* the upstream address connected to, or NULL */
+	const char *original; /* "via":"transparent": the address the command
+				 connected to (a synthetic one, or a
+				 literal), or NULL */
 	bool allowed;	     /* verdict allow/deny */
 	const char *reason;  /* deny reason tag (jr_deny_reason_name, or
 				"bad-request", "connection-limit", ...), or
@@ -52,6 +55,9 @@ struct jr_audit {
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;
 	bool denied_dest_truncated;
+	/* Names given a synthetic address (transparent egress); set by the
+	 * relay when it stops, after its thread has ended. */
+	uint64_t synthetic_names;
 	int write_error; /* first errno writing the log, sticky */
 };
 

@@ -26,6 +26,7 @@
 #ifndef JR_CTL_H
 #define JR_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -53,18 +54,26 @@ enum jr_ctl_fd {
 	JR_CTL_FD_PROXY,
 	JR_CTL_FD_DNS_UDP,
 	JR_CTL_FD_DNS_TCP,
+	/* --net allowlist with --transparent on: the transparent listener
+	 * (relay netns) and a NETLINK_NETFILTER socket of the relay netns,
+	 * which will own the table that redirects captured TCP to it */
+	JR_CTL_FD_TRANSPARENT,
+	JR_CTL_FD_NFT_RELAY,
 	/* how many each mode sends */
 	JR_CTL_FDS_NONE = JR_CTL_FD_UNIX_DIAG + 1,
 	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
+	JR_CTL_FDS_TRANSPARENT = JR_CTL_FD_NFT_RELAY + 1,
 };
 
-_Static_assert(JR_CTL_FDS_ALLOWLIST <= JR_CTL_MAX_FDS,
+_Static_assert(JR_CTL_FDS_TRANSPARENT <= JR_CTL_MAX_FDS,
 	       "SETUP_OK carries more fds than jr_ctl_recv() takes");
 
 /* How many fds SETUP_OK carries in network mode @net. */
-static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net)
+static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net, bool transparent)
 {
-	return net == JR_NET_ALLOWLIST ? JR_CTL_FDS_ALLOWLIST : JR_CTL_FDS_NONE;
+	if (net != JR_NET_ALLOWLIST)
+		return JR_CTL_FDS_NONE;
+	return transparent ? JR_CTL_FDS_TRANSPARENT : JR_CTL_FDS_ALLOWLIST;
 }
 
 enum jr_ctl_type {

@@ -30,6 +30,14 @@
 #define JR_FAKEIP_V6_PREFIX "fd6a:7272:6970::" /* "jrrip" */
 #define JR_FAKEIP_V6_LEN 64
 
+/*
+ * The pool size: names a /15 holds without its network (198.18.0.0) and
+ * broadcast (198.19.255.255) addresses, 198.18.0.1 .. 198.19.255.254.
+ * Name n gets the IPv4 address 198.18.0.0 + n and the IPv6 address
+ * JR_FAKEIP_V6_PREFIX + n, so the IPv6 pool is as large.
+ */
+#define JR_FAKEIP_V4_NAMES ((1u << (32 - JR_FAKEIP_V4_LEN)) - 2) /* 131070 */
+
 struct jr_fakeip;
 
 /*

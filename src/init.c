@@ -137,13 +137,15 @@ static void setup_fail(int ctl, const struct jr_err *e)
  * The worker's side of the allowlist topology: the relay netns with its
  * listeners, eth0 with G+1 and the default route via G, and resolv.conf
  * pointing at the relay's DNS. Fills the listener slots of @fds
- * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP).
+ * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP) and, with
+ * --transparent on, JR_CTL_FD_TRANSPARENT and JR_CTL_FD_NFT_RELAY.
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
 {
 	_cleanup_close_ int worker_ns = -1;
 	struct jr_relay_listeners l;
+	int relay_nft = -1;
 	char resolv[128], gw[INET_ADDRSTRLEN];
 	int r;
 
@@ -152,12 +154,17 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 		return jr_err_set(err, errno,
 				  "cannot open the worker netns: %s",
 				  strerror(errno));
-	r = jr_relaynet_create(worker_ns, &a->gateway, &l, err);
+	r = jr_relaynet_create(worker_ns, &a->gateway, a->transparent, &l,
+			       &relay_nft, err);
 	if (r < 0)
 		return r;
 	fds[JR_CTL_FD_PROXY] = l.proxy;
 	fds[JR_CTL_FD_DNS_UDP] = l.dns_udp;
 	fds[JR_CTL_FD_DNS_TCP] = l.dns_tcp;
+	if (a->transparent) {
+		fds[JR_CTL_FD_TRANSPARENT] = l.transparent;
+		fds[JR_CTL_FD_NFT_RELAY] = relay_nft;
+	}
 	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
 			      a->gateway.prefix, err);
 	if (r < 0)
@@ -213,7 +220,7 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			return r;
 		relaynet_us = jr_clock_us() - t;
 	}
-	*nfds = jr_ctl_setup_nfds(a->net);
+	*nfds = jr_ctl_setup_nfds(a->net, a->transparent);
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
@@ -262,8 +269,13 @@ static int set_proxy_env(struct in_addr gw, struct jr_err *err)
 		if (setenv(proxy_vars[i], url, 1) < 0)
 			return jr_err_set(err, errno, "setenv: %s",
 					  strerror(errno));
+	/* Node's built-in fetch and http ignore the variables above unless
+	 * told to read them (Node >= 22.21/24.5); transparent capture
+	 * catches older Nodes, this keeps newer ones on the proxy and its
+	 * per-request policy. */
 	if (setenv("NO_PROXY", no_proxy, 1) < 0 ||
-	    setenv("no_proxy", no_proxy, 1) < 0)
+	    setenv("no_proxy", no_proxy, 1) < 0 ||
+	    setenv("NODE_USE_ENV_PROXY", "1", 1) < 0)
 		return jr_err_set(err, errno, "setenv: %s", strerror(errno));
 	return 0;
 }

@@ -23,6 +23,7 @@ struct jr_init_args {
 	bool pty_std[3];      /* which of fds 0,1,2 become the pty */
 	enum jr_net_mode net;
 	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
+	bool transparent;	   /* JR_NET_ALLOWLIST: --transparent on */
 	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
 	char *const *expose; /* --expose */
 	size_t n_expose;

@@ -1835,10 +1835,14 @@ static int verify_chains(const struct jr_ruleset *rs,
  * with all of its operands. Line breaks and runs of blanks become one
  * space so that the text fits in an error message.
  *
- * That holds for the expressions jailrun uses today (meta, cmp,
- * immediate). Before adding another kind, check that libnftnl prints all
- * of its attributes; a stateful one (counter, limit, quota) also prints
- * values the kernel keeps changing, which must be cleared first.
+ * That holds for the expressions jailrun uses today: meta, cmp,
+ * immediate (verdict and data), payload, bitwise (mask and xor), ct,
+ * reject (type and code) and redir (both port registers and the flags:
+ * the kernel sets proto_max to proto_min when it is left out and reports
+ * it, which is why ruleset.c sets it). Before adding another kind, check
+ * that libnftnl prints all of its attributes; a stateful one (counter,
+ * limit, quota) also prints values the kernel keeps changing, which must
+ * be cleared first.
  *
  * Return: 0, or -EOVERFLOW if the rule does not fit (never for jailrun's).
  */

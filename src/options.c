@@ -49,6 +49,10 @@ const char jr_usage_text[] =
     "                      (default 10)\n"
     "  --idle-timeout SECONDS\n"
     "                      close a tunnel idle this long (default 900)\n"
+    "  --transparent on|off\n"
+    "                      capture TCP of programs that ignore the proxy:\n"
+    "                      allowed names resolve to synthetic addresses the\n"
+    "                      relay maps back (default on; off: proxy and DNS only)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -147,6 +151,7 @@ enum {
 	OPT_TMPFS_SIZE,
 	OPT_WORKDIR,
 	OPT_FS,
+	OPT_TRANSPARENT,
 };
 
 static const struct option jr_long_options[] = {
@@ -179,6 +184,7 @@ static const struct option jr_long_options[] = {
 	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
+	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -388,6 +394,20 @@ static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
 	return 0;
 }
 
+/* An on|off option's value, or -EINVAL naming the option. */
+static int parse_on_off(const char *name, const char *arg, bool *on,
+			struct jr_err *err)
+{
+	if (strcmp(arg, "on") == 0)
+		*on = true;
+	else if (strcmp(arg, "off") == 0)
+		*on = false;
+	else
+		return jr_err_set(err, EINVAL, "--%s %s: expected on or off",
+				  name, arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct jr_options *opts,
 		      struct jr_err *err)
 {
@@ -404,6 +424,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->connect_timeout_ms = JR_DEFAULT_CONNECT_TIMEOUT_MS;
 	opts->watchdog_interval_ms = JR_DEFAULT_WATCHDOG_INTERVAL_MS;
 	opts->seccomp = true;
+	opts->transparent = true;
 	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
 	/* argc bounds how many of each there can be. */
@@ -467,14 +488,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				    optarg);
 			break;
 		case OPT_SECCOMP:
-			if (strcmp(optarg, "on") == 0)
-				opts->seccomp = true;
-			else if (strcmp(optarg, "off") == 0)
-				opts->seccomp = false;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--seccomp %s: expected on or off", optarg);
+			if (parse_on_off("seccomp", optarg, &opts->seccomp,
+					 err) < 0)
+				return -EINVAL;
 			break;
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)
@@ -637,6 +653,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				    err, EINVAL,
 				    "--fs %s: expected isolated or host",
 				    optarg);
+			break;
+		case OPT_TRANSPARENT:
+			if (parse_on_off("transparent", optarg,
+					 &opts->transparent, err) < 0)
+				return -EINVAL;
 			break;
 		case ':':
 			return jr_err_set(

@@ -10,6 +10,7 @@
 #ifndef JR_RELAY_H
 #define JR_RELAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "audit.h"
@@ -25,6 +26,14 @@ struct jr_relay_config {
 	uint64_t connect_timeout_ms;
 	uint64_t idle_timeout_ms;
 	struct jr_audit *audit;
+	/*
+	 * Transparent egress (--transparent on, the default): the DNS
+	 * forwarder answers an allowed name with a synthetic address
+	 * (fakeip.h) instead of resolving it, and connections captured by
+	 * the relay netns's redirect arrive on listeners.transparent
+	 * (relay_transparent.c).
+	 */
+	bool transparent;
 };
 
 struct jr_relay;

@@ -18,6 +18,17 @@
  * faults and wake-ups are dear) a few milliseconds of start-up for
  * nothing the setns cannot do.
  *
+ * Transparent capture (--transparent on) adds a fourth listener, G:3129,
+ * and a NETLINK_NETFILTER socket made here, in the relay netns, which the
+ * runner uses to install and verify the table that redirects captured TCP
+ * to that listener (ruleset.c, JR_RULESET_RELAY). The kernel needs
+ * nothing else from this netns to accept those packets: the redirect
+ * (prerouting, before the route lookup) rewrites the destination to G,
+ * an address of the receiving interface, so the packet is local and no
+ * forwarding, route_localnet (only for 127/8) or AnyIP route is needed;
+ * rp_filter, when the host's default turns it on here, checks the
+ * source, G+1, which the /30 route leads back to through the same veth.
+ *
  * Forwarding: a new netns copies the IPv4 forwarding setting of the
  * host's initial netns (net.core.devconf_inherit_init_net=0 semantics), so
  * on a router or Docker host it would start enabled. It is switched off and
@@ -33,6 +44,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <linux/netlink.h>
 
 #include "cleanup.h"
 #include "link.h"
@@ -83,7 +95,8 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 
 /* The work in the new netns (init is in it while this runs). */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
-		 struct jr_relay_listeners *l, struct jr_err *err)
+		 bool transparent, struct jr_relay_listeners *l, int *nft,
+		 struct jr_err *err)
 {
 	int r;
 
@@ -117,16 +130,32 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	l->dns_tcp = listen_on(SOCK_STREAM, gw->relay, JR_DNS_PORT, err);
 	if (l->dns_tcp < 0)
 		return l->dns_tcp;
+	if (!transparent)
+		return 0;
+	l->transparent =
+	    listen_on(SOCK_STREAM, gw->relay, JR_TRANSPARENT_PORT, err);
+	if (l->transparent < 0)
+		return l->transparent;
+	*nft = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (*nft < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open a netfilter netlink socket in the relay namespace: %s (is nf_tables available? try: sudo modprobe nf_tables)",
+		    strerror(errno));
 	return 0;
 }
 
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
-		       struct jr_relay_listeners *out, struct jr_err *err)
+		       bool transparent, struct jr_relay_listeners *out,
+		       int *nft_out, struct jr_err *err)
 {
-	struct jr_relay_listeners l = { -1, -1, -1 };
+	struct jr_relay_listeners l = {
+		.proxy = -1, .dns_udp = -1, .dns_tcp = -1, .transparent = -1
+	};
+	int nft = -1;
 	int r;
 
-	r = build(worker_netns_fd, gw, &l, err);
+	r = build(worker_netns_fd, gw, transparent, &l, &nft, err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
 	 * in the relay netns: the command would start there. */
@@ -144,8 +173,13 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 			close(l.dns_udp);
 		if (l.dns_tcp >= 0)
 			close(l.dns_tcp);
+		if (l.transparent >= 0)
+			close(l.transparent);
+		if (nft >= 0)
+			close(nft);
 		return r;
 	}
 	*out = l;
+	*nft_out = nft;
 	return 0;
 }

@@ -6,6 +6,8 @@
 #ifndef JR_RELAYNET_H
 #define JR_RELAYNET_H
 
+#include <stdbool.h>
+
 #include "err.h"
 #include "options.h"
 
@@ -13,17 +15,24 @@
 #define JR_WORKER_IFNAME "eth0"	   /* the veth end in the worker netns */
 
 struct jr_relay_listeners {
-	int proxy;   /* TCP G:3128 */
-	int dns_udp; /* UDP G:53 */
-	int dns_tcp; /* TCP G:53 */
+	int proxy;	 /* TCP G:3128 */
+	int dns_udp;	 /* UDP G:53 */
+	int dns_tcp;	 /* TCP G:53 */
+	int transparent; /* TCP G:3129, captured TCP (--transparent on),
+			    else -1 */
 };
 
 /*
  * jr_relaynet_create - make the relay netns and its listeners.
  * @worker_netns_fd: the worker's /proc/self/ns/net, for the veth peer
  * @gw: gateway addresses
- * @out: the three listening sockets (non-blocking, close-on-exec), bound
+ * @transparent: also open the transparent listener and @nft_out
+ * @out: the listening sockets (non-blocking, close-on-exec), bound
  *       to the gateway address inside the relay netns
+ * @nft_out: with @transparent, a NETLINK_NETFILTER socket of the relay
+ *       netns (close-on-exec), through which the runner installs the
+ *       table that redirects captured TCP (ruleset.h, JR_RULESET_RELAY);
+ *       else -1
  *
  * Runs in the sandbox's init (which holds the user namespace's
  * capabilities), single-threaded: init unshares the relay netns, builds
@@ -36,6 +45,7 @@ struct jr_relay_listeners {
  * Return: 0 or -errno with @err set.
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
-		       struct jr_relay_listeners *out, struct jr_err *err);
+		       bool transparent, struct jr_relay_listeners *out,
+		       int *nft_out, struct jr_err *err);
 
 #endif

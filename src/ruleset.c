@@ -27,6 +27,15 @@
  * nft.c turns the objects into one netlink batch and compares them with
  * what the kernel reports back.
  *
+ * Transparent capture (--transparent on) adds two things. In the worker's
+ * output chain, TCP to the synthetic pool (fakeip.h) and to the IPv4
+ * address entries of the allowlist, and UDP to the pool, are accepted
+ * next to the relay's ports. And a second, separate ruleset for the relay
+ * netns (JR_RULESET_RELAY): the same owned table name, with a nat chain
+ * that redirects that TCP to the relay's transparent listener and a
+ * filter chain that answers that UDP with ICMP port-unreachable. Why redirect and not tproxy is in
+ * docs/architecture.md ("Transparent egress").
+ *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
  * the runner builds the ruleset outside the worker namespace and never
  * enters it, so it cannot ask that namespace for an index by name, and the
@@ -38,6 +47,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,6 +58,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_nat.h>
+#include <arpa/inet.h>
+#include <net/if.h>
 
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
@@ -57,7 +70,9 @@
 #include "cleanup.h"
 #include "err.h"
 #include "ruleset-internal.h"
+#include "fakeip.h"
 #include "link.h" /* JR_LOOPBACK_IFINDEX */
+#include "relaynet.h" /* JR_RELAY_IFNAME */
 #include "ruleset.h"
 
 JR_DEFINE_CLEANUP(struct nftnl_expr, nftnl_expr_free)
@@ -125,15 +140,19 @@ static int ruleset_add_table(struct jr_ruleset *rs, bool persist)
 }
 
 /**
- * ruleset_add_base_chain() - append a base chain with policy drop.
+ * ruleset_add_chain() - append a base chain.
  * @rs: ruleset with a table
  * @name: chain name
+ * @type: "filter" or "nat"
  * @hook: NF_INET_* hook
+ * @prio: priority (JR_PRIO_FILTER, NF_IP_PRI_NAT_DST)
+ * @policy: NF_DROP or NF_ACCEPT
  *
  * Return: 0 or -ENOMEM.
  */
-static int ruleset_add_base_chain(struct jr_ruleset *rs, const char *name,
-				  uint32_t hook)
+static int ruleset_add_chain(struct jr_ruleset *rs, const char *name,
+			     const char *type, uint32_t hook, int32_t prio,
+			     uint32_t policy)
 {
 	_cleanup_(nftnl_chain_freep) struct nftnl_chain *c = NULL;
 	struct nftnl_chain **chains;
@@ -144,11 +163,11 @@ static int ruleset_add_base_chain(struct jr_ruleset *rs, const char *name,
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
 	if (nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, JR_NFT_TABLE) < 0 ||
 	    nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name) < 0 ||
-	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter") < 0)
+	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type) < 0)
 		return -ENOMEM;
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
-	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, JR_PRIO_FILTER);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_DROP);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, policy);
 
 	chains = reallocarray(rs->chains, rs->n_chains + 1, sizeof(*chains));
 	if (!chains)
@@ -156,6 +175,21 @@ static int ruleset_add_base_chain(struct jr_ruleset *rs, const char *name,
 	rs->chains = chains;
 	rs->chains[rs->n_chains++] = steal_pointer(&c);
 	return 0;
+}
+
+/**
+ * ruleset_add_base_chain() - append a filter base chain with policy drop.
+ * @rs: ruleset with a table
+ * @name: chain name
+ * @hook: NF_INET_* hook
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_base_chain(struct jr_ruleset *rs, const char *name,
+				  uint32_t hook)
+{
+	return ruleset_add_chain(rs, name, "filter", hook, JR_PRIO_FILTER,
+				 NF_DROP);
 }
 
 /**
@@ -323,6 +357,130 @@ static int rule_add_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
 }
 
 /**
+ * rule_add_bitwise_mask() - append "[ bitwise reg @reg = (reg @reg & @mask)
+ * ^ 0 ]".
+ * @r: rule
+ * @reg: register
+ * @mask: mask, in the register's byte order
+ * @len: length of @mask
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_bitwise_mask(struct nftnl_rule *r, uint32_t reg,
+				 const void *mask, uint32_t len)
+{
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *e = NULL;
+	const uint8_t zero[16] = { 0 };
+
+	e = nftnl_expr_alloc("bitwise");
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, reg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, reg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
+	if (nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len) < 0 ||
+	    nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len) < 0)
+		return -ENOMEM;
+	nftnl_rule_add_expr(r, steal_pointer(&e));
+	return 0;
+}
+
+/**
+ * rule_add_ipv4_daddr() - append "ip daddr @addr/@prefix" (or "!=" with
+ * NFT_CMP_NEQ) as nft compiles it for an inet table: the nfproto test,
+ * then the destination address, loaded as whole bytes when the prefix
+ * ends on a byte boundary and through a mask when it does not; a /0
+ * needs no address test at all.
+ * @r: rule
+ * @addr: the network, network byte order, host bits zero
+ * @prefix: 0..32
+ * @op: NFT_CMP_EQ or NFT_CMP_NEQ (only with @prefix 32)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_ipv4_daddr(struct nftnl_rule *r, const uint8_t addr[4],
+			       unsigned int prefix, uint32_t op)
+{
+	const uint8_t ipv4 = NFPROTO_IPV4;
+	const uint32_t daddr = offsetof(struct iphdr, daddr);
+
+	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv4, sizeof(ipv4)) < 0)
+		return -ENOMEM;
+	if (prefix == 0)
+		return 0;
+	if (prefix % 8 == 0)
+		return rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
+					     daddr, prefix / 8,
+					     NFT_REG_1) < 0 ||
+			       rule_add_cmp(r, op, NFT_REG_1, addr,
+					    prefix / 8) < 0
+			   ? -ENOMEM
+			   : 0;
+	uint32_t mask = htonl(~(uint32_t)0 << (32 - prefix));
+
+	if (rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER, daddr, 4,
+				  NFT_REG_1) < 0 ||
+	    rule_add_bitwise_mask(r, NFT_REG_1, &mask, sizeof(mask)) < 0 ||
+	    rule_add_cmp(r, op, NFT_REG_1, addr, 4) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * rule_add_l4proto() - append "meta l4proto @proto".
+ * @r: rule
+ * @proto: IPPROTO_TCP, IPPROTO_UDP
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_l4proto(struct nftnl_rule *r, uint8_t proto)
+{
+	if (rule_add_meta_load(r, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &proto, sizeof(proto)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * rule_add_redirect() - append "redirect to :@port" as nft compiles it:
+ * "[ immediate reg 1 @port ] [ redir proto_min reg 1 proto_max reg 1
+ * flags 0x2 ]".
+ * @r: rule
+ * @port: host byte order
+ *
+ * The destination address becomes the primary address of the interface
+ * the packet came in on (the gateway, on the relay's end of the veth);
+ * the original one stays in the conntrack entry, where SO_ORIGINAL_DST
+ * reads it.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_redirect(struct nftnl_rule *r, uint16_t port)
+{
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *imm = NULL;
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *redir = NULL;
+	const uint16_t nport = htons(port);
+
+	imm = nftnl_expr_alloc("immediate");
+	redir = nftnl_expr_alloc("redir");
+	if (!imm || !redir)
+		return -ENOMEM;
+	nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+	if (nftnl_expr_set(imm, NFTNL_EXPR_IMM_DATA, &nport, sizeof(nport)) < 0)
+		return -ENOMEM;
+	/* The kernel fills in proto_max = proto_min when it is left out and
+	 * reports it back, so it is set here, as the read-back shows it. */
+	nftnl_expr_set_u32(redir, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG_1);
+	nftnl_expr_set_u32(redir, NFTNL_EXPR_REDIR_REG_PROTO_MAX, NFT_REG_1);
+	nftnl_expr_set_u32(redir, NFTNL_EXPR_REDIR_FLAGS,
+			   NF_NAT_RANGE_PROTO_SPECIFIED);
+	nftnl_rule_add_expr(r, steal_pointer(&imm));
+	nftnl_rule_add_expr(r, steal_pointer(&redir));
+	return 0;
+}
+
+/**
  * ruleset_append_rule() - append @r to @rs.
  * @rs: ruleset
  * @r: rule; on success @rs owns it and *@r is NULL
@@ -406,6 +564,153 @@ static int ruleset_add_gateway_accept(struct jr_ruleset *rs, struct in_addr gw,
 }
 
 /**
+ * ruleset_add_out() - "ip daddr @addr/@prefix meta l4proto @proto accept",
+ * or with @port "ip daddr @addr/@prefix tcp dport @port accept", in the
+ * output chain.
+ * @rs: ruleset
+ * @addr: network, network byte order
+ * @prefix: 0..32
+ * @proto: IPPROTO_TCP or IPPROTO_UDP
+ * @port: 0 for any, else host byte order
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_out(struct jr_ruleset *rs, const uint8_t addr[4],
+			   unsigned int prefix, uint8_t proto, uint16_t port)
+{
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	const uint16_t dport = htons(port);
+
+	r = rule_new("output");
+	if (!r || rule_add_ipv4_daddr(r, addr, prefix, NFT_CMP_EQ) < 0 ||
+	    rule_add_l4proto(r, proto) < 0)
+		return -ENOMEM;
+	if (port &&
+	    (rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
+				   offsetof(struct tcphdr, dest), 2,
+				   NFT_REG_1) < 0 ||
+	     rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &dport, sizeof(dport)) < 0))
+		return -ENOMEM;
+	if (rule_add_verdict(r, NF_ACCEPT) < 0)
+		return -ENOMEM;
+	return ruleset_append_rule(rs, &r);
+}
+
+/**
+ * ruleset_add_transparent_out() - the worker's way out for captured TCP.
+ * @rs: ruleset
+ * @p: the policy, for its address entries
+ *
+ * TCP to the synthetic pool goes to the veth (the default route leads
+ * there), where the relay netns redirects it to the relay; so does TCP
+ * to an IPv4 address or CIDR the allowlist names, on its port if it names
+ * one. The relay decides again per connection; these rules are the first
+ * wall, so a name's real address (192.0.2.10 for allowed.test) is reset
+ * here unless an entry names it. IPv6 entries get no rule: the worker has
+ * no IPv6 address or route, so there is nothing to let out.
+ *
+ * UDP to the pool goes out too, only to be refused by the relay netns
+ * with ICMP port-unreachable (ruleset_add_relay()): a QUIC client (UDP
+ * 443 to an allowed name) then gets ECONNREFUSED on its connected socket
+ * at once and falls back to TCP, which is captured, as it would on a real
+ * network. Refused here instead, in the output hook, the send itself
+ * fails with EPERM, which QUIC stacks do not read as "use TCP".
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_transparent_out(struct jr_ruleset *rs,
+				       const struct jr_ruleset_params *p)
+{
+	struct in_addr pool;
+
+	if (inet_pton(AF_INET, JR_FAKEIP_V4_PREFIX, &pool) != 1 ||
+	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
+			    IPPROTO_TCP, 0) < 0 ||
+	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
+			    IPPROTO_UDP, 0) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; p->policy && i < p->policy->n; i++) {
+		const struct jr_allow_entry *e = &p->policy->entries[i];
+
+		if (e->kind != JR_ALLOW_ADDR || e->family != AF_INET)
+			continue;
+		if (ruleset_add_out(rs, e->addr, e->prefix, IPPROTO_TCP,
+				    e->port) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rule_add_from_veth_not_gw() - "iifname "jr-relay" ip daddr != @gw
+ * meta l4proto @proto": what came in over the veth for anywhere but the
+ * gateway's own address.
+ * @r: rule
+ * @gw: network byte order
+ * @proto: IPPROTO_TCP or IPPROTO_UDP
+ *
+ * "iifname" matches the name, not the index: the runner builds this
+ * without entering the relay netns, and the name is ours (relaynet.h).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_from_veth_not_gw(struct nftnl_rule *r, struct in_addr gw,
+				     uint8_t proto)
+{
+	char ifname[IFNAMSIZ] = JR_RELAY_IFNAME;
+
+	if (rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
+		0 ||
+	    rule_add_ipv4_daddr(r, (const uint8_t *)&gw.s_addr, 32,
+				NFT_CMP_NEQ) < 0 ||
+	    rule_add_l4proto(r, proto) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * ruleset_add_relay() - the relay netns's table: a nat chain on
+ * prerouting whose only rule sends TCP that comes in on the veth, for any
+ * address but the gateway's, to the relay's transparent listener; and a
+ * filter chain on prerouting that answers UDP to such addresses with ICMP
+ * port-unreachable (see ruleset_add_transparent_out() for why here).
+ * @rs: ruleset with the table
+ * @p: gateway and transparent port
+ *
+ * Connections to the gateway itself (proxy, DNS) are left alone. Policy
+ * accept in both: they only rewrite and refuse; the relay netns has no
+ * route out, and forwarding is off.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_relay(struct jr_ruleset *rs,
+			     const struct jr_ruleset_params *p)
+{
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *udp = NULL;
+
+	if (ruleset_add_chain(rs, "prerouting", "nat", NF_INET_PRE_ROUTING,
+			      NF_IP_PRI_NAT_DST, NF_ACCEPT) < 0 ||
+	    ruleset_add_chain(rs, "refuse", "filter", NF_INET_PRE_ROUTING,
+			      JR_PRIO_FILTER, NF_ACCEPT) < 0)
+		return -ENOMEM;
+	r = rule_new("prerouting");
+	if (!r || rule_add_from_veth_not_gw(r, p->gateway, IPPROTO_TCP) < 0 ||
+	    rule_add_redirect(r, p->transparent_port) < 0 ||
+	    ruleset_append_rule(rs, &r) < 0)
+		return -ENOMEM;
+	udp = rule_new("refuse");
+	if (!udp ||
+	    rule_add_from_veth_not_gw(udp, p->gateway, IPPROTO_UDP) < 0 ||
+	    rule_add_reject(udp, NFT_REJECT_ICMP_UNREACH, ICMP_PORT_UNREACH) <
+		0 ||
+	    ruleset_append_rule(rs, &udp) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
  * ruleset_add_allowlist() - what the allowlist mode adds to the base.
  * @rs: ruleset holding the base
  * @p: gateway and relay ports
@@ -442,6 +747,8 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 				       p->dns_port) < 0 ||
 	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,
 				       p->dns_port) < 0)
+		return -ENOMEM;
+	if (p->transparent && ruleset_add_transparent_out(rs, p) < 0)
 		return -ENOMEM;
 
 	rst = rule_new("output");
@@ -494,7 +801,22 @@ int jr_ruleset_build(const struct jr_ruleset_params *params,
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
 
 	rs = calloc(1, sizeof(*rs));
-	if (!rs || ruleset_add_base(rs, params->persist) < 0)
+	if (!rs)
+		return ruleset_oom(err);
+	if (params->netns == JR_RULESET_RELAY) {
+		if (params->mode != JR_NET_ALLOWLIST || !params->transparent ||
+		    !params->transparent_port ||
+		    params->gateway.s_addr == htonl(INADDR_ANY))
+			return jr_err_set(
+			    err, EINVAL,
+			    "the relay ruleset needs transparent capture, a gateway address and a port");
+		if (ruleset_add_table(rs, params->persist) < 0 ||
+		    ruleset_add_relay(rs, params) < 0)
+			return ruleset_oom(err);
+		*out = steal_pointer(&rs);
+		return 0;
+	}
+	if (ruleset_add_base(rs, params->persist) < 0)
 		return ruleset_oom(err);
 
 	switch (params->mode) {
@@ -503,7 +825,8 @@ int jr_ruleset_build(const struct jr_ruleset_params *params,
 		break;
 	case JR_NET_ALLOWLIST:
 		if (!params->proxy_port || !params->dns_port ||
-		    params->gateway.s_addr == htonl(INADDR_ANY))
+		    params->gateway.s_addr == htonl(INADDR_ANY) ||
+		    (params->transparent && !params->transparent_port))
 			return jr_err_set(
 			    err, EINVAL,
 			    "the allowlist ruleset needs a gateway address and relay ports");

@@ -15,15 +15,33 @@
 #include "cleanup.h"
 #include "err.h"
 #include "options.h"
+#include "policy.h"
 
 #define JR_NFT_TABLE "jailrun"
 
+/* Which network namespace a ruleset is for. */
+enum jr_ruleset_netns {
+	JR_RULESET_WORKER = 0, /* the command's: filter in and out */
+	JR_RULESET_RELAY,      /* the relay's: redirect captured TCP */
+};
+
 struct jr_ruleset_params {
+	enum jr_ruleset_netns netns;
 	enum jr_net_mode mode;
 	/* JR_NET_ALLOWLIST: where the worker may send (the relay's ports). */
 	struct in_addr gateway; /* network byte order */
 	uint16_t proxy_port;	/* host byte order */
 	uint16_t dns_port;	/* host byte order */
+	/*
+	 * JR_NET_ALLOWLIST, --transparent on. Worker: TCP to the synthetic
+	 * pool (fakeip.h) and to the IPv4 address/CIDR entries of @policy
+	 * (on their port, if they name one) goes out too, and UDP other than
+	 * DNS gets ICMP port-unreachable. Relay: TCP arriving on the veth
+	 * for anything but the gateway is redirected to @transparent_port.
+	 */
+	bool transparent;
+	uint16_t transparent_port;	/* host byte order */
+	const struct jr_policy *policy; /* worker, may be NULL: no entries */
 	/*
 	 * Also set NFT_TABLE_F_PERSIST (Linux >= 6.9): the table outlives
 	 * its owner socket instead of being deleted when it closes. Closing

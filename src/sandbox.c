@@ -83,6 +83,7 @@ struct sandbox {
 	int timerfd;
 	struct mnl_socket *nft; /* owns the worker's nft table */
 	struct jr_ruleset *rs;	/* what it must hold, for the watchdog */
+	struct mnl_socket *nft_relay; /* owns the relay netns's table */
 	struct jr_relay *relay; /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built before the clone */
@@ -174,6 +175,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.pty_slave = sb->pty.slave,
 			.net = opts->net,
 			.gateway = opts->gateway,
+			.transparent = opts->transparent,
 			.caller_uid = caller_uid,
 			.expose = (char *const *)opts->expose,
 			.n_expose = opts->n_expose,
@@ -215,6 +217,51 @@ static void close_fds(int *fds, size_t n)
 }
 
 /*
+ * --transparent on: install the relay netns's table (the redirect of
+ * captured TCP to the transparent listener) through the netfilter socket
+ * init opened there, and verify it like the worker's. The socket owns the
+ * table and is kept until the end. The watchdog does not watch this
+ * netns: no process lives in it and none can enter it (entering needs
+ * CAP_SYS_ADMIN over the sandbox's user namespace, which the command
+ * does not have, and a path to it, which only the runner's sockets are).
+ * Takes @fd.
+ */
+static int install_relay_rules(struct sandbox *sb,
+			       const struct jr_ruleset_params *worker, int fd,
+			       struct jr_err *err)
+{
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	struct jr_ruleset_params params = *worker;
+	int r;
+
+	params.netns = JR_RULESET_RELAY;
+	params.policy = NULL;
+	r = jr_nft_socket_from_fd(fd, &nl, err);
+	if (r == 0) {
+		r = jr_nft_install_owned(nl, &params, &rs, err);
+		if (r < 0)
+			jr_err_prefix(
+			    err,
+			    "cannot install the relay namespace's capture rules: ");
+	}
+	if (r == 0) {
+		r = jr_nft_verify(nl, rs, err);
+		if (r < 0)
+			jr_err_prefix(
+			    err,
+			    "the relay namespace's capture rules did not verify, refusing to run the command: ");
+	}
+	if (r < 0)
+		return r;
+	jr_verbose(
+	    "nftables table inet %s installed and verified in the relay netns (redirect of captured TCP to port %u)",
+	    JR_NFT_TABLE, params.transparent_port);
+	sb->nft_relay = steal_pointer(&nl);
+	return 0;
+}
+
+/*
  * Install the ruleset through init's netfilter socket, verify it, and (in
  * the allowlist mode) start the relay on the listeners init sent along.
  */
@@ -229,8 +276,12 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.gateway = opts->gateway.relay,
 		.proxy_port = JR_PROXY_PORT,
 		.dns_port = JR_DNS_PORT,
+		.transparent = opts->transparent,
+		.transparent_port = JR_TRANSPARENT_PORT,
+		.policy = policy,
 	};
-	size_t want = jr_ctl_setup_nfds(opts->net);
+	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
+	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent);
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
@@ -295,12 +346,28 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	sb->nft = steal_pointer(&nl);
 	sb->rs = steal_pointer(&rs);
 
+	if (transparent) {
+		r = install_relay_rules(sb, &params, fds[JR_CTL_FD_NFT_RELAY],
+					err);
+		fds[JR_CTL_FD_NFT_RELAY] = -1;
+		if (r < 0) {
+			close_fds(fds, nfds);
+			return r;
+		}
+	}
+
 	if (opts->net == JR_NET_ALLOWLIST) {
 		struct jr_relay_config rc = {
 			.policy = policy,
-			.listeners = { fds[JR_CTL_FD_PROXY],
-				       fds[JR_CTL_FD_DNS_UDP],
-				       fds[JR_CTL_FD_DNS_TCP] },
+			.listeners = {
+				.proxy = fds[JR_CTL_FD_PROXY],
+				.dns_udp = fds[JR_CTL_FD_DNS_UDP],
+				.dns_tcp = fds[JR_CTL_FD_DNS_TCP],
+				.transparent = transparent
+						   ? fds[JR_CTL_FD_TRANSPARENT]
+						   : -1,
+			},
+			.transparent = transparent,
 			.max_conns = opts->max_conns,
 			.header_timeout_ms = opts->header_timeout_ms,
 			.connect_timeout_ms = opts->connect_timeout_ms,
@@ -633,6 +700,9 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	if (sb->nft)
 		mnl_socket_close(sb->nft);
 	sb->nft = NULL;
+	if (sb->nft_relay)
+		mnl_socket_close(sb->nft_relay);
+	sb->nft_relay = NULL;
 	if (sb->ctl >= 0)
 		close(sb->ctl);
 	if (sb->sigfd >= 0)

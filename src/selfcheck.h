@@ -10,7 +10,8 @@
 
 #include "err.h"
 
-/* What the relay answers specially, without logging (see relay.c). */
+/* What the relay answers specially, without logging (see relay_proxy.c,
+ * relay_dns.c). */
 #define JR_HEALTH_REQUEST                                                      \
 	"GET /.jailrun/health HTTP/1.1\r\nHost: jailrun\r\n\r\n"
 #define JR_HEALTH_DNS_NAME "health.jailrun.invalid"

@@ -30,6 +30,7 @@ targets=(
 	"http src/http.c"
 	"authority src/http.c"
 	"dns src/dns.c"
+	"fakeip src/fakeip.c"
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
 )

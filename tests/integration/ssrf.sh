@@ -67,7 +67,7 @@ for m in $(jr_modes); do
 
 	# --- literals: a LAN CIDR, 0.0.0.0/0 and mapped forms do not name it
 	expect_status 0 "$m: literals of the lab host under broad entries" jl "$m" \
-		--allow 198.18.0.0/24 --allow 0.0.0.0/0 --allow ::/0 -- sh -c "
+		--allow 198.51.100.0/24 --allow 0.0.0.0/0 --allow ::/0 -- sh -c "
 		for u in http://$SELF4:8081/lit 'http://[::ffff:$SELF4]:8081/mapped'; do
 			curl -sS -m 10 -i \"\$u\" | grep -E '^X-Jailrun-Deny'; done; true"
 	if [ "$(grep -c 'X-Jailrun-Deny: local-address' <<<"$OUT")" = 2 ]; then

@@ -8,7 +8,8 @@ Sub-commands (all bounded in time):
         Run every server of one side of a lab, in the network namespace this
         process was started in (the `lab` tool starts it with `ip netns exec`):
           net:  the lab internet: HTTP :80 and HTTPS :443 for each web name,
-                TCP+UDP echo :7, DNS :53 udp+tcp, metadata HTTP :80
+                TCP+UDP echo :7 and TCP echo :9000 (this one logged in
+                web.log), DNS :53 udp+tcp, metadata HTTP :80
           host: the lab host's loopback-only HTTP service on 127.0.0.1:8080,
                 and HTTP :8081 bound to 0.0.0.0 and [::] (every lab host
                 address)
@@ -60,7 +61,8 @@ CHUNK = PATTERN_PERIOD * 256          # a chunk always starts at phase 0
 _PATTERN = bytes(i % PATTERN_PERIOD for i in range(CHUNK))
 MAX_BYTES = 64 << 30
 IDLE_TIMEOUT = 20.0                   # per socket operation, every server
-PORTS = {"http": 80, "https": 443, "echo": 7, "dns": 53, "loopback": 8080, "hostany": 8081}
+PORTS = {"http": 80, "https": 443, "echo": 7, "echo-alt": 9000, "dns": 53, "loopback": 8080,
+         "hostany": 8081}
 
 
 def log(msg):
@@ -284,11 +286,21 @@ class EchoTCPHandler(socketserver.BaseRequestHandler):
     def handle(self):
         s = self.request
         s.settimeout(IDLE_TIMEOUT)
-        while True:
-            data = s.recv(65536)
-            if not data:
-                return
-            s.sendall(data)
+        total = 0
+        try:
+            while True:
+                data = s.recv(65536)
+                if not data:
+                    return
+                s.sendall(data)
+                total += len(data)
+        finally:
+            # The 9000 listener logs to web.log (as "NAME echo CLIENT ECHO
+            # /PORT 200 BYTES"), so never_served can prove nothing reached it.
+            log = getattr(self.server, "weblog", None)
+            if log:
+                log.write(self.server.lab_name, "echo", self.client_address[0], "ECHO",
+                          "/%d" % self.server.server_address[1], 200, total)
 
 
 class DNSHandlerTCP(socketserver.BaseRequestHandler):
@@ -437,6 +449,9 @@ def cmd_serve(a):
                 elif role == "echo":
                     tcp_servers.append((make_tcp_server(addr, PORTS["echo"], EchoTCPHandler),
                                         "echo tcp %s" % addr))
+                    tcp_servers.append((make_tcp_server(addr, PORTS["echo-alt"], EchoTCPHandler,
+                                                        lab_name=name, weblog=weblog),
+                                        "echo tcp %s:%d" % (addr, PORTS["echo-alt"])))
                     udp_servers.append((udp_socket(addr, PORTS["echo"]), lambda d, p: d,
                                         "echo udp %s" % addr))
                 elif role == "dns":
@@ -560,9 +575,9 @@ def http_get(addr, port, host, path="/", tls_cafile=None, timeout=1.0):
         s.close()
 
 
-def echo_roundtrip(addr, proto, msg=b"lab-echo-probe", timeout=1.0):
+def echo_roundtrip(addr, proto, msg=b"lab-echo-probe", timeout=1.0, port=PORTS["echo"]):
     if proto == "tcp":
-        with socket.create_connection((addr, PORTS["echo"]), timeout=timeout) as s:
+        with socket.create_connection((addr, port), timeout=timeout) as s:
             s.sendall(msg)
             s.shutdown(socket.SHUT_WR)
             data = b""
@@ -615,6 +630,11 @@ def probe_checks(state):
                         if echo_roundtrip(addr, proto) != b"lab-echo-probe":
                             raise RuntimeError("bad echo")
                     chk("echo %s %s:7" % (proto, addr), f)
+
+                def f9000(addr=addr):
+                    if echo_roundtrip(addr, "tcp", port=PORTS["echo-alt"]) != b"lab-echo-probe":
+                        raise RuntimeError("bad echo")
+                chk("echo tcp %s:%d" % (addr, PORTS["echo-alt"]), f9000)
     return checks
 
 

@@ -60,6 +60,7 @@
 #include "err.h"
 #include "nft.h"
 #include "ruleset-internal.h"
+#include "policy.h"
 #include "ruleset.h"
 
 #define EXIT_SKIP 77
@@ -432,6 +433,89 @@ static void test_install_verify(void **state)
 	assert_int_equal(count_tables(c->other), 1);
 	/* Verifying changes nothing: it passes again. */
 	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+}
+
+/* Replace c->rs with the ruleset @params builds. */
+static void use_ruleset(struct ctx *c, const struct jr_ruleset_params *params)
+{
+	struct jr_err err = { 0 };
+
+	jr_ruleset_free(c->rs);
+	c->rs = NULL;
+	assert_ok(jr_ruleset_build(params, &c->rs, &err), &err);
+}
+
+/*
+ * --transparent on, the worker's table with address entries (a masked
+ * CIDR, a byte-aligned one, a port): the kernel takes every new
+ * expression and the read-back compares equal. Fails if the builder emits
+ * something the kernel rewrites (the verifier would then refuse every
+ * transparent sandbox) or the kernel refuses.
+ */
+static void test_install_verify_transparent(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_policy policy;
+	struct jr_err err = { 0 };
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent = true,
+		.transparent_port = 3129,
+		.policy = &policy,
+	};
+
+	jr_policy_init(&policy);
+	assert_ok(jr_policy_add(&policy, "192.0.2.10:443", &err), &err);
+	assert_ok(jr_policy_add(&policy, "192.0.2.0/24", &err), &err);
+	assert_ok(jr_policy_add(&policy, "10.0.0.0/9:22", &err), &err);
+	use_ruleset(c, &params);
+	jr_policy_free(&policy);
+	install_ok(c);
+}
+
+/*
+ * The relay netns's table: a nat chain whose rule redirects to a port.
+ * The kernel (user-namespace-owned netns, nf_nat) takes it and it reads
+ * back equal, proto_max included. Then the redirect port is changed
+ * behind jailrun's back: the verifier must see it. Fails if nat chains
+ * are refused in a netns owned by a user namespace, if the builder leaves
+ * out what the kernel adds, or if the verifier ignores the redir
+ * expression's operands.
+ */
+static void test_install_verify_relay(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_(nftnl_rule_freep) struct nftnl_rule *flush = NULL;
+	struct jr_ruleset *other = NULL;
+	struct jr_err err = { 0 };
+	struct jr_ruleset_params params = {
+		.netns = JR_RULESET_RELAY,
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent = true,
+		.transparent_port = 3129,
+	};
+
+	use_ruleset(c, &params);
+	install_ok(c);
+
+	params.transparent_port = 3130;
+	assert_ok(jr_ruleset_build(&params, &other, &err), &err);
+	flush = mk_rule("prerouting");
+	assert_int_equal(send_rule(c->owner, NFT_MSG_DELRULE, 0, flush), 0);
+	assert_int_equal(send_rule(c->owner, NFT_MSG_NEWRULE,
+				   NLM_F_CREATE | NLM_F_APPEND,
+				   other->rules[0]),
+			 0);
+	jr_ruleset_free(other);
+	verify_fails(c, "rule 1 of the 'prerouting' chain is \"inet jailrun "
+			"prerouting [ meta load iifname");
+	verify_fails(c, "[ immediate reg 1 0x00003a0c ]");
 }
 
 static void test_socket_from_bad_fd(void **state)
@@ -1542,6 +1626,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_install_verify),
+		T(test_install_verify_transparent),
+		T(test_install_verify_relay),
 		T(test_install_owned),
 		T(test_socket_from_bad_fd),
 		T(test_socket_made_cloexec),

@@ -271,6 +271,7 @@ static void test_hardening_options(void **state)
 
 	assert_int_equal(PARSE(&o, &e, "true"), 0);
 	assert_true(o.seccomp);
+	assert_true(o.transparent);
 	assert_false(o.allow_nested);
 	assert_false(o.tamper_kill);
 	assert_int_equal(o.watchdog_interval_ms,
@@ -285,6 +286,7 @@ static void test_hardening_options(void **state)
 			       "true"),
 			 0);
 	assert_false(o.seccomp);
+	assert_true(o.transparent); /* independent of --seccomp */
 	assert_true(o.allow_nested);
 	assert_true(o.tamper_kill);
 	assert_int_equal(o.watchdog_interval_ms, 250);
@@ -292,14 +294,53 @@ static void test_hardening_options(void **state)
 	assert_string_equal(o.expose[1], "/run/dbus/system_bus_socket");
 	jr_options_release(&o);
 
+	/* --transparent off: the proxy and DNS only; the last one wins. */
+	assert_int_equal(PARSE(&o, &e, "--allow", "example.com",
+			       "--transparent", "off", "true"),
+			 0);
+	assert_false(o.transparent);
+	assert_true(o.seccomp);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "off", "--transparent",
+			       "on", "true"),
+			 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+
 	REJECT("--seccomp maybe: expected on or off", "--seccomp", "maybe",
 	       "true");
+	REJECT("'--transparent' needs an argument", "--transparent");
 	REJECT("--on-tamper ignore: expected restore or kill", "--on-tamper",
 	       "ignore", "true");
 	REJECT("--expose docker.sock: expected an absolute path", "--expose",
 	       "docker.sock", "true");
 	REJECT("--watchdog-interval 0.001: at least 0.01",
 	       "--watchdog-interval", "0.001", "true");
+}
+
+/* --transparent: on by default (the capture exists: synthetic answers
+ * and the redirect go together), on and off parse, anything else is
+ * refused. */
+static void test_transparent(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "on", "true"), 0);
+	assert_true(o.transparent);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--transparent", "on", "--transparent",
+			       "off", "true"),
+			 0);
+	assert_false(o.transparent);
+	jr_options_release(&o);
+	REJECT("--transparent yes: expected on or off", "--transparent", "yes",
+	       "true");
+	assert_non_null(strstr(jr_usage_text, "--transparent on|off"));
 }
 
 static void test_gateway(void **state)
@@ -441,6 +482,7 @@ static void test_usage_mentions_every_option(void **state)
 					    "--header-timeout",
 					    "--connect-timeout",
 					    "--idle-timeout",
+					    "--transparent",
 					    "--seccomp",
 					    "--allow-nested",
 					    "--expose",
@@ -475,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_raw_tty),
 		cmocka_unit_test(test_gateway),
 		cmocka_unit_test(test_filesystem_options),
+		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_usage_mentions_every_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

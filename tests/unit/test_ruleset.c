@@ -297,6 +297,189 @@ static void test_allowlist_rules(void **state)
 	jr_ruleset_free(rs);
 }
 
+/* The allowlist rules before the transparent ones (test_allowlist_rules). */
+#define GW_RULES                                                                                     \
+	"inet jailrun input\n  [ meta load iif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"          \
+	"  [ immediate reg 0 accept ]\n",                                                            \
+	    "inet jailrun output\n  [ meta load oif => reg 1 ]\n  [ cmp eq reg 1 0x00000001 ]\n"     \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
+	    "inet jailrun input\n  [ ct load state => reg 1 ]\n"                                     \
+	    "  [ bitwise reg 1 = ( reg 1 & 0x00000006 ) ^ 0x00000000 ]\n"                            \
+	    "  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",                        \
+	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"                      \
+	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000380c ]\n" \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
+	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"                      \
+	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n" \
+	    "  [ immediate reg 0 accept ]\n",                                                        \
+	    "inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n" \
+	    "  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"  \
+	    "  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"                      \
+	    "  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n" \
+	    "  [ immediate reg 0 accept ]\n"
+
+static void assert_rules(const struct jr_ruleset *rs, const char *const *want,
+			 size_t n)
+{
+	char buf[1024];
+
+	assert_int_equal(jr_ruleset_rule_count(rs), n);
+	for (size_t i = 0; i < n; i++) {
+		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
+				    NFTNL_OUTPUT_DEFAULT, 0);
+		if (strcmp(buf, want[i]) != 0)
+			fail_msg("rule %zu is\n%s\ninstead of\n%s", i, buf,
+				 want[i]);
+	}
+}
+
+/*
+ * --transparent on, the worker: after the relay's ports, TCP to the
+ * synthetic pool and to each IPv4 address entry (a /32 with its port, a
+ * byte-aligned /24 loaded as 3 bytes, a /9 through a mask), never to names
+ * or IPv6 entries, and UDP to the pool (refused in the relay netns); then
+ * the TCP reset and the rest prohibited. Every rule as `nft --debug=netlink` compiles
+ * nft/jailrun-allowlist.nft and the same text with the entries. Fails if
+ * the pool is not let out (captured TCP would be reset in the worker), if
+ * an address entry opens more than it names (wrong mask or port), if a
+ * name entry opens an address, or if UDP to the pool is refused in the
+ * worker (EPERM) rather than by the relay netns (ECONNREFUSED).
+ */
+static void test_transparent_rules(void **state)
+{
+	static const char *const want[] = {
+		GW_RULES,
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x0000feff ) ^ 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x000012c6 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x0000feff ) ^ 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x000012c6 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x0a0200c0 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000bb01 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 3b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x000200c0 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x000080ff ) ^ 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x0000000a ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00001600 ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+	};
+	static const char *const entries[] = {
+		"allowed.test", "*.example.com", "192.0.2.10:443",
+		"192.0.2.0/24", "2001:db8::/32", "10.0.0.0/9:22",
+	};
+	struct jr_policy policy;
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01), /* 100.64.77.1 */
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent = true,
+		.policy = &policy,
+	};
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+
+	jr_policy_init(&policy);
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		assert_int_equal(jr_policy_add(&policy, entries[i], &err), 0);
+	/* Capture without a port to redirect to: refuse, do not guess. */
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), -EINVAL);
+	assert_null(rs);
+	params.transparent_port = 3129;
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_chain_count(rs), 3);
+	assert_rules(rs, want, ARRAY_SIZE(want));
+	jr_ruleset_free(rs);
+
+	/* No policy: the pool alone (nft/jailrun-allowlist.nft). */
+	params.policy = NULL;
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_rule_count(rs), ARRAY_SIZE(want) - 3);
+	jr_ruleset_free(rs);
+	jr_policy_free(&policy);
+}
+
+/*
+ * The relay netns's table (nft/jailrun-relay.nft): one nat chain on
+ * prerouting, priority dstnat, policy accept, and one rule redirecting TCP
+ * from the veth for anything but the gateway to the transparent port; a
+ * filter chain on prerouting answering UDP the same way with ICMP
+ * port-unreachable.
+ * Fails if the redirect also catches the gateway's own ports (the proxy
+ * and DNS would land on the transparent listener), matches another
+ * interface, or the port or its byte order is wrong.
+ */
+static void test_relay_rules(void **state)
+{
+	static const char *const want[] = {
+		"inet jailrun prerouting\n  [ meta load iifname => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x722d726a 0x79616c65 0x00000000 0x00000000 ]\n"
+		"  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp neq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ immediate reg 1 0x0000390c ]\n"
+		"  [ redir proto_min reg 1 proto_max reg 1 flags 0x2 ]\n",
+		"inet jailrun refuse\n  [ meta load iifname => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x722d726a 0x79616c65 0x00000000 0x00000000 ]\n"
+		"  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp neq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000011 ]\n"
+		"  [ reject type 0 code 3 ]\n",
+	};
+	struct jr_ruleset_params params = {
+		.netns = JR_RULESET_RELAY,
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01), /* 100.64.77.1 */
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent_port = 3129,
+	};
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+	const struct nftnl_chain *c;
+
+	/* --transparent off has no relay table at all. */
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), -EINVAL);
+	assert_null(rs);
+	params.transparent = true;
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_chain_count(rs), 2);
+	c = rs->chains[0];
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME),
+			    "prerouting");
+	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE), "nat");
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM),
+			 NF_INET_PRE_ROUTING);
+	assert_int_equal(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), -100);
+	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY), NF_ACCEPT);
+	assert_int_equal(nftnl_table_get_u32(rs->table, NFTNL_TABLE_FLAGS),
+			 NFT_TABLE_F_OWNER);
+	assert_rules(rs, want, ARRAY_SIZE(want));
+	jr_ruleset_free(rs);
+}
+
 static void test_unknown_mode(void **state)
 {
 	const struct jr_ruleset_params params = { .mode =
@@ -336,6 +519,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rule_text, build_none,
 						free_ruleset),
 		cmocka_unit_test(test_allowlist_rules),
+		cmocka_unit_test(test_transparent_rules),
+		cmocka_unit_test(test_relay_rules),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_free_null),
 	};

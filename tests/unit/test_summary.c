@@ -41,6 +41,7 @@ static void test_exited(void **state)
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 	    "\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
+	    "\"synthetic_names\":0,"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
@@ -142,7 +143,12 @@ static void test_relay_counts(void **state)
 	assert_non_null(strstr(
 	    out,
 	    "\"allow_entries\":2,\"allowed\":1,\"denied\":2,"
-	    "\"denied_destinations\":[{\"destination\":\"denied.test:443\",\"count\":2}]"));
+	    "\"denied_destinations\":[{\"destination\":\"denied.test:443\",\"count\":2}],"
+	    "\"synthetic_names\":0,"));
+	free(out);
+	a.synthetic_names = 7; /* what the relay leaves when it stops */
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"synthetic_names\":7,"));
 	free(out);
 	jr_audit_close(&a);
 }

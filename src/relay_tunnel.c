@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * relay_tunnel.c - moving bytes once the upstream is connected.
+ *
+ * Theory of operation
+ *
+ * Tunnels move bytes with splice(2) socket -> pipe -> socket, one pipe per
+ * direction, so payload never enters user space. A read side that reaches
+ * EOF is passed on as shutdown(SHUT_WR) once its pipe is drained
+ * (half-close), and the tunnel ends when both directions have. Request
+ * bodies of absolute-form requests are copied instead, through
+ * jr_http_body_feed(), because the relay must stop at the exact end of the
+ * body: nothing after it may reach the upstream.
+ *
+ * Before a tunnel forwards anything from the client, its first bytes are
+ * read as a TLS ClientHello: the server name in it must be the host the
+ * policy allowed (sni_check()).
+ *
+ * A relayed connection that one side resets is reset on the other side
+ * too, and its audit line says which side ("upstream-reset").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "host.h"
+#include "log.h"
+#include "relay-internal.h"
+#include "tls.h"
+
+static int make_pipe(int p[2], size_t *size)
+{
+	int sz;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	sz = fcntl(p[0], F_GETPIPE_SZ);
+	*size = sz > 0 ? (size_t)sz : 65536;
+	return 0;
+}
+
+int relay_queue_up(struct conn *c, const void *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	if (jr_buf_reserve(&c->up, &c->up_cap, c->up_len + len, 4096,
+			   SIZE_MAX) < 0)
+		return -ENOMEM;
+	memcpy(c->up + c->up_len, buf, len);
+	c->up_len += len;
+	return 0;
+}
+
+/* Feed client bytes of an absolute-form request body towards upstream. */
+int relay_feed_body(struct conn *c, const char *buf, size_t n)
+{
+	long take;
+
+	if (c->c_done)
+		return 0;
+	take = jr_http_body_feed(&c->body, buf, n);
+	if (take < 0)
+		return -EINVAL;
+	if (take && relay_queue_up(c, buf, (size_t)take) < 0)
+		return -ENOMEM;
+	if (c->body.done)
+		c->c_done = true; /* anything after the body is never sent */
+	return 0;
+}
+
+/*
+ * relay_tunnel_start - the pipes @c needs to relay: upstream -> client
+ * always; client -> upstream for a @tunnel only (a request body is copied,
+ * by its framing). A tunnel holds the client's bytes until sni_check() has
+ * seen them. Nothing else changes: on failure the caller still answers.
+ * Return: 0 or -errno.
+ */
+int relay_tunnel_start(struct conn *c, bool tunnel)
+{
+	if (make_pipe(c->pipe_uc, &c->pipe_size) < 0 ||
+	    (tunnel && make_pipe(c->pipe_cu, &c->pipe_size) < 0))
+		return -EMFILE;
+	c->tunnel = tunnel;
+	c->sni_pending = tunnel;
+	return 0;
+}
+
+/* relay_tunnel_run - from now on @c moves bytes (ST_RELAY). */
+void relay_tunnel_run(struct jr_relay *r, struct conn *c)
+{
+	c->st = ST_RELAY;
+	c->t_last = jr_clock_ms();
+	relay_want_events(r, c);
+}
+
+/* Which end of a splice_dir() failed. */
+enum splice_fail { SPLICE_OK = 0, SPLICE_SRC_FAILED, SPLICE_DST_FAILED };
+
+/*
+ * Move bytes src -> pipe -> dst. When the source fails, what it sent
+ * before is still passed on as far as dst takes it now (a server that
+ * resets right after a complete answer loses nothing).
+ * Return: SPLICE_OK, or which end failed with a hard error (errno says
+ * how), so the audit line can say which side reset the connection.
+ */
+static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
+				   size_t *pending, bool *src_eof,
+				   uint64_t *count)
+{
+	int src_err = 0;
+	ssize_t n;
+
+	while (!*src_eof && *pending < pipe_size) {
+		n = splice(src, NULL, p[1], NULL, pipe_size - *pending,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			*pending += (size_t)n;
+			*count += (uint64_t)n;
+		} else if (n == 0) {
+			*src_eof = true;
+		} else if (errno == EAGAIN || errno == EINTR) {
+			break;
+		} else {
+			src_err = errno;
+			break;
+		}
+	}
+	while (*pending) {
+		n = splice(p[0], NULL, dst, NULL, *pending,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			*pending -= (size_t)n;
+		else if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		else if (!src_err)
+			return SPLICE_DST_FAILED;
+		else
+			break; /* the source's failure is the news */
+	}
+	errno = src_err;
+	return src_err ? SPLICE_SRC_FAILED : SPLICE_OK;
+}
+
+/* Does the ClientHello's @sni name the host the CONNECT asked for? */
+static bool sni_matches(const char *host, const char *sni)
+{
+	size_t hl = strlen(host);
+
+	if (hl && host[hl - 1] == '.')
+		hl--; /* the policy ignores one trailing dot; so do we */
+	return strlen(sni) == hl && strncasecmp(host, sni, hl) == 0;
+}
+
+static void tunnel_refused(struct jr_relay *r, struct conn *c,
+			   const char *reason)
+{
+	c->allowed = false;
+	c->reason = reason;
+	relay_conn_free(r, c); /* nothing was forwarded: close both sides */
+}
+
+/*
+ * The first client bytes of a CONNECT tunnel: if they are a TLS
+ * ClientHello, its server name must be the host the policy allowed (an
+ * allowed CONNECT must not carry TLS for another site through the same
+ * address, e.g. a CDN); nothing is forwarded before that is known, and
+ * what cannot be read as a hello is refused (fail closed). Bytes that are
+ * not TLS at all pass: the policy allowed the destination, and plain
+ * protocols (SSH, a database) have no name to check.
+ * Return: 0 to go on (decided, or waiting for more bytes), -1 if the
+ * connection was closed.
+ */
+static int sni_check(struct jr_relay *r, struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char sni[JR_HOST_MAX + 1];
+	size_t used;
+
+	for (;;) {
+		enum jr_tls_sni v = JR_TLS_NEED_MORE;
+		ssize_t n;
+
+		/* The parser starts over on every call; its hint says how many
+		 * bytes it needs at least, so a client dribbling its hello one
+		 * byte at a time costs a few parses, not one per byte. */
+		if (c->in_len && c->in_len >= c->sni_need) {
+			v = jr_tls_client_hello_sni((const uint8_t *)c->in,
+						    c->in_len, sni, sizeof(sni),
+						    &used);
+			if (v == JR_TLS_NEED_MORE)
+				c->sni_need = used;
+		}
+		switch (v) {
+		case JR_TLS_NEED_MORE:
+			break;
+		case JR_TLS_SNI_FOUND:
+			if (!sni_matches(c->host, sni)) {
+				jr_debug("relay: CONNECT %s carried TLS for %s",
+					 c->host, sni);
+				tunnel_refused(r, c, "sni-mismatch");
+				return -1;
+			}
+			goto pass;
+		case JR_TLS_NO_SNI:
+			/* Normal for an address; for a name it cannot be checked. */
+			if (relay_literal_address(c->host, &ss, &sl))
+				goto pass;
+			tunnel_refused(r, c, "sni-missing");
+			return -1;
+		case JR_TLS_NOT_TLS:
+			goto pass;
+		case JR_TLS_MALFORMED:
+		default:
+			tunnel_refused(r, c, "tls-malformed");
+			return -1;
+		}
+		if (relay_grow_in(c, JR_TLS_HELLO_MAX) < 0) {
+			relay_out_of_memory(r, c);
+			return -1;
+		}
+		if (c->in_len == c->in_cap) {
+			tunnel_refused(r, c, "tls-malformed");
+			return -1;
+		}
+		n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR
+				   ? 0
+				   : (relay_conn_free(r, c), -1);
+		if (n == 0) {
+			/* EOF before the hello was complete: nothing to check,
+			 * so nothing goes out. */
+			tunnel_refused(r, c, "tls-incomplete");
+			return -1;
+		}
+		c->in_len += (size_t)n;
+		c->bytes_up += (uint64_t)n;
+		c->t_last = jr_clock_ms();
+	}
+pass:
+	c->sni_pending = false;
+	if (relay_queue_up(c, c->in, c->in_len) < 0) {
+		relay_out_of_memory(r, c);
+		return -1;
+	}
+	free(c->in);
+	c->in = NULL;
+	c->in_len = c->in_cap = 0;
+	return 0;
+}
+
+/* How moving bytes failed: which side, so the audit line can say so. */
+enum pump_fail {
+	PUMP_OK = 0,
+	PUMP_CLIENT_FAILED,   /* errno from the client socket */
+	PUMP_UPSTREAM_FAILED, /* errno from the upstream socket */
+	PUMP_NO_MEMORY,
+};
+
+/* Copy an absolute-form request body client -> up buffer, by the framing. */
+static enum pump_fail copy_body(struct conn *c)
+{
+	char buf[RELAY_COPY_BUF];
+	ssize_t n;
+	int e;
+
+	while (!c->c_done && c->up_off == c->up_len) {
+		n = recv(c->cfd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR
+				   ? PUMP_OK
+				   : PUMP_CLIENT_FAILED;
+		if (n == 0) {
+			/* The client ended before its body did: nothing more
+			 * is coming, let the upstream judge what it got. */
+			c->c_done = true;
+			break;
+		}
+		c->bytes_up += (uint64_t)n;
+		c->up_len = c->up_off = 0;
+		e = relay_feed_body(c, buf, (size_t)n);
+		if (e == -ENOMEM)
+			return PUMP_NO_MEMORY;
+		if (e < 0) {
+			errno = -e; /* malformed chunked framing */
+			return PUMP_CLIENT_FAILED;
+		}
+		if (relay_flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0)
+			return PUMP_UPSTREAM_FAILED;
+	}
+	return PUMP_OK;
+}
+
+/*
+ * One side of a relayed connection failed with @err: record which (a
+ * reset upstream is "upstream-reset" in the audit line) and close both.
+ * In a tunnel the other side gets a reset too (SO_LINGER 0), as it would
+ * on a direct connection: a FIN would tell it that a cut-off stream ended
+ * normally, and a tunnel has no framing of its own to show the truncation.
+ * A proxied HTTP exchange is closed with a FIN: its framing shows a
+ * truncated body, and an answer the server completed before resetting
+ * still arrives whole.
+ */
+static void pump_failed(struct jr_relay *r, struct conn *c, enum pump_fail side,
+			int err)
+{
+	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	bool reset_kind = err == ECONNRESET || err == EPIPE;
+	int other;
+
+	if (side == PUMP_NO_MEMORY) {
+		relay_out_of_memory(r, c);
+		return;
+	}
+	if (side == PUMP_UPSTREAM_FAILED) {
+		c->reason = reset_kind ? "upstream-reset" : "upstream-error";
+		other = c->cfd;
+	} else {
+		c->reason = reset_kind ? "client-reset" : "client-error";
+		other = c->ufd;
+	}
+	jr_debug("relay: connection %llu: %s: %s", (unsigned long long)c->id,
+		 c->reason, strerror(err));
+	if (other >= 0 && c->tunnel &&
+	    setsockopt(other, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)) <
+		0) {
+		/* then the other side sees a FIN: still no hang */
+	}
+	relay_conn_free(r, c);
+}
+
+void relay_pump(struct jr_relay *r, struct conn *c)
+{
+	bool tunnel = c->tunnel;
+	uint64_t up0 = c->bytes_up, down0 = c->bytes_down;
+	enum pump_fail fail = PUMP_OK;
+	enum splice_fail sf;
+
+	/* Our own bytes first, in each direction. The SNI check goes between
+	 * the two: it needs our "200" out, and the hello it releases into the
+	 * up buffer should leave in this same pass, not after another wakeup. */
+	if (relay_flush_buf(c->cfd, c->out, c->out_len, &c->out_off) < 0) {
+		fail = PUMP_CLIENT_FAILED;
+		goto failed;
+	}
+	if (c->sni_pending && c->out_off == c->out_len && sni_check(r, c) < 0)
+		return;
+	if (relay_flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0) {
+		fail = PUMP_UPSTREAM_FAILED;
+		goto failed;
+	}
+
+	/* client -> upstream */
+	if (c->up_off == c->up_len && !c->sni_pending) {
+		if (tunnel) {
+			sf =
+			    splice_dir(c->cfd, c->ufd, c->pipe_cu, c->pipe_size,
+				       &c->cu_pending, &c->c_eof, &c->bytes_up);
+			if (sf != SPLICE_OK) {
+				fail = sf == SPLICE_SRC_FAILED
+					   ? PUMP_CLIENT_FAILED
+					   : PUMP_UPSTREAM_FAILED;
+				goto failed;
+			}
+			if (c->c_eof && !c->cu_pending && !c->u_shut) {
+				shutdown(c->ufd, SHUT_WR);
+				c->u_shut = true;
+			}
+		} else if ((fail = copy_body(c)) != PUMP_OK) {
+			goto failed;
+		}
+	}
+
+	/* upstream -> client, once our own answer is out */
+	if (c->out_off == c->out_len) {
+		sf = splice_dir(c->ufd, c->cfd, c->pipe_uc, c->pipe_size,
+				&c->uc_pending, &c->u_eof, &c->bytes_down);
+		if (sf != SPLICE_OK) {
+			fail = sf == SPLICE_SRC_FAILED ? PUMP_UPSTREAM_FAILED
+						       : PUMP_CLIENT_FAILED;
+			goto failed;
+		}
+		if (c->u_eof && !c->uc_pending && !c->c_shut) {
+			shutdown(c->cfd, SHUT_WR);
+			c->c_shut = true;
+		}
+	}
+	if (c->bytes_up != up0 || c->bytes_down != down0)
+		c->t_last = jr_clock_ms();
+
+	if (tunnel && c->c_shut && c->u_shut)
+		goto done; /* both sides said all they had to say */
+	if (!tunnel && c->c_shut) {
+		/*
+		 * One request per connection: the response ends the exchange.
+		 * The client may have sent more than the body (a pipelined
+		 * request we will not serve); closing with it unread would
+		 * reset the connection and could cut off the response's tail
+		 * still in our send queue, so linger for its EOF instead.
+		 */
+		relay_audit_conn(r, c);
+		relay_close_fd(&c->ufd);
+		c->uev = UINT32_MAX;
+		c->st = ST_LINGER;
+		c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
+	}
+	relay_want_events(r, c);
+	return;
+done:
+	relay_conn_free(r, c);
+	return;
+failed:
+	pump_failed(r, c, fail, errno);
+}
+
+/*
+ * relay_upstream_error - EPOLLERR on a relayed connection's upstream: a
+ * reset. Pass on what it sent before (the read that meets the error ends
+ * the connection); EPOLLERR is reported whatever we asked for, so if the
+ * client's side is full and the error is still pending, end it now rather
+ * than wake up for it again and again.
+ */
+void relay_upstream_error(struct jr_relay *r, struct conn *c)
+{
+	uint32_t gen = c->gen;
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+
+	relay_pump(r, c);
+	if (c->gen != gen || c->st != ST_RELAY)
+		return;
+	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0 ||
+	    !soerr)
+		soerr = ECONNRESET;
+	pump_failed(r, c, PUMP_UPSTREAM_FAILED, soerr);
+}

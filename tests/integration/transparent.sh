@@ -1,0 +1,155 @@
+#!/bin/bash
+# Transparent egress end to end, in a lab, as root and rootless: programs
+# that ignore the proxy (curl --noproxy, Node's fetch, a Python socket, a
+# raw TCP protocol) reach allowed names through synthetic addresses that
+# the relay captures, maps back to the name and checks; everything else is
+# refused at once and never reaches the lab (its logs are the witness).
+# Fails if: a proxy-ignoring client cannot reach an allowed name (HTTP,
+# HTTPS, Node, a socket, echo on raw.test:9000); an allowed name does not
+# resolve to a synthetic address; a denied name, a port the entry does not
+# allow, a name's real address, a TLS SNI or HTTP Host for another name, or
+# a synthetic address never handed out gets through, is not refused the
+# way it should be (reset, ECONNREFUSED, 403), or reaches a lab server or
+# the lab DNS; UDP 443 is not refused with port-unreachable; the audit log
+# lacks "via":"transparent" and the reason; the SSRF guard is skipped for
+# captured connections; --transparent off still captures.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$JR_TOP_SRCDIR/tests/lab/lib.sh"
+jr_require_sandbox
+lab_setup --timeout 900 transparent   # a hang guard, not a time limit
+lab_on_exit jr_cleanup_tmp
+
+install -m 644 "$LAB_CA" "$JR_W/ca.pem"
+install -m 755 "$JR_TOP_SRCDIR/tests/integration/transparent-probe.py" "$JR_TMP/probe.py"
+CA="$JR_W/ca.pem"
+P=(python3 "$JR_TMP/probe.py")
+ALLOWED4=$(lab_addr allowed.test 4)
+C=(curl --noproxy '*' -sS -m 10)
+ALLOW=(--allow allowed.test --allow raw.test:9000)
+NODE=$(command -v node || true)
+
+# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
+audit_has() {
+	local label=$1 file=$2 line
+	shift 2
+	while IFS= read -r line; do
+		local all=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) all=0 ;; esac
+		done
+		if [ "$all" = 1 ]; then
+			ok "$label"
+			return
+		fi
+	done <"$file"
+	fail "$label: no line with $*: $(cat "$file")"
+}
+
+for m in $(jr_modes); do
+	log="$JR_W/audit-$m.log"
+	: >"$log"
+	chmod 666 "$log"
+	lab_logs_clear
+
+	# ---------------------------------------------------- allowed
+	expect_status 0 "$m: allowed.test resolves to a synthetic address" \
+		jl "$m" "${ALLOW[@]}" -- "${P[@]}" resolve allowed.test
+	expect_status 0 "$m: curl --noproxy http://allowed.test/" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${C[@]}" http://allowed.test/t-http
+	expect_output_has "$m: HTTP served by allowed.test" "served-by: allowed.test"
+	expect_output_has "$m: HTTP path arrived" "path: /t-http"
+	expect_status 0 "$m: curl --noproxy https://allowed.test/" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${C[@]}" --cacert "$CA" https://allowed.test/t-https
+	expect_output_has "$m: HTTPS served by allowed.test" "served-by: allowed.test"
+	expect_output_has "$m: HTTPS scheme" "scheme: https"
+	if [ -n "$NODE" ]; then
+		expect_status 0 "$m: Node fetch, http and https" jl "$m" "${ALLOW[@]}" -- \
+			env NODE_EXTRA_CA_CERTS="$CA" "$NODE" -e '
+(async () => {
+  for (const u of ["http://allowed.test/t-node", "https://allowed.test/t-node-tls"]) {
+    const r = await fetch(u);
+    console.log(r.status, (await r.text()).split("\n").filter(l => /^(served-by|scheme|path):/.test(l)).join(" "));
+  }
+})().catch(e => { console.error("fetch failed:", e.cause || e); process.exit(1); });'
+		expect_output_has "$m: Node fetch over http" "200 served-by: allowed.test scheme: http path: /t-node"
+		expect_output_has "$m: Node fetch over https" "200 served-by: allowed.test scheme: https path: /t-node-tls"
+	else
+		fail "$m: node is not installed (contrib/dev.sh installs nodejs)"
+	fi
+	expect_status 0 "$m: a Python socket to allowed.test:80" jl "$m" "${ALLOW[@]}" -- \
+		"${P[@]}" raw-http
+	expect_status 0 "$m: bytes echoed through raw.test:9000" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${P[@]}" echo 9000
+	expect_output_has "$m: every byte came back" "echoed 100017 of 100017 bytes"
+	if lab_web_served raw.test /9000; then ok "$m: raw.test's echo on 9000 served it"
+	else fail "$m: raw.test:9000 never saw the connection"; fi
+	audit_has "$m: audit: captured HTTPS allowed, via transparent" "$log" \
+		'"via":"transparent"' '"host":"allowed.test"' '"port":443' \
+		'"original_address":"198.1' '"verdict":"allow"'
+	audit_has "$m: audit: the echo allowed, via transparent" "$log" \
+		'"via":"transparent"' '"host":"raw.test"' '"port":9000' '"verdict":"allow"'
+	# The positive control for the refusal of a name's real address: an
+	# address entry opens exactly it.
+	expect_status 0 "$m: $ALLOWED4 with --allow $ALLOWED4:80" jl "$m" --allow "$ALLOWED4:80" -- \
+		"${C[@]}" "http://$ALLOWED4/t-literal"
+	expect_output_has "$m: the literal is served by allowed.test" "served-by: allowed.test"
+
+	# ---------------------------------------------------- refused
+	lab_logs_clear
+	: >"$log"
+	expect_status 6 "$m: a denied name does not resolve" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${C[@]}" http://denied.test/t-denied
+	expect_status 0 "$m: allowed name, port not allowed (raw.test:7)" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${P[@]}" reset raw.test 7
+	expect_status 0 "$m: allowed name, another port on an address entry" jl "$m" \
+		--allow "$ALLOWED4:443" --log "$log" -- "${P[@]}" reset "$ALLOWED4" 80
+	expect_status 0 "$m: the real address of an allowed name ($ALLOWED4)" jl "$m" "${ALLOW[@]}" -- \
+		"${P[@]}" refused "$ALLOWED4" 80
+	expect_output_has "$m: refused by the worker's rules" "ConnectionRefusedError"
+	expect_status 0 "$m: TLS to allowed.test's synthetic address, SNI denied.test" \
+		jl "$m" "${ALLOW[@]}" --log "$log" -- "${P[@]}" sni allowed.test denied.test "$CA"
+	expect_status 0 "$m: HTTP to allowed.test's synthetic address, Host: denied.test" \
+		jl "$m" "${ALLOW[@]}" --log "$log" -- "${P[@]}" host allowed.test denied.test
+	expect_status 0 "$m: a synthetic address never handed out" jl "$m" "${ALLOW[@]}" --log "$log" -- \
+		"${P[@]}" reset 198.19.255.254 80
+	expect_status 0 "$m: UDP 443 to allowed.test's synthetic address" jl "$m" "${ALLOW[@]}" -- \
+		"${P[@]}" udp allowed.test
+	expect_output_has "$m: UDP refused with port-unreachable" "ConnectionRefusedError"
+	echo "info: $m: UDP 443 refusal as measured inside: $(grep -o 'after [0-9.]* ms' <<<"$OUT")"
+	for reason in port-not-allowed sni-mismatch host-mismatch unknown-synthetic-address; do
+		audit_has "$m: audit: $reason, via transparent" "$log" \
+			'"via":"transparent"' '"verdict":"deny"' "\"reason\":\"$reason\"" '"original_address":"'
+	done
+	audit_has "$m: audit: the deny names the name, port and original address" "$log" \
+		'"via":"transparent"' '"host":"raw.test"' '"port":7' '"original_address":"198.1' \
+		'"reason":"port-not-allowed"'
+	never_served "$m" denied.test
+	never_served "$m" allowed.test
+	never_served "$m" raw.test
+	for n in denied.test allowed.test raw.test; do
+		if lab_dns_queried "$n"; then fail "$m: the lab DNS was asked for $n"
+		else ok "$m: the lab DNS never saw $n"; fi
+	done
+
+	# ---------------------------------------------------- SSRF, captured
+	lab_logs_clear
+	expect_status 0 "$m: captured names that resolve to the host or metadata" jl "$m" \
+		--allow lab-host.test:8081 --allow alibaba-metadata.test -- sh -c "
+		${C[*]} -i http://lab-host.test:8081/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'
+		${C[*]} -i http://alibaba-metadata.test/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'; true"
+	expect_output_has "$m: lab-host.test refused as local-address" "X-Jailrun-Deny: local-address"
+	expect_output_has "$m: alibaba-metadata.test refused as special-address" "X-Jailrun-Deny: special-address"
+	if grep -q served-by <<<"$OUT"; then fail "$m: an SSRF target answered: $OUT"; else ok "$m: no SSRF target answered"; fi
+	never_served "$m" lab-host-any
+	never_served "$m" alibaba-metadata.test
+
+	# ---------------------------------------------------- --transparent off
+	expect_status 0 "$m: --transparent off: allowed.test resolves to its real address" \
+		jl "$m" "${ALLOW[@]}" --transparent off -- python3 -c \
+		'import socket; print("addr", socket.gethostbyname("allowed.test"))'
+	expect_output_has "$m: the real address" "addr $ALLOWED4"
+	expect_status 7 "$m: --transparent off: curl --noproxy is refused" jl "$m" "${ALLOW[@]}" \
+		--transparent off -- "${C[@]}" http://allowed.test/t-off
+done
+
+finish
