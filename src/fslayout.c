@@ -231,10 +231,12 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	p->uid = ids->uid;
 	p->gid = ids->gid;
 	p->privileged = ids->privileged;
-	if (!getcwd(cwd, sizeof(cwd)))
-		return jr_err_set(err, errno,
-				  "cannot read the current directory: %s",
-				  strerror(errno));
+	if (!getcwd(cwd, sizeof(cwd))) {
+		r = jr_err_set(err, errno,
+			       "cannot read the current directory: %s",
+			       strerror(errno));
+		goto fail;
+	}
 	for (size_t i = 0; i < opts->n_expose; i++) {
 		if (jr_fs_normalize(cwd, opts->expose[i], norm, sizeof(norm)) ==
 			0 &&
@@ -248,7 +250,7 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	if (opts->workdir) {
 		r = canon_option("workdir", opts->workdir, canon, err);
 		if (r < 0)
-			return r;
+			goto fail;
 		p->workdir = strdup(canon);
 		if (!p->workdir)
 			goto oom;
@@ -279,18 +281,22 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	} else {
 		struct stat st;
 
-		if (stat(p->workdir, &st) < 0 || !S_ISDIR(st.st_mode))
-			return jr_err_set(err, ENOTDIR,
-					  "--workdir %s: not a directory",
-					  opts->workdir);
+		if (stat(p->workdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			r = jr_err_set(err, ENOTDIR,
+				       "--workdir %s: not a directory",
+				       opts->workdir);
+			goto fail;
+		}
 	}
 	p->workdir_writable = true;
 	if (refuse_workdir(p->workdir, home, home2)) {
-		if (opts->workdir || !opts->n_rw)
-			return jr_err_set(
+		if (opts->workdir || !opts->n_rw) {
+			r = jr_err_set(
 			    err, EPERM,
 			    "the working directory %s is /, your home directory or a parent of it, and everything in it would become writable; pass --workdir DIR or --rw DIR",
 			    p->workdir);
+			goto fail;
+		}
 		/* The command starts here read-only; --rw says what it may
 		 * change. */
 		p->workdir_writable = false;
@@ -360,7 +366,7 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		const char *dir = h == 0 ? env_home : h == 1 ? home : home2;
 		char path[PATH_MAX];
 
-		if (!dir)
+		if (!dir || dir[0] != '/')
 			continue;
 		for (size_t i = 0; i < jr_fs_n_hidden; i++) {
 			if (snprintf(path, sizeof(path), "%s/%s", dir,
