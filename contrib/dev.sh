@@ -27,14 +27,38 @@ PACKAGES=(
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
 	nodejs
 	clang libclang-rt-14-dev
-	nscd
 )
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# nscd for tests/integration/nscd.sh: unpacked, never installed. The
+# package's maintainer scripts would start a host-wide nscd, and every
+# program on the machine (the lab's included) would then send its name
+# lookups through it, to the real resolver. The test runs this copy in a
+# private mount namespace of its own.
+NSCD_DIR=/var/cache/jailrun-test/nscd
+nscd_unpacked() {
+	local tmp
+	[ -x "$NSCD_DIR/usr/sbin/nscd" ] && return
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -q nscd) &&
+		as_root mkdir -p "$NSCD_DIR" &&
+		as_root dpkg-deb -x "$tmp"/nscd_*.deb "$NSCD_DIR"; then
+		echo "dev.sh: nscd unpacked in $NSCD_DIR (not installed)"
+	else
+		echo "dev.sh: could not fetch nscd; tests/integration/nscd.sh will skip" >&2
+	fi
+	rm -rf "$tmp"
+}
+
 deps() {
+	deps_packages
+	nscd_unpacked
+}
+
+deps_packages() {
 	local missing=()
 	for p in "${PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

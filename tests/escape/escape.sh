@@ -380,10 +380,10 @@ flock -u "$docker_lock"
 exec {docker_lock}>&-
 
 ###########################################################################
-probe host-unix-socket "connect to a host daemon's pathname socket that no list names (a tmux-like socket of the command's own uid in a fresh directory under /var/tmp), directly and through a symlink the command makes (tests/integration/unixsock.sh covers more places, late and re-created sockets)" \
+probe host-unix-socket "connect to a host daemon's pathname socket that no list names (a tmux-like socket of the command's own uid in a fresh directory under /var/lib, which the read-only layout still shows: /tmp, /var/tmp and /run are private tmpfs, so a socket there is not even seen), directly and through a symlink the command makes (tests/integration/unixsock.sh covers more places, late and re-created sockets)" \
 	"ECONNREFUSED for each (unixguard.c)" \
 	"reached without jailrun"
-TMUXDIR=$(mktemp -d /var/tmp/jailrun-escape-tmux.XXXXXX)
+TMUXDIR=$(mktemp -d /var/lib/jailrun-escape-tmux.XXXXXX)
 chmod 777 "$TMUXDIR"
 lab_host_as nobody "$PY" "$PR" listen-unix "$TMUXDIR/default" 300 --stop-file "$STOP.tmux" >"$JR_W/tmux.out" 2>&1 &
 LISTENERS+=($!)

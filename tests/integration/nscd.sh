@@ -14,9 +14,11 @@
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
-NSCD=${JR_NSCD:-$(command -v nscd || true)}
+# contrib/dev.sh deps unpacks nscd there without installing it (a
+# host-wide nscd would carry every lookup on the machine).
+NSCD=${JR_NSCD:-$(command -v nscd || echo /var/cache/jailrun-test/nscd/usr/sbin/nscd)}
 [ -n "$NSCD" ] && [ -x "$NSCD" ] ||
-	skip "nscd is needed (apt-get install nscd, or JR_NSCD=/path/to/nscd)"
+	skip "nscd is needed (contrib/dev.sh deps unpacks it, or JR_NSCD=/path/to/nscd)"
 command -v unshare >/dev/null || skip "unshare (util-linux) is needed"
 lab_setup --timeout 600 nscd   # a hang guard, not a time limit
 lab_on_exit jr_cleanup_tmp

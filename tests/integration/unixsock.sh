@@ -13,9 +13,12 @@
 # /tmp, datagram to a path, socketpair) does not work (the guard refusing
 # too much); the guard is not reported by -v.
 #
-# Written to hold whether /tmp and /run inside are the host's or private
-# tmpfs: every handshake file and inside-made path is in the working
-# directory or made by the inside process itself.
+# /tmp, /var/tmp and /run are private tmpfs inside (fslayout.c), so a
+# host socket there is not even seen; those two places are probed under
+# --fs host, where the guard alone must refuse. Elsewhere the host's
+# sockets stay visible on the read-only tree: $VIS (a fresh directory
+# under /var/lib) is where the late, restarting, datagram and exposed
+# daemons listen, so only the guard stands between them and the command.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
@@ -26,12 +29,14 @@ U="$JR_TMP/unixsock.py"
 TAG="jailrun-ug-$$"
 LISTENERS=()
 RUNDIR=""
+VISDIR=""
 
 ug_cleanup() {
 	local p
 	for p in "${LISTENERS[@]}"; do kill "$p" 2>/dev/null || true; done
 	rm -f /var/tmp/"$TAG"-*
 	[ -z "$RUNDIR" ] || rm -rf "$RUNDIR"
+	[ -z "$VISDIR" ] || rm -rf "$VISDIR"
 	jr_cleanup_tmp
 }
 trap ug_cleanup EXIT
@@ -69,8 +74,13 @@ baseline() {
 
 if [ "$(id -u)" -eq 0 ]; then
 	RUNDIR="/run/$TAG"
-	mkdir -m 755 "$RUNDIR"
-	chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$RUNDIR"
+	VISDIR="/var/lib/$TAG"
+	mkdir -m 755 "$RUNDIR" "$VISDIR"
+	chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$RUNDIR" "$VISDIR"
+	VIS=$VISDIR
+else
+	VIS=$JR_TMP/vis # under /tmp: hidden by the layout, not by the guard
+	mkdir -m 777 "$VIS"
 fi
 
 for m in $(jr_modes); do
@@ -82,16 +92,24 @@ for m in $(jr_modes); do
 	declare -A where=(
 		["working directory"]="$wd/host.sock"
 		["\$HOME"]="$home/.tmux-sock"
-		["/var/tmp"]="/var/tmp/$TAG-$m.sock"
+		["$VIS"]="$VIS/$m.sock"
+		["/var/tmp (--fs host)"]="/var/tmp/$TAG-$m.sock"
 	)
-	[ -z "$RUNDIR" ] || where["/run"]="$RUNDIR/$m.sock"
+	[ -z "$RUNDIR" ] || where["/run (--fs host)"]="$RUNDIR/$m.sock"
 	for k in "${!where[@]}"; do
 		p=${where[$k]}
+		fs=()
+		case $k in *"--fs host"*) fs=(--fs host) ;; esac
 		listen "$p" || continue
 		baseline "$k socket" "$p"
 		expect_status 3 "$m: a host socket in $k is refused" \
-			jr "$m" -- "$PY" "$U" connect "$p"
+			jr "$m" "${fs[@]}" -- "$PY" "$U" connect "$p"
 		expect_output_has "$m: $k: ECONNREFUSED" "Connection refused"
+		if [ ${#fs[@]} -gt 0 ]; then
+			expect_status 4 "$m: ${k% (*} is not even seen in the default layout" \
+				jr "$m" -- "$PY" "$U" connect "$p"
+			expect_output_has "$m: ${k% (*}: ENOENT" "No such file"
+		fi
 	done
 	unset where
 
@@ -100,10 +118,10 @@ for m in $(jr_modes); do
 	expect_status 3 "$m: a host socket by a relative path is refused" \
 		jr "$m" -- "$PY" "$U" connect "wd-$m/host.sock"
 	expect_status 3 "$m: a symlink to a host socket is refused" \
-		jr "$m" -- sh -c "ln -s /var/tmp/$TAG-$m.sock '$wd/link.sock' && exec '$PY' '$U' connect '$wd/link.sock'"
+		jr "$m" -- sh -c "ln -s '$VIS/$m.sock' '$wd/link.sock' && exec '$PY' '$U' connect '$wd/link.sock'"
 
 	# A host datagram socket.
-	dg="/var/tmp/$TAG-$m-dgram.sock"
+	dg="$VIS/$m-dgram.sock"
 	if listen "$dg" dgram; then
 		baseline "datagram socket" "$dg" sendto
 		expect_status 3 "$m: a datagram to a host socket is refused" \
@@ -112,7 +130,7 @@ for m in $(jr_modes); do
 
 	# A daemon that starts after the sandbox: the inside process says it
 	# is running, then the listener is made, then the inside tries.
-	late="/var/tmp/$TAG-$m-late.sock"
+	late="$VIS/$m-late.sock"
 	jr "$m" -v -- "$PY" "$U" late "$wd/ready" "$wd/go" "$late" >"$JR_TMP/late-$m.out" 2>&1 &
 	jpid=$!
 	if wait_until 60 test -e "$wd/ready" && listen "$late"; then
@@ -132,7 +150,7 @@ for m in $(jr_modes); do
 	fi
 
 	# A daemon that deletes and re-creates its socket mid-run.
-	rs="/var/tmp/$TAG-$m-restart.sock"
+	rs="$VIS/$m-restart.sock"
 	if listen "$rs" restart "$wd/trigger" "$wd/done"; then
 		baseline "restarting daemon" "$rs"
 		expect_status 0 "$m: a re-created host socket stays refused" \
@@ -141,7 +159,7 @@ for m in $(jr_modes); do
 	fi
 
 	# --expose passes one through.
-	ex="/var/tmp/$TAG-$m-expose.sock"
+	ex="$VIS/$m-expose.sock"
 	if listen "$ex"; then
 		expect_status 0 "$m: an --expose'd host socket is connectable" \
 			jr "$m" --expose "$ex" -- "$PY" "$U" connect "$ex"
