@@ -280,6 +280,15 @@ int jr_mounts_hide_sockets(char *const *exposed, size_t n_exposed,
 		if (keep)
 			continue;
 		r = jr_mounts_bind_text(path, "", uid, gid, err);
+		if (r == -ENOENT && lstat(path, &st) < 0 && errno == ENOENT) {
+			/* Gone between the look and the mount (a daemon
+			 * restarting): nothing to cover, and the one it
+			 * makes next is refused by the unix socket guard
+			 * (unixguard.c) like any host socket. */
+			if (err)
+				memset(err, 0, sizeof(*err));
+			continue;
+		}
 		if (r < 0)
 			return jr_err_prefix(
 			    err,
