@@ -39,7 +39,7 @@ EOF
 # /run, the baseline lookup, then jailrun. Prints "key value" lines.
 cat >"$JR_TMP/nscd-inner.sh" <<'EOF'
 set -u
-mode=$1 base=$2 probe=$3 nscd=$4 conf=$5 jr=$6 tmp=$7 nobody=$8
+mode=$1 base=$2 probe=$3 nscd=$4 conf=$5 jr=$6 tmp=$7 nobody=$8 home=$9
 mount -t tmpfs -o mode=755 jailrun-nscd-test /run || exit 90
 mkdir -p /run/nscd
 # Dies with this shell, whatever happens to the test.
@@ -62,7 +62,7 @@ echo "misses-after $(misses)"
 if [ "$mode" = root ]; then
 	run=(env -C "$tmp")
 else
-	run=(setpriv --reuid="$nobody" --regid="$nobody" --clear-groups env -C "$tmp" HOME="$tmp")
+	run=(setpriv --reuid="$nobody" --regid="$nobody" --clear-groups env -C "$tmp" HOME="$home")
 fi
 out=$("${run[@]}" timeout -k 5 60 "$jr" --allow allowed.test -- sh -c "getent hosts '$probe'; echo probe=\$?; getent hosts allowed.test >/dev/null; echo allowed=\$?" 2>&1)
 echo "jailrun-status $?"
@@ -73,7 +73,7 @@ for m in $(jr_modes); do
 	base="exfil-$$-$m-base.denied.test"
 	probe="exfil-$$-$m-inside.denied.test"
 	OUT=$(lab_host unshare -m --propagation private bash "$JR_TMP/nscd-inner.sh" \
-		"$m" "$base" "$probe" "$NSCD" "$JR_TMP/nscd.conf" "$JR" "$JR_TMP" "$JR_NOBODY_UID" 2>&1) || true
+		"$m" "$base" "$probe" "$NSCD" "$JR_TMP/nscd.conf" "$JR" "$JR_TMP" "$JR_NOBODY_UID" "$JR_HOME" 2>&1) || true
 	val() { awk -v k="$1" '$1 == k { print $2; exit }' <<<"$OUT"; }
 	before=$(val misses-before)
 	after=$(val misses-after)
