@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 		.restores = res.watchdog.restores,
 		.max_restore_us = res.watchdog.max_restore_us,
 		.fs = &fs,
+		.landlock_abi = res.landlock_abi,
 	};
 	if (res.startup.end_of_run)
 		res.startup.teardown_us =

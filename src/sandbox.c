@@ -795,6 +795,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = landlock_plan(&sb, opts, fs, policy, &res->err);
 	if (r < 0)
 		goto fail;
+	res->landlock_abi = sb.landlock.abi;
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;

@@ -26,6 +26,7 @@ struct jr_run_result {
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
 	struct jr_watchdog_report watchdog;
+	int landlock_abi; /* the Landlock ABI applied to the command; 0: none */
 	struct jr_err err; /* for SETUP_FAILED / EXEC_FAILED / TAMPER */
 	/* Start-up phases; the caller may jr_startup_begin() it before the
 	 * call to count its own preparation, and jr_sandbox_run keeps that. */

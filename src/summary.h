@@ -51,6 +51,7 @@ struct jr_summary {
 	uint64_t max_restore_us;
 	/* The filesystem layout; NULL: "filesystem" is null. */
 	const struct jr_fs_plan *fs;
+	int landlock_abi; /* "filesystem"."landlock"; 0: null */
 	/* Start-up phases; NULL or not complete: "startup_us" is null. */
 	const struct jr_startup *startup;
 };

@@ -234,7 +234,8 @@ for m in $(jr_modes); do
 
 	# JSON: the filesystem object.
 	expect_status 0 "$m: --json" fj "$m" --json "$REPO/s.json" --rw "$OUTD" --tmpfs-size 8m -- true
-	if python3 - "$REPO/s.json" "$REPO" "$OUTD" <<'PY'
+	LL_ABI=$("$JR" --check 2>/dev/null | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n1)
+	if python3 - "$REPO/s.json" "$REPO" "$OUTD" "${LL_ABI:-none}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["filesystem"]
@@ -242,7 +243,9 @@ assert f["mode"] == "isolated", f
 assert f["writable"] == [sys.argv[2], sys.argv[3]], f
 assert f["hidden"] >= 2, f          # .ssh and .aws of the fake home
 assert f["tmpfs_size"] == 8 << 20, f
-assert f["landlock"] is None, f
+# the ABI --check reports (Landlock applied), or null without Landlock
+want = None if sys.argv[4] == "none" else int(sys.argv[4])
+assert f["landlock"] == want, (f, want)
 assert d["startup_us"]["mounts"] > 0, d["startup_us"]
 PY
 	then ok "$m: JSON filesystem object"; else fail "$m: JSON: $(cat "$REPO/s.json")"; fi

@@ -79,6 +79,10 @@ static void test_filesystem(void **state)
 	    "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
 	    "\"landlock\":null},"));
 	free(out);
+	s.landlock_abi = 6;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"tmpfs_size\":1048576,\"landlock\":6},"));
+	free(out);
 	fs.mode = JR_FS_HOST;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(out, "\"filesystem\":{\"mode\":\"host\","
