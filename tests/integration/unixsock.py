@@ -8,6 +8,9 @@ Host side (outside jailrun):
   restart PATH TRIGGER DONE      as listen, and when TRIGGER appears:
                                  unlink PATH, bind it again (a restarting
                                  daemon), then create DONE
+  count PATH FILE                as listen (stream), and write the number
+                                 of connections accepted so far to FILE
+                                 before answering each
 
 Either side:
   connect PATH                   exit 0 and print "connected: <reply>" when
@@ -18,14 +21,23 @@ Either side:
                                  then as connect PATH
   restarted PATH TRIGGER DONE    connect PATH, write TRIGGER, wait for DONE,
                                  connect again; exit 0 only if both refused
+  race PATH N SECONDS            the check-then-continue race: one thread
+                                 connect()s fd F to a closed 127.0.0.1
+                                 port, N times or for SECONDS, while
+                                 another dup2()s an AF_UNIX / AF_INET
+                                 socket onto F and flips the address
+                                 memory between the AF_INET address and
+                                 PATH; exit 0 if no connect succeeded
   inside DIR                     sockets made inside work: stream in
                                  DIR/x.sock and /tmp/<unique>.sock between
                                  two processes, a datagram sendto a path,
                                  socketpair; exit 0 if all do
 """
+import ctypes
 import errno
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -81,6 +93,71 @@ def restart(path, trigger, done):
         pass
     while True:
         answer(s)
+
+
+def count(path, out):
+    s = serve(path, "stream")
+    n = 0
+    with open(out + ".tmp", "w") as f:
+        f.write("0\n")
+    os.rename(out + ".tmp", out)
+    while True:
+        c, _ = s.accept()
+        n += 1
+        with open(out + ".tmp", "w") as f:
+            f.write(f"{n}\n")
+        os.rename(out + ".tmp", out)
+        try:
+            c.sendall(b"host\n")
+        except OSError:
+            pass  # a racing client may be gone already
+        c.close()
+
+
+def race(path, attempts, seconds):
+    """Win the window between the guard's look at a non-unix connect and
+    the kernel's own re-read of the fd table and the address (what
+    SECCOMP_USER_NOTIF_FLAG_CONTINUE does), if there is one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nobody listens there now: ECONNREFUSED
+    size = 110  # sizeof(struct sockaddr_un)
+    inet = struct.pack("=H", socket.AF_INET) + struct.pack(
+        "!H4s", port, socket.inet_aton("127.0.0.1"))
+    inet = inet.ljust(size, b"\0")
+    unix = (struct.pack("=H", socket.AF_UNIX) + path.encode()).ljust(size, b"\0")
+    buf = ctypes.create_string_buffer(inet, size)
+    keep = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    fd = keep.fileno()
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            for fam, addr in ((socket.AF_UNIX, unix), (socket.AF_INET, inet)):
+                s = socket.socket(fam, socket.SOCK_STREAM)
+                os.dup2(s.fileno(), fd)
+                s.close()
+                ctypes.memmove(buf, addr, size)
+
+    t = threading.Thread(target=flip, daemon=True)
+    t.start()
+    end = time.monotonic() + seconds
+    done = won = 0
+    errs = {}
+    while done < attempts and time.monotonic() < end:
+        r = libc.connect(fd, buf, size)
+        done += 1
+        if r == 0:
+            won += 1
+        else:
+            e = errno.errorcode.get(ctypes.get_errno(), "?")
+            errs[e] = errs.get(e, 0) + 1
+    stop.set()
+    t.join()
+    print(f"race: {done} connects, {won} connected; errors {errs}")
+    return 0 if won == 0 else 1
 
 
 def try_connect(path):
@@ -157,6 +234,10 @@ def main(argv):
         listen(*args)
     elif cmd == "restart":
         restart(*args)
+    elif cmd == "count":
+        count(*args)
+    elif cmd == "race":
+        return race(args[0], int(args[1]), float(args[2]))
     elif cmd == "connect":
         return try_connect(args[0])
     elif cmd == "sendto":
