@@ -447,6 +447,11 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 		.diag = steal_fd(&sb->unix_diag),
 		.expose = sb->opts->expose,
 		.n_expose = sb->opts->n_expose,
+		/* Connects run on behalf escape the command's Landlock
+		 * domain: the guard applies its TCP rule itself. */
+		.tcp = sb->landlock.abi > 0 && sb->landlock.tcp,
+		.ports = sb->landlock.ports,
+		.n_ports = sb->landlock.n_ports,
 	};
 	struct jr_err err = { 0 };
 	struct jr_ctl_msg m;

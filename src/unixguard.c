@@ -104,6 +104,8 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
@@ -123,6 +125,8 @@
 #define JR_UG_MAX_SEND (256 * 1024)
 #define JR_UG_MAX_IOV 1024 /* UIO_MAXIOV */
 #define JR_X32_SYSCALL_BIT 0x40000000U
+/* include/linux/in6.h: the shortest sockaddr_in6 tcp_v6_connect takes. */
+#define JR_SIN6_LEN_RFC2133 24
 /* At most this many fds are open at once while one notification is
  * handled: pidfd, the task's socket, root, cwd, the pinned inode, one
  * --expose path. */
@@ -173,8 +177,13 @@ enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 {
 	if (call == JR_UG_OTHER)
 		return JR_UG_REFUSE;
+	/* Any other family: run with our copy of the address on the socket
+	 * we took, so neither can be swapped for a unix one after our look
+	 * (CONTINUE re-reads both). The kernel validates the address. */
+	if (call == JR_UG_CONNECT && domain != AF_UNIX)
+		return JR_UG_ON_BEHALF;
 	if (domain != AF_UNIX)
-		return JR_UG_CONTINUE; /* no path involved; nft's business */
+		return JR_UG_CONTINUE; /* sends: see "Limits" at the top */
 	if (call == JR_UG_CONNECT) {
 		if (addr == JR_UG_ADDR_PATH)
 			return JR_UG_CHECK_PATH;
@@ -194,6 +203,40 @@ enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 	if (addr == JR_UG_ADDR_INVALID)
 		return JR_UG_REFUSE;
 	return JR_UG_ON_BEHALF;
+}
+
+bool jr_unixguard_tcp_port_allowed(const uint16_t *ports, size_t n_ports,
+				   int domain, int type, const void *sa,
+				   size_t len)
+{
+	sa_family_t family;
+	uint16_t port;
+
+	/* security/landlock/net.c: only TCP sockets, only the port. */
+	if ((domain != AF_INET && domain != AF_INET6) || type != SOCK_STREAM)
+		return true;
+	if (!sa || len < sizeof(family))
+		return true; /* the kernel's EINVAL */
+	memcpy(&family, sa, sizeof(family));
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, sa, sizeof(in));
+		port = ntohs(in.sin_port);
+	} else if (family == AF_INET6 && len >= JR_SIN6_LEN_RFC2133) {
+		/* The kernel takes 24 bytes (no scope id) too. */
+		memcpy(&port,
+		       (const char *)sa +
+			   offsetof(struct sockaddr_in6, sin6_port),
+		       sizeof(port));
+		port = ntohs(port);
+	} else {
+		return true; /* AF_UNSPEC, or what the kernel refuses */
+	}
+	for (size_t i = 0; i < n_ports; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
 }
 
 bool jr_unixguard_kdev_matches(unsigned int kdev, dev_t st_dev)
@@ -223,6 +266,9 @@ struct jr_unixguard {
 	bool done;     /* atomic: the thread has left its loop */
 	char **expose;
 	size_t n_expose;
+	bool tcp; /* Landlock's TCP connect rule, emulated */
+	uint16_t *ports;
+	size_t n_ports;
 	struct abi_nrs abis[3];
 	size_t n_abis;
 	struct seccomp_notif_sizes sizes;
@@ -703,7 +749,11 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	const struct seccomp_data *d = &n->data;
 	_cleanup_close_ int pidfd = -1, sfd = -1, pinned = -1;
 	char path[JR_UG_PATH_MAX + 1];
-	struct sockaddr_un sa, to;
+	/* Room for any family's address: connect takes them all. */
+	union {
+		struct sockaddr_storage ss;
+		struct sockaddr_un un;
+	} sa, to;
 	struct task_msghdr h;
 	enum jr_ug_call call;
 	enum jr_ug_addr kind;
@@ -753,8 +803,10 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
 		return;
 	}
-	if (domain != AF_UNIX ||
-	    (call != JR_UG_CONNECT && type != SOCK_DGRAM)) {
+	/* Sends: only a unix datagram goes where an address says. A connect
+	 * of any family goes on: it is never continued (see the top). */
+	if (call != JR_UG_CONNECT &&
+	    (domain != AF_UNIX || type != SOCK_DGRAM)) {
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		g->stats.continued++;
 		return;
@@ -765,16 +817,20 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		uint64_t len = (uint32_t)d->args[2];
 
 		memset(&h, 0, sizeof(h));
-		if (d->args[1] && len && len <= sizeof(sa)) {
-			r = read_task(n->pid, d->args[1], &sa, (size_t)len);
-			if (r < 0) {
-				resp->error = r;
-				return;
-			}
+		/* move_addr_to_kernel(): the kernel's own limits and errors
+		 * (EINVAL above a sockaddr_storage, EFAULT unreadable). */
+		if (len > sizeof(sa.ss)) {
+			resp->error = -EINVAL;
+			return;
 		}
-		salen = d->args[1] ? (size_t)len : 0;
+		r = read_task(n->pid, d->args[1], &sa, (size_t)len);
+		if (r < 0) {
+			resp->error = r;
+			return;
+		}
+		salen = (size_t)len;
 	} else {
-		r = read_send_addr(n->pid, call, d, compat, &sa, &salen, &h);
+		r = read_send_addr(n->pid, call, d, compat, &sa.un, &salen, &h);
 		if (r < 0) {
 			resp->error = r;
 			return;
@@ -809,15 +865,36 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 				g->stats.refused++;
 			return;
 		}
-		salen = pinned_addr(pinned, &to);
+		salen = pinned_addr(pinned, &to.un);
 		break;
 	case JR_UG_ON_BEHALF:
+		/* Our connect is not under the command's Landlock domain:
+		 * its TCP rule is applied here, with Landlock's answer. */
+		if (call == JR_UG_CONNECT && g->tcp &&
+		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports, domain,
+						   type, &sa, salen)) {
+			jr_debug("unix socket guard: TCP connect to a port "
+				 "Landlock does not allow: EACCES");
+			resp->error = -EACCES;
+			g->stats.refused++;
+			return;
+		}
 		to = sa;
 		break;
 	}
 
 	g->stats.on_behalf++;
 	if (call == JR_UG_CONNECT) {
+		/*
+		 * @sfd shares the task's open file, O_NONBLOCK included: a
+		 * non-blocking connect answers EINPROGRESS at once and the
+		 * task waits for it itself. A blocking one holds this thread
+		 * (and every other trapped call of the sandbox) until it
+		 * completes. Inside the sandbox that is short: every TCP
+		 * destination is local (the relay on the veth, or loopback)
+		 * or gets an immediate reset from nft, and a unix one is a
+		 * socket of the sandbox or an --expose'd one.
+		 */
 		r = connect(sfd, salen ? (struct sockaddr *)&to : NULL,
 			    (socklen_t)salen);
 		resp->error = r < 0 ? -errno : 0;
@@ -999,6 +1076,18 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		}
 		g->n_expose++;
 	}
+	if (cfg->tcp) {
+		g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
+		if (!g->ports) {
+			r = jr_err_set(err, ENOMEM, "out of memory");
+			goto fail;
+		}
+		if (cfg->n_ports)
+			memcpy(g->ports, cfg->ports,
+			       cfg->n_ports * sizeof(*g->ports));
+		g->n_ports = cfg->n_ports;
+		g->tcp = true;
+	}
 	init_abis(g);
 	/* Faster round trips where the kernel has it (see serve()). */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
@@ -1059,6 +1148,7 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 	for (size_t i = 0; i < g->n_expose; i++)
 		free(g->expose[i]);
 	free(g->expose);
+	free(g->ports);
 	free(g);
 }
 

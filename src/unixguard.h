@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -55,10 +56,26 @@ enum jr_ug_addr jr_unixguard_parse_addr(
 
 /*
  * jr_unixguard_decide - the decision table: @call on a socket of @domain
- * and @type with an address of kind @addr. Pure.
+ * and @type with an address of kind @addr (as an AF_UNIX address: any
+ * other family reads as JR_UG_ADDR_INVALID). Every connect is run on
+ * behalf or refused, never continued. Pure.
  */
 enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 				      int type, enum jr_ug_addr addr);
+
+/*
+ * jr_unixguard_tcp_port_allowed - Landlock's TCP connect rule, for a
+ * connect the supervisor runs itself (the runner is not under the
+ * command's Landlock domain): may a socket of @domain and @type connect to
+ * the @len bytes at @sa, given the allowed @ports (host order)? Only
+ * AF_INET/AF_INET6 stream sockets with an AF_INET/AF_INET6 address of a
+ * valid length are judged; anything else is left to the kernel (AF_UNSPEC
+ * disconnects, short or mismatched addresses get the kernel's own errors).
+ * False: answer EACCES, as Landlock does. Pure.
+ */
+bool jr_unixguard_tcp_port_allowed(const uint16_t *ports, size_t n_ports,
+				   int domain, int type, const void *sa,
+				   size_t len);
 
 /*
  * jr_unixguard_kdev_matches - does a kernel-internal dev_t (what unix_diag
@@ -74,6 +91,11 @@ struct jr_unixguard_config {
 			      taken over */
 	const char *const *expose; /* --expose paths, in the sandbox's view */
 	size_t n_expose;
+	/* The command's Landlock TCP connect rule (landlock.h), which the
+	 * connects run on behalf must obey: copied. */
+	bool tcp;
+	const uint16_t *ports;
+	size_t n_ports;
 };
 
 /*

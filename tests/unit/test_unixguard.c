@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <cmocka.h>
 
 #include "unixguard.h"
@@ -78,9 +80,26 @@ static void test_decide(void **state)
 	static const enum jr_ug_call sends[] = { JR_UG_SENDTO, JR_UG_SENDMSG };
 
 	(void)state;
-	/* Not unix: nothing a path could reach. */
+	/* A connect is never continued, whatever the family: CONTINUE lets
+	 * the kernel re-read the fd and the address, which another thread
+	 * may have made a unix socket and a path meanwhile. */
 	assert_int_equal(jr_unixguard_decide(JR_UG_CONNECT, AF_INET,
 					     SOCK_STREAM, JR_UG_ADDR_INVALID),
+			 JR_UG_ON_BEHALF);
+	assert_int_equal(jr_unixguard_decide(JR_UG_CONNECT, AF_INET6,
+					     SOCK_DGRAM, JR_UG_ADDR_UNSPEC),
+			 JR_UG_ON_BEHALF);
+	assert_int_equal(jr_unixguard_decide(JR_UG_CONNECT, AF_INET,
+					     SOCK_STREAM, JR_UG_ADDR_NONE),
+			 JR_UG_ON_BEHALF);
+	/* Even an address that reads as a unix path: the socket we took
+	 * decides, and the kernel refuses the mismatch when we run it. */
+	assert_int_equal(jr_unixguard_decide(JR_UG_CONNECT, AF_NETLINK,
+					     SOCK_RAW, JR_UG_ADDR_PATH),
+			 JR_UG_ON_BEHALF);
+	/* Sends on other families: continued (the remaining gap). */
+	assert_int_equal(jr_unixguard_decide(JR_UG_SENDTO, AF_INET, SOCK_DGRAM,
+					     JR_UG_ADDR_INVALID),
 			 JR_UG_CONTINUE);
 	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMSG, AF_INET6,
 					     SOCK_DGRAM, JR_UG_ADDR_INVALID),
@@ -140,6 +159,69 @@ static void test_decide(void **state)
 			 JR_UG_REFUSE);
 }
 
+static bool tcp_ok(int domain, int type, const void *sa, size_t len)
+{
+	static const uint16_t ports[] = { 8080, 53 };
+
+	return jr_unixguard_tcp_port_allowed(ports, 2, domain, type, sa, len);
+}
+
+/* Landlock's TCP connect rule, for connects run on behalf: a check that
+ * let every port through would have the supervisor open what Landlock
+ * closes (tests/integration/landlock.sh sees that end to end); one that
+ * refused too much would break AF_UNSPEC disconnects or UDP. */
+static void test_tcp_port(void **state)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct sockaddr un = { .sa_family = AF_UNSPEC };
+
+	(void)state;
+	in.sin_port = htons(8080);
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, &in, sizeof(in)));
+	in.sin_port = htons(53);
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, &in, sizeof(in)));
+	in.sin_port = htons(22);
+	assert_false(tcp_ok(AF_INET, SOCK_STREAM, &in, sizeof(in)));
+	/* The port is in network order: 8080 byte-swapped is not 8080. */
+	in.sin_port = 8080;
+	assert_false(tcp_ok(AF_INET, SOCK_STREAM, &in, sizeof(in)));
+	/* A longer length (sizeof(sockaddr_storage)) changes nothing. */
+	in.sin_port = htons(22);
+	{
+		struct sockaddr_storage ss;
+
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, &in, sizeof(in));
+		assert_false(tcp_ok(AF_INET, SOCK_STREAM, &ss, sizeof(ss)));
+	}
+	/* Too short: the kernel's EINVAL, not ours. */
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, &in, sizeof(in) - 1));
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, &in, 1));
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, NULL, 0));
+
+	in6.sin6_port = htons(8080);
+	assert_true(tcp_ok(AF_INET6, SOCK_STREAM, &in6, sizeof(in6)));
+	in6.sin6_port = htons(443);
+	assert_false(tcp_ok(AF_INET6, SOCK_STREAM, &in6, sizeof(in6)));
+	/* The kernel takes an RFC 2133 sockaddr_in6 (24 bytes): so do we. */
+	assert_false(tcp_ok(AF_INET6, SOCK_STREAM, &in6, 24));
+	assert_true(tcp_ok(AF_INET6, SOCK_STREAM, &in6, 23));
+	/* An AF_INET address on an AF_INET6 socket: judged by its port. */
+	assert_false(tcp_ok(AF_INET6, SOCK_STREAM, &in, sizeof(in)));
+
+	/* AF_UNSPEC: a disconnect, which Landlock allows. */
+	assert_true(tcp_ok(AF_INET, SOCK_STREAM, &un, sizeof(un)));
+	/* Not TCP: UDP, unix, netlink are not Landlock's TCP rule. */
+	assert_true(tcp_ok(AF_INET, SOCK_DGRAM, &in, sizeof(in)));
+	assert_true(tcp_ok(AF_INET6, SOCK_DGRAM, &in6, sizeof(in6)));
+	assert_true(tcp_ok(AF_UNIX, SOCK_STREAM, &in, sizeof(in)));
+	/* No port at all allowed. */
+	in.sin_port = htons(8080);
+	assert_false(jr_unixguard_tcp_port_allowed(
+	    NULL, 0, AF_INET, SOCK_STREAM, &in, sizeof(in)));
+}
+
 /* unix_diag reports sb->s_dev, the kernel's MAJOR << 20 | MINOR; stat
  * reports the userspace encoding. A mismatch would refuse every socket
  * made inside on a device with a large minor (or allow a wrong one). */
@@ -161,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_addr),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_tcp_port),
 		cmocka_unit_test(test_kdev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
