@@ -26,10 +26,17 @@
  * Per notification (seccomp_unotify(2)); whatever cannot be looked at
  * (pidfd_getfd refused, not a socket) is answered, never continued:
  *  1. Take the task's socket with pidfd_getfd(2); SO_DOMAIN and SO_TYPE of
- *     that file decide, not anything in the task's memory. Not AF_UNIX:
- *     SECCOMP_USER_NOTIF_FLAG_CONTINUE (no path is involved; the network
- *     policy is nft's). AF_UNIX stream and seqpacket sends ignore or refuse
- *     an address (unix_stream_sendmsg, unix_seqpacket_sendmsg): CONTINUE.
+ *     that file decide, not anything in the task's memory. A send on a
+ *     socket that is not AF_UNIX: SECCOMP_USER_NOTIF_FLAG_CONTINUE (no
+ *     path is involved; the network policy is nft's). AF_UNIX stream and
+ *     seqpacket sends ignore or refuse an address (unix_stream_sendmsg,
+ *     unix_seqpacket_sendmsg): CONTINUE. A connect is never continued:
+ *     whatever the family, it is run on behalf (4.) with our copy of the
+ *     address, on the socket we took. CONTINUE would have the kernel
+ *     re-read the task's fd table and memory, and a second thread could
+ *     by then have dup2()ed a unix socket over the fd number and written
+ *     a host socket's path into the address (tests/integration/unixsock.sh
+ *     "race" won that regularly before).
  *  2. Read the address from the task (process_vm_readv), then check the
  *     notification is still valid (SECCOMP_IOCTL_NOTIF_ID_VALID): the pid
  *     could have been reused by then.
@@ -63,15 +70,33 @@
  * The result of a call run on behalf is the one the task gets; with a
  * non-blocking socket ours is non-blocking too (same open file).
  *
+ * Connects of other families run on behalf. The socket's O_NONBLOCK is in
+ * the open file we share with the task, so a non-blocking connect answers
+ * EINPROGRESS at once and the task waits for it itself; a blocking one
+ * holds this thread (and every trapped call of the sandbox) until it
+ * completes, which is short: inside, every TCP destination is local (the
+ * relay on the veth, or loopback) or answered at once with a reset by
+ * nft. AF_UNSPEC (disconnect) is run as it is. Landlock's TCP connect rule
+ * (landlock.c, ABI >= 4) applies to the task, not to the runner: the
+ * guard gets the same port list and answers EACCES, Landlock's own
+ * answer, for a TCP connect to a port not in it.
+ *
  * Limits, said plainly:
- *  - CONTINUE re-reads the task's fd table and memory. A multi-threaded
- *    task that dup2()s an AF_UNIX socket over the fd number and rewrites
- *    the address between our check and the kernel's re-read could win
- *    that race. Running every connect on behalf closes it, at the price of
- *    blocking TCP connects in this thread and of Landlock's TCP rules,
- *    which apply to the task and not to the runner; the mount layer (a
- *    private /run and /tmp) keeps the usual sockets out of the path
- *    namespace anyway. Recorded in docs/architecture.md.
+ *  - Sends are still CONTINUEd where step 1 says, and the kernel then
+ *    re-reads the fd table and the task's memory. The connect race is
+ *    closed; what is left is one datagram per send: (a) a sendmsg(2) or
+ *    sendmmsg(2) whose msghdr had no address when we read it (msg_name is
+ *    in the task's memory and can be filled in after our read; on an
+ *    AF_UNIX datagram socket no fd swap is even needed), and (b) any send
+ *    on a socket that is not AF_UNIX, or is a unix stream or seqpacket
+ *    one, whose fd is swapped for an unconnected AF_UNIX datagram socket
+ *    and whose address bytes are rewritten into a path (sendto's address
+ *    pointer is a register, its bytes are not). Either way only a host
+ *    *datagram* socket the command can see is reachable, and those live
+ *    under /run in practice (journald, /dev/log -> /run/systemd/journal),
+ *    which the default layout replaces with an empty tmpfs; --fs host
+ *    leaves them in view. Closing it means running every trapped send on
+ *    behalf as well.
  *  - A sendmsg(2) to a path with ancillary data, and a sendmmsg(2) with
  *    any address, on an AF_UNIX datagram socket are refused (EPERM):
  *    passing the task's fds or credentials on its behalf is not done.
