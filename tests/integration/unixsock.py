@@ -28,6 +28,14 @@ Either side:
                                  socket onto F and flips the address
                                  memory between the AF_INET address and
                                  PATH; exit 0 if no connect succeeded
+  inet                           connects of other families, which the
+                                 guard runs on the command's behalf, act
+                                 as the kernel's: UDP connect and AF_UNSPEC
+                                 disconnect, non-blocking TCP connect
+                                 (EINPROGRESS), blocking TCP connect, TCP
+                                 AF_UNSPEC, EINVAL for an address longer
+                                 than sockaddr_storage, EFAULT for NULL;
+                                 exit 0 if all do
   inside DIR                     sockets made inside work: stream in
                                  DIR/x.sock and /tmp/<unique>.sock between
                                  two processes, a datagram sendto a path,
@@ -160,6 +168,50 @@ def race(path, attempts, seconds):
     return 0 if won == 0 else 1
 
 
+def inet():
+    libc = ctypes.CDLL(None, use_errno=True)
+    unspec = ctypes.create_string_buffer(
+        struct.pack("=H", socket.AF_UNSPEC).ljust(16, b"\0"), 16)
+    got = []
+
+    def raw(s, buf, n):
+        r = libc.connect(s.fileno(), buf, n)
+        return "0" if r == 0 else errno.errorcode.get(ctypes.get_errno())
+
+    d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    d.connect(("127.0.0.1", 9))
+    got.append(("udp connect", d.getpeername()[1], 9))
+    got.append(("udp AF_UNSPEC", raw(d, unspec, 16), "0"))
+    try:
+        d.getpeername()
+        got.append(("udp disconnected", "still connected", "ENOTCONN"))
+    except OSError as e:
+        got.append(("udp disconnected", errno.errorcode[e.errno], "ENOTCONN"))
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(4)
+    t = socket.socket()
+    t.setblocking(False)
+    r = t.connect_ex(lst.getsockname())
+    got.append(("non-blocking tcp", errno.errorcode.get(r, "0"), "EINPROGRESS"))
+    lst.accept()[0].close()
+    b = socket.socket()
+    b.settimeout(None)
+    b.connect(lst.getsockname())
+    got.append(("blocking tcp", b.getpeername() == lst.getsockname(), True))
+    lst.accept()[0].close()
+    got.append(("tcp AF_UNSPEC", raw(b, unspec, 16), "0"))
+    k = socket.socket()
+    got.append(("long address", raw(k, ctypes.create_string_buffer(200), 200),
+                "EINVAL"))
+    got.append(("NULL address", raw(k, None, 16), "EFAULT"))
+    ok = True
+    for what, have, want in got:
+        print(f"inet {what}: {have}{'' if have == want else f' (want {want})'}")
+        ok &= have == want
+    return 0 if ok else 1
+
+
 def try_connect(path):
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     c.settimeout(30)
@@ -256,6 +308,8 @@ def main(argv):
         wait_file(done)
         second = try_connect(path)
         return 0 if first == 3 and second == 3 else 1
+    elif cmd == "inet":
+        return inet()
     elif cmd == "inside":
         return inside(args[0])
     else:

@@ -15,7 +15,8 @@
 # swaps an AF_UNIX socket and a path in under an AF_INET connect between
 # the guard's look and the kernel's re-read reaches the host (the guard
 # before it ran every connect on behalf: 297 host connections in 5 runs
-# of 3000 attempts, every run won).
+# of 3000 attempts, every run won); a connect run on behalf does not
+# answer as the kernel would (non-blocking, AF_UNSPEC, bad addresses).
 #
 # /tmp, /var/tmp and /run are private tmpfs inside (fslayout.c), so a
 # host socket there is not even seen; those two places are probed under
@@ -186,6 +187,14 @@ for m in $(jr_modes); do
 		if [ "$n" = 1 ]; then ok "$m: the host listener accepted nothing from inside"; else
 			fail "$m: the host listener accepted $((n - 1)) connection(s) from inside"; fi
 	fi
+
+	# Connects of other families, now run on the command's behalf,
+	# answer as the kernel would (O_NONBLOCK of the shared open file,
+	# AF_UNSPEC disconnect, the kernel's EINVAL and EFAULT).
+	expect_status 0 "$m: inet connects run on behalf act as the kernel's" \
+		jr "$m" -- "$PY" "$U" inet
+	expect_output_has "$m: non-blocking TCP connect: EINPROGRESS" "inet non-blocking tcp: EINPROGRESS"
+	expect_output_has "$m: AF_UNSPEC disconnects UDP" "inet udp disconnected: ENOTCONN"
 
 	# Sockets made inside keep working.
 	expect_status 0 "$m: sockets made inside work" \
