@@ -81,10 +81,10 @@ struct sandbox {
 	int ctl; /* runner's end */
 	int sigfd;
 	int timerfd;
-	struct mnl_socket *nft; /* owns the worker's nft table */
-	struct jr_ruleset *rs;	/* what it must hold, for the watchdog */
+	struct mnl_socket *nft;	      /* owns the worker's nft table */
+	struct jr_ruleset *rs;	      /* what it must hold, for the watchdog */
 	struct mnl_socket *nft_relay; /* owns the relay netns's table */
-	struct jr_relay *relay; /* JR_NET_ALLOWLIST */
+	struct jr_relay *relay;	      /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built before the clone */
 	struct jr_pty pty;
@@ -733,14 +733,15 @@ static int landlock_plan(struct sandbox *sb, const struct jr_options *opts,
 
 	if (fs->mode == JR_FS_HOST) {
 		if (opts->landlock != JR_LANDLOCK_REQUIRE)
-			return jr_landlock_plan(opts->landlock, opts->net, policy,
-						NULL, 0, &sb->landlock, err);
+			return jr_landlock_plan(opts->landlock, opts->net,
+						policy, NULL, 0, &sb->landlock,
+						err);
 		if (fs->workdir)
 			snprintf(sb->cwd, sizeof(sb->cwd), "%s", fs->workdir);
 		else if (!getcwd(sb->cwd, sizeof(sb->cwd)))
-			return jr_err_set(err, errno,
-					  "cannot read the working directory: %s",
-					  strerror(errno));
+			return jr_err_set(
+			    err, errno, "cannot read the working directory: %s",
+			    strerror(errno));
 	}
 	sb->ll_roots = calloc(fs->n_ops + 1, sizeof(*sb->ll_roots));
 	if (!sb->ll_roots)
