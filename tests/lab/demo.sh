@@ -60,8 +60,10 @@ install -m 644 "$LAB_CA" "$jsondir/ca.pem"
 lab_logs_clear
 
 # The command inside: plain curl and getent. jailrun gives it the proxy
-# variables and a resolv.conf pointing at its relay; the last try ignores
-# the proxy on purpose, like a tool that does not read HTTP_PROXY.
+# variables and a resolv.conf pointing at its relay; the last two tries
+# ignore the proxy on purpose, like a tool that does not read HTTP_PROXY:
+# the allowed name is still reached (transparent capture, a synthetic
+# address), the denied address is not.
 inner='
 try() {
 	label=$1; shift
@@ -75,6 +77,7 @@ try "curl https://allowed.test/" curl -sS -m 10 --cacert ca.pem https://allowed.
 try "curl http://denied.test/" curl -sS -m 10 http://denied.test/
 try "curl https://denied.test/" curl -sS -m 10 --cacert ca.pem https://denied.test/
 try "getent hosts denied.test" getent hosts denied.test
+try "curl --noproxy \"*\" http://allowed.test/" curl -sS -m 10 --noproxy "*" http://allowed.test/
 try "curl --noproxy \"*\" http://DENIED4/" curl -sS -m 10 --noproxy "*" http://DENIED4/
 '
 inner=${inner//DENIED4/$(lab_addr denied.test 4)}
@@ -105,9 +108,9 @@ while IFS='|' read -r label rc ms out; do
 	esac
 	kind=$(refusal "$label" "$rc" "$out")
 	if [[ $want == ok && $rc == 0 && $out == "served-by: allowed.test" ]]; then
-		printf '   $ %-34s %sreached%s  %s\n' "$label" "$G" "$N" "$out"
+		printf '   $ %-42s %sreached%s  %s\n' "$label" "$G" "$N" "$out"
 	elif [[ $want == refused && -n $kind ]]; then
-		printf '   $ %-34s %srefused%s  (%s) in %s ms: %s\n' "$label" "$G" "$N" "$kind" "$ms" "${out:-no such host}"
+		printf '   $ %-42s %srefused%s  (%s) in %s ms: %s\n' "$label" "$G" "$N" "$kind" "$ms" "${out:-no such host}"
 	else
 		bad "   \$ $label"$'\n'"     ${R}unexpected (exit $rc after $ms ms): $out${N}"
 	fi
