@@ -46,6 +46,19 @@ audit_has() {
 	fail "$label: no line with $*: $(cat "$file")"
 }
 
+# jl_tty CALLER ARGS... - jl with a terminal on stderr (script(1)): the
+# denied line at exit is printed only there.
+jl_tty() {
+	local c=$1 cmd
+	shift
+	printf -v cmd '%q ' "$JR" "$@"
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" script -qec "$cmd" /dev/null </dev/null ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
+		env -C "$JR_TMP" HOME="$JR_HOME" script -qec "$cmd" /dev/null </dev/null ;;
+	esac
+}
+
 # Positive controls: each target answers from the lab host without jailrun.
 for u in http://denied.test/control http://127.0.0.1:8080/control \
 	http://metadata.test/control http://private.test/control \
@@ -166,6 +179,10 @@ for m in $(jr_modes); do
 		jl "$m" --allow allowed.test --deny-message "$MSG" -- "${C[@]}" -i http://denied.test/np-dm
 	expect_output_has "$m: the 403 says not-allowed" "X-Jailrun-Deny: not-allowed"
 	expect_output_has "$m: and carries the message" "$MSG"
+	expect_status 0 "$m: --deny-message at the end of the denied line (terminal)" \
+		jl_tty "$m" --net public --deny-message "$MSG" -- "${C[@]}" -o /dev/null http://metadata.test/np-tty
+	expect_output_has "$m: the denied line ends with it" \
+		"jailrun: denied 1 connection: metadata.test:80 (1) (refused by the address guard; --allow-private opens a private range) $MSG"
 	expect_status 125 "$m: a --deny-message with a newline is refused" \
 		jl "$m" --net public --deny-message "$(printf 'a\nb')" -- true
 	expect_output_has "$m: and says why" "--deny-message: control character 0x0a"
