@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "learn.h"
 #include "json.h"
 
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
@@ -195,6 +196,7 @@ void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
 		a->denied++;
 		count_denied(a, r);
 	}
+	jr_learn_record(a->learn, r);
 	if (line)
 		write_line(a, line);
 	else if (!a->write_error)

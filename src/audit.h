@@ -20,6 +20,8 @@
 
 #include "err.h"
 
+struct jr_learn;
+
 struct jr_audit_record {
 	uint64_t id;
 	const char *via;     /* "proxy" or "dns" */
@@ -59,6 +61,9 @@ struct jr_audit {
 	 * relay when it stops, after its thread has ended. */
 	uint64_t synthetic_names;
 	int write_error; /* first errno writing the log, sticky */
+	/* --learn: each connection record is also counted there, under
+	 * @lock (learn.h); NULL: not learning. */
+	struct jr_learn *learn;
 };
 
 /*

@@ -181,14 +181,15 @@ int jr_landlock_plan(enum jr_landlock_mode mode, enum jr_net_mode net,
 	cfg->n_writable = n_writable;
 	cfg->scopes = abi >= 6;
 	if (abi >= 4 && net == JR_NET_ALLOWLIST) {
-		bool any = false;
+		/* --net public: every port of every host. */
+		bool any = policy->match_any;
 
 		cfg->ports = calloc(policy->n + 2, sizeof(*cfg->ports));
 		if (!cfg->ports)
 			return jr_err_set(err, ENOMEM, "out of memory");
 		cfg->ports[cfg->n_ports++] = JR_PROXY_PORT;
 		cfg->ports[cfg->n_ports++] = JR_DNS_PORT;
-		for (size_t i = 0; i < policy->n; i++) {
+		for (size_t i = 0; !any && i < policy->n; i++) {
 			uint16_t p = policy->entries[i].port;
 
 			if (p == 0) {

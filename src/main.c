@@ -25,6 +25,7 @@
 #include "exitcode.h"
 #include "fslayout.h"
 #include "ids.h"
+#include "learn.h"
 #include "log.h"
 #include "options.h"
 #include "policy.h"
@@ -110,7 +111,37 @@ static void report_denied(const struct jr_audit *audit,
 		return;
 	line = jr_audit_denied_line(audit);
 	if (line)
-		jr_info("%s (add --allow for what the command needs)", line);
+		jr_info(
+		    "%s (%s)%s%s", line,
+		    opts->net_public
+			? "refused by the address guard; --allow-private opens a private range"
+			: "add --allow for what the command needs",
+		    opts->deny_message ? " " : "",
+		    opts->deny_message ? opts->deny_message : "");
+}
+
+/*
+ * learn_finish() - --learn: write FILE from what the relay saw, unless
+ * the command never ran (FILE then stays as it was). The relay thread
+ * has been joined: the table is ours alone.
+ */
+static void learn_finish(struct jr_learn *learn, const struct jr_options *opts,
+			 const struct jr_run_result *res)
+{
+	struct jr_err err = { 0 };
+
+	if (!opts->learn_path)
+		return;
+	if (res->ended == JR_END_SETUP_FAILED)
+		jr_warn("--learn %s: not written, the command never ran",
+			opts->learn_path);
+	else if (jr_learn_commit(learn, &err) < 0)
+		jr_error("%s", err.msg);
+	else
+		jr_verbose("--learn: wrote %s (%zu destination%s)",
+			   opts->learn_path, learn->n,
+			   learn->n == 1 ? "" : "s");
+	jr_learn_release(learn);
 }
 
 int main(int argc, char **argv)
@@ -124,6 +155,7 @@ int main(int argc, char **argv)
 	struct jr_policy policy;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
+	struct jr_learn learn = { .fd = -1 };
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
 	int r;
@@ -184,6 +216,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < opts.n_allow_files; i++)
 		if (jr_policy_add_file(&policy, opts.allow_files[i], &err) < 0)
 			return fail_early(&opts, &policy, &err);
+	for (size_t i = 0; i < opts.n_allow_private; i++)
+		if (jr_policy_add_private(&policy, opts.allow_private[i],
+					  &err) < 0)
+			return fail_early(&opts, &policy, &err);
+	policy.match_any = opts.net_public;
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)
@@ -221,6 +258,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* --learn: the file's temporary sibling now, for the same reason. */
+	if (opts.learn_path) {
+		if (jr_learn_open(&learn, opts.learn_path, &err) < 0) {
+			jr_audit_close(&audit);
+			jr_fs_plan_release(&fs);
+			return fail_early(&opts, &policy, &err);
+		}
+		audit.learn = &learn;
+	}
+
 	jr_audit_event(&audit, "lifecycle", "sandbox starting");
 	if (!opts.seccomp)
 		jr_audit_event(&audit, "lifecycle",
@@ -241,7 +288,7 @@ int main(int argc, char **argv)
 		.exit_status = res.exit_status,
 		.signal = res.signal,
 		.wall_ms = jr_clock_ms() - start,
-		.net_mode = jr_net_mode_name(opts.net),
+		.net_mode = jr_options_net_mode(&opts),
 		.rules_verified = res.rules_verified,
 		.nft_chains = res.nft_chains,
 		.nft_rules = res.nft_rules,
@@ -272,6 +319,7 @@ int main(int argc, char **argv)
 			   (double)res.startup.teardown_us / 1000.0);
 	}
 	report_denied(&audit, &opts);
+	learn_finish(&learn, &opts, &res);
 	jr_audit_event(&audit, "lifecycle", jr_end_name(res.ended));
 	if (audit.write_error)
 		jr_warn("the audit log could not be written completely: %s",

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "policy.h"
 
 const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -33,8 +34,19 @@ const char jr_usage_text[] =
     "                      optional :port ([v6]:port); implies --net allowlist\n"
     "  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
     "  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
-    "                      hosts (default when --allow is given); 'none': only\n"
-    "                      loopback (the default otherwise)\n"
+    "                      hosts (default when --allow is given); 'public': any\n"
+    "                      host through the relay, every connection and lookup\n"
+    "                      logged, loopback, link-local, metadata and private\n"
+    "                      addresses still refused; 'none': only loopback\n"
+    "                      (hermetic; the default otherwise)\n"
+    "  --allow-private CIDR\n"
+    "                      let the relay connect to this private or special\n"
+    "                      range (repeatable), e.g. 10.1.2.0/24, 10.1.2.3:5432;\n"
+    "                      this host's own addresses only where named exactly\n"
+    "  --deny-message TEXT added to every 403 the relay answers and to the\n"
+    "                      end-of-run denied line (at most 256 bytes)\n"
+    "  --learn FILE        like --net public; at exit FILE is an --allow-file\n"
+    "                      of every host:port reached (refusals as comments)\n"
     "  --gateway CIDR      the relay's address on the sandbox link\n"
     "                      (default " JR_DEFAULT_GATEWAY
     "; the command gets the next)\n"
@@ -152,6 +164,9 @@ enum {
 	OPT_WORKDIR,
 	OPT_FS,
 	OPT_TRANSPARENT,
+	OPT_ALLOW_PRIVATE,
+	OPT_DENY_MESSAGE,
+	OPT_LEARN,
 };
 
 static const struct option jr_long_options[] = {
@@ -185,6 +200,9 @@ static const struct option jr_long_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
+	{ "allow-private", required_argument, NULL, OPT_ALLOW_PRIVATE },
+	{ "deny-message", required_argument, NULL, OPT_DENY_MESSAGE },
+	{ "learn", required_argument, NULL, OPT_LEARN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -201,6 +219,13 @@ const char *jr_net_mode_name(enum jr_net_mode mode)
 		return "allowlist";
 	}
 	return "unknown";
+}
+
+const char *jr_options_net_mode(const struct jr_options *opts)
+{
+	if (opts->net == JR_NET_NONE)
+		return "hermetic";
+	return opts->net_public ? "public" : jr_net_mode_name(opts->net);
 }
 
 const char *jr_fs_mode_name(enum jr_fs_mode mode)
@@ -262,9 +287,12 @@ static int check_path_option(const char *name, const char *arg,
 	return 0;
 }
 
-static int parse_net_mode(const char *s, enum jr_net_mode *mode,
+/* "public" is the allowlist's relay with a policy that matches every
+ * name (struct jr_options, net_public). */
+static int parse_net_mode(const char *s, enum jr_net_mode *mode, bool *public,
 			  struct jr_err *err)
 {
+	*public = false;
 	if (strcmp(s, "none") == 0) {
 		*mode = JR_NET_NONE;
 		return 0;
@@ -273,9 +301,43 @@ static int parse_net_mode(const char *s, enum jr_net_mode *mode,
 		*mode = JR_NET_ALLOWLIST;
 		return 0;
 	}
+	if (strcmp(s, "public") == 0) {
+		*mode = JR_NET_ALLOWLIST;
+		*public = true;
+		return 0;
+	}
 	return jr_err_set(
 	    err, EINVAL,
-	    "--net %s: unknown network mode (known: allowlist, none)", s);
+	    "--net %s: unknown network mode (known: allowlist, public, none)",
+	    s);
+}
+
+/*
+ * check_deny_message() - --deny-message goes into HTTP bodies and a
+ * terminal line: bounded, and no control characters (a newline would
+ * end the body's line, an escape sequence would act on the terminal).
+ */
+static int check_deny_message(const char *s, struct jr_err *err)
+{
+	size_t len = strlen(s);
+
+	if (len == 0)
+		return jr_err_set(err, EINVAL, "--deny-message: empty text");
+	if (len > JR_DENY_MESSAGE_MAX)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--deny-message: at most %d bytes, this one has %zu",
+		    JR_DENY_MESSAGE_MAX, len);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return jr_err_set(
+			    err, EINVAL,
+			    "--deny-message: control character 0x%02x at byte %zu; one line of printable text only",
+			    c, i + 1);
+	}
+	return 0;
 }
 
 int jr_parse_duration_ms(const char *s, uint64_t *ms)
@@ -377,6 +439,9 @@ void jr_options_release(struct jr_options *opts)
 	free(opts->ro);
 	free(opts->hide);
 	free(opts->tmpfs);
+	free(opts->allow_private);
+	opts->allow_private = NULL;
+	opts->n_allow_private = 0;
 	opts->allow = opts->allow_files = opts->expose = NULL;
 	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
@@ -436,8 +501,10 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->ro = calloc((size_t)argc + 1, sizeof(*opts->ro));
 	opts->hide = calloc((size_t)argc + 1, sizeof(*opts->hide));
 	opts->tmpfs = calloc((size_t)argc + 1, sizeof(*opts->tmpfs));
+	opts->allow_private =
+	    calloc((size_t)argc + 1, sizeof(*opts->allow_private));
 	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
-	    !opts->ro || !opts->hide || !opts->tmpfs) {
+	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_private) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -469,7 +536,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			opts->verbosity = -1;
 			break;
 		case OPT_NET:
-			if (parse_net_mode(optarg, &opts->net, err) < 0)
+			if (parse_net_mode(optarg, &opts->net,
+					   &opts->net_public, err) < 0)
 				return -EINVAL;
 			saw_net = true;
 			break;
@@ -659,6 +727,25 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 					 &opts->transparent, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_ALLOW_PRIVATE:
+			if (jr_policy_parse_private(optarg, NULL, err) < 0)
+				return -EINVAL;
+			opts->allow_private[opts->n_allow_private++] = optarg;
+			break;
+		case OPT_DENY_MESSAGE:
+			if (check_deny_message(optarg, err) < 0)
+				return -EINVAL;
+			opts->deny_message = optarg;
+			break;
+		case OPT_LEARN:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL,
+						  "--learn: empty file name");
+			if (opts->learn_path)
+				return jr_err_set(err, EINVAL,
+						  "--learn given twice");
+			opts->learn_path = optarg;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -683,6 +770,19 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		}
 	}
 
+	if (opts->learn_path) {
+		if (saw_net && !opts->net_public)
+			return jr_err_set(
+			    err, EINVAL,
+			    "--learn runs the command like --net public and cannot be combined with --net %s",
+			    jr_net_mode_name(opts->net));
+		opts->net = JR_NET_ALLOWLIST;
+		opts->net_public = true;
+	}
+	if (opts->net_public && (opts->n_allow || opts->n_allow_files))
+		return jr_err_set(
+		    err, EINVAL,
+		    "--allow/--allow-file mean nothing with --net public or --learn, where every host is allowed; use --allow-private to open a private range");
 	if (opts->n_allow || opts->n_allow_files) {
 		if (saw_net && opts->net != JR_NET_ALLOWLIST)
 			return jr_err_set(
@@ -691,6 +791,10 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
 	}
+	if (opts->n_allow_private && opts->net == JR_NET_NONE)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--allow-private opens a range to the relay, and --net none has no relay; use it with --net public, --learn or --allow");
 	if (opts->fs_mode == JR_FS_HOST &&
 	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||
 	     opts->tmpfs_size))

@@ -99,7 +99,19 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* Network modes (jailrun(1), NETWORK MODES). --net public and
+	 * --learn keep net = JR_NET_ALLOWLIST (the same relay, rules and
+	 * guard) and set net_public: the policy then matches every name
+	 * (struct jr_policy, match_any). */
+	bool net_public;
+	const char **allow_private; /* --allow-private values (into argv) */
+	size_t n_allow_private;
+	const char *deny_message; /* --deny-message TEXT, NULL: none */
+	const char *learn_path;	  /* --learn FILE, NULL: none */
 };
+
+/* --deny-message: at most this many bytes (it goes into every 403). */
+#define JR_DENY_MESSAGE_MAX 256
 
 /*
  * jr_options_parse - parse argv.
@@ -140,6 +152,13 @@ int jr_parse_gateway(const char *s, struct jr_gateway *g);
 int jr_parse_duration_ms(const char *s, uint64_t *ms);
 
 const char *jr_net_mode_name(enum jr_net_mode mode);
+
+/*
+ * jr_options_net_mode - the network mode as the summary and the docs name
+ * it: "public" (--net public, --learn), "allowlist", or "hermetic" (--net
+ * none: loopback only). The one place that names a run's mode.
+ */
+const char *jr_options_net_mode(const struct jr_options *opts);
 const char *jr_fs_mode_name(enum jr_fs_mode mode);
 
 /*

@@ -108,6 +108,21 @@
  *    "--allow 10.0.0.0/8" opens the LAN but not this host's own 10.0.0.2,
  *    where a service bound to 0.0.0.0 listens; "--allow 10.0.0.2:8080"
  *    does open it.
+ *  - --net public (and --learn) set match_any: every name and literal
+ *    that the grammar takes passes the name check on every port but 0,
+ *    and nothing else changes. The guard is the very same code, so
+ *    "open, but not to the host" is the allowlist's guard with the name
+ *    check answered yes; a bad host ("2130706433") is still a bad host.
+ *  - --allow-private opens a special range to the guard only, in its own
+ *    list (private_entries): it is an ADDR entry for
+ *    jr_policy_check_address() and jr_policy_check_local_address(), and
+ *    nothing for the name check, the worker's nft rules or Landlock. It
+ *    must be one address or lie inside one special range: "10.0.0.0/7"
+ *    would open 10/8 and mean 11/8 too, and "0.0.0.0/0" would read as
+ *    "open everything" while opening nothing (the narrowest-range rule),
+ *    so both are refused with the reason. Like any entry, it opens this
+ *    host's own addresses only where it names them (a /32 or /128, or a
+ *    range that leads to this host by definition, such as 127.0.0.0/8).
  */
 
 #include <arpa/inet.h>
@@ -826,6 +841,9 @@ void jr_policy_init(struct jr_policy *p)
 	p->entries = NULL;
 	p->n = 0;
 	p->cap = 0;
+	p->match_any = false;
+	p->private_entries = NULL;
+	p->n_private = 0;
 }
 
 void jr_policy_free(struct jr_policy *p)
@@ -833,6 +851,7 @@ void jr_policy_free(struct jr_policy *p)
 	if (!p)
 		return;
 	free(p->entries);
+	free(p->private_entries);
 	jr_policy_init(p);
 }
 
@@ -1079,6 +1098,8 @@ static enum jr_deny_reason policy_check_host(const struct jr_policy *p,
 		return JR_DENY_BAD_HOST;
 	if (addr_parse_literal(host, &a)) {
 		addr_unwrap_ipv4(&a);
+		if (p->match_any)
+			return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
 		return policy_match_addr(p, &a, port);
 	}
 	len = strnlen(host, sizeof(name));
@@ -1089,6 +1110,8 @@ static enum jr_deny_reason policy_check_host(const struct jr_policy *p,
 	if (name[0] == '\0' || looks_numeric(name) ||
 	    name_check(name, NULL) < 0)
 		return JR_DENY_BAD_HOST;
+	if (p->match_any)
+		return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
 	return policy_match_name(p, name, port);
 }
 
@@ -1158,6 +1181,76 @@ static bool addr_from_sockaddr(const struct sockaddr *sa, struct policy_addr *a)
 	return true;
 }
 
+/*
+ * guard_entry() - the guard's @i-th entry: the allowlist's, then the
+ * --allow-private ones (0 <= @i < p->n + p->n_private).
+ */
+static const struct jr_allow_entry *guard_entry(const struct jr_policy *p,
+						size_t i)
+{
+	return i < p->n ? &p->entries[i] : &p->private_entries[i - p->n];
+}
+
+int jr_policy_parse_private(const char *text, struct jr_allow_entry *e,
+			    struct jr_err *err)
+{
+	const struct policy_special_range *range;
+	struct jr_allow_entry tmp;
+	struct policy_addr a;
+	int r;
+
+	if (!e)
+		e = &tmp;
+	if (!text)
+		return jr_err_set(err, EINVAL, "--allow-private: no value");
+	r = parse_entry(text, e, err);
+	if (r == 0 && e->kind != JR_ALLOW_ADDR)
+		r = jr_err_set(
+		    err, EINVAL,
+		    "expected an address or CIDR such as 10.1.2.0/24 or fd00::/8 (a name is opened by the guard through its address)");
+	if (r == 0 && e->prefix == 0)
+		r = jr_err_set(
+		    err, EINVAL,
+		    "opening every address to the guard is not a private range; name the range you need, such as 10.0.0.0/8 or 192.168.1.0/24");
+	if (r == 0 && e->prefix < addr_bits(e->family)) {
+		a.family = e->family;
+		memcpy(a.bytes, e->addr, sizeof(a.bytes));
+		range = special_range_of(&a);
+		if (!range || !entry_inside_range(e, range))
+			r = jr_err_set(
+			    err, EINVAL,
+			    "a range must lie inside one private or special range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 169.254.0.0/16, fc00::/7, fe80::/10, ...); addresses outside them need no opening");
+	}
+	if (r < 0)
+		err_prefix_entry(err, "--allow-private ", text);
+	return r;
+}
+
+int jr_policy_add_private(struct jr_policy *p, const char *text,
+			  struct jr_err *err)
+{
+	struct jr_allow_entry e, *grown;
+	int r;
+
+	if (!p)
+		return jr_err_set(err, EINVAL, "--allow-private: no policy");
+	r = jr_policy_parse_private(text, &e, err);
+	if (r < 0)
+		return r;
+	if (p->n_private >= POLICY_MAX_ENTRIES)
+		return jr_err_set(err, E2BIG,
+				  "--allow-private: at most %d are allowed",
+				  POLICY_MAX_ENTRIES);
+	/* One at a time: a handful of ranges, added once at start-up. */
+	grown =
+	    realloc(p->private_entries, (p->n_private + 1) * sizeof(*grown));
+	if (!grown)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	p->private_entries = grown;
+	p->private_entries[p->n_private++] = e;
+	return 0;
+}
+
 enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 					    const struct sockaddr *sa,
 					    uint16_t port)
@@ -1172,8 +1265,8 @@ enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 	range = special_range_of(&a);
 	if (!range)
 		return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct jr_allow_entry *e = &p->entries[i];
+	for (size_t i = 0; i < p->n + p->n_private; i++) {
+		const struct jr_allow_entry *e = guard_entry(p, i);
 
 		if (!addr_entry_contains(e, &a) ||
 		    !entry_inside_range(e, range))
@@ -1201,8 +1294,8 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 	addr_unwrap_ipv4(&a);
 	full = a.family == AF_INET ? 32 : 128;
 	range = special_range_of(&a);
-	for (size_t i = 0; i < p->n; i++) {
-		const struct jr_allow_entry *e = &p->entries[i];
+	for (size_t i = 0; i < p->n + p->n_private; i++) {
+		const struct jr_allow_entry *e = guard_entry(p, i);
 		bool names_it =
 		    e->prefix == full ||
 		    (range && range->to_host && entry_inside_range(e, range));

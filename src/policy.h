@@ -46,6 +46,19 @@ struct jr_allow_entry {
 struct jr_policy {
 	struct jr_allow_entry *entries;
 	size_t n, cap;
+	/* --net public and --learn: every valid name and address literal
+	 * passes jr_policy_check_name() on every port but 0, and the DNS
+	 * forwarder answers every valid name. The guard below is the same
+	 * code as in allowlist mode and still refuses special and local
+	 * addresses. */
+	bool match_any;
+	/* --allow-private entries (always JR_ALLOW_ADDR): they open special
+	 * and local addresses to the guard only, and never admit a name or
+	 * a literal by themselves; apart from @entries so that nothing that
+	 * walks the allowlist (the worker's nft rules, Landlock's ports)
+	 * mistakes them for destinations. */
+	struct jr_allow_entry *private_entries;
+	size_t n_private;
 };
 
 /* Why a destination was refused; stable strings for the audit log
@@ -96,6 +109,26 @@ int jr_policy_add_file(struct jr_policy *p, const char *path,
 		       struct jr_err *err);
 
 /*
+ * jr_policy_parse_private - check one --allow-private value: an IPv4 or
+ * IPv6 address or CIDR, optionally with :port as in an --allow entry,
+ * that is either one address (/32, /128) or lies wholly inside one
+ * special range (see JR_DENY_SPECIAL_ADDR; where they nest, the
+ * narrowest that contains it). 0.0.0.0/0 and ::/0 are refused by name.
+ * @e: filled on success (may be NULL)
+ * Return: 0 or -EINVAL with @err naming the value and the rule.
+ */
+int jr_policy_parse_private(const char *text, struct jr_allow_entry *e,
+			    struct jr_err *err);
+
+/*
+ * jr_policy_add_private - jr_policy_parse_private(), then keep the entry
+ * for the guard (struct jr_policy, private_entries).
+ * Return: 0, -EINVAL, -E2BIG (more than 4096) or -ENOMEM.
+ */
+int jr_policy_add_private(struct jr_policy *p, const char *text,
+			  struct jr_err *err);
+
+/*
  * jr_policy_check_name - may a connection to @host:@port be attempted?
  * @host: as the client wrote it (CONNECT authority host, URI host, DNS
  *        name): any case, optional trailing dot; an IPv6 literal without
@@ -107,6 +140,8 @@ int jr_policy_add_file(struct jr_policy *p, const char *path,
  *        No cross-matching: names never match ADDR entries, literals
  *        never match HOST/WILDCARD entries.
  * @port: 1..65535 (0 is never allowed)
+ * With @p->match_any every host that is valid as above is allowed on
+ * every port but 0.
  * Return: JR_ALLOWED or the reason.
  */
 enum jr_deny_reason jr_policy_check_name(const struct jr_policy *p,
@@ -127,7 +162,8 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host);
  * A special address (see JR_DENY_SPECIAL_ADDR) is refused unless an ADDR
  * entry contains it, lies inside the same special range and allows @port:
  * "--allow 127.0.0.1:8080" opens that, "--allow 0.0.0.0/0" does not.
- * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, but not ::
+ * An --allow-private entry (@p->private_entries) counts as such an entry
+ * here and in jr_policy_check_local_address(). IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, but not ::
  * and ::1) and NAT64 (64:ff9b::a.b.c.d) IPv6 addresses are judged as the
  * IPv4 address they carry. Any other address is allowed: its name was
  * checked already (the relay then asks localaddr.h whether it is this

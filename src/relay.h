@@ -34,6 +34,8 @@ struct jr_relay_config {
 	 * (relay_transparent.c).
 	 */
 	bool transparent;
+	/* --deny-message: a line added to the body of every 403, or NULL. */
+	const char *deny_message;
 };
 
 struct jr_relay;

@@ -54,7 +54,8 @@ void relay_reply(struct jr_relay *r, struct conn *c, int status,
 		 const char *deny_tag, const char *reason, bool allowed,
 		 const char *fmt, ...)
 {
-	char body[512], resp[1024];
+	/* Room for the longest host, its reason and --deny-message. */
+	char body[1024], resp[1536];
 	va_list ap;
 	int n;
 
@@ -67,6 +68,10 @@ void relay_reply(struct jr_relay *r, struct conn *c, int status,
 	va_start(ap, fmt);
 	vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
+	/* --deny-message: on a line of its own under every refusal. */
+	if (status == 403 && r->cfg.deny_message)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "\n%s", r->cfg.deny_message);
 	n = jr_http_response(resp, sizeof(resp), status, deny_tag, body);
 	c->status = status;
 	c->reason = reason;

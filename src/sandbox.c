@@ -373,6 +373,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.connect_timeout_ms = opts->connect_timeout_ms,
 			.idle_timeout_ms = opts->idle_timeout_ms,
 			.audit = audit,
+			.deny_message = opts->deny_message,
 		};
 
 		/* From here the process has threads: no more fork()s. */

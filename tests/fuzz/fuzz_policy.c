@@ -178,6 +178,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_as_address(&fixed, data, size);
 	check_as_address(&p, data, size);
 
+	/* --allow-private: the same parser, its own rules; an accepted
+	 * value is kept for the guard only, never as an allowlist entry. */
+	jr_policy_free(&p);
+	r = jr_policy_add_private(&p, text, &err);
+	invariant(r == 0 ? p.n_private == 1 && p.n == 0 : p.n_private == 0,
+		  "--allow-private stored wrongly", text);
+	invariant(r == 0 || (err.msg[0] != '\0' && !strchr(err.msg, '\n')),
+		  "--allow-private refusal without a one-line message", text);
+	/* --net public: names pass, the guard still speaks. */
+	p.match_any = true;
+	(void)jr_policy_check_name(&p, text, 443);
+	(void)jr_policy_name_allowed(&p, text);
+	check_as_address(&p, data, size);
+
 	jr_host_normalise(text);
 	jr_policy_free(&p);
 	free(text);

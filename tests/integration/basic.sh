@@ -73,7 +73,7 @@ d = json.load(open(sys.argv[1]))
 assert d["exit_status"] == 3, d
 assert d["ended"] == "exited", d
 assert d["command"] == ["sh", "-c", "exit 3"], d
-assert d["network"]["mode"] == "none", d
+assert d["network"]["mode"] == "hermetic", d
 assert d["network"]["rules_verified"] is True, d
 assert d["network"]["nft_chains"] == 3, d
 assert sorted(d["namespaces"]) == sorted(["user", "net", "pid", "mnt", "ipc", "uts"]), d

@@ -136,9 +136,8 @@ static void test_rejections(void **state)
 	REJECT("unknown option '--frobnicate'", "--frobnicate", "true");
 	REJECT("unknown option '-x'", "-x", "true");
 	REJECT("'--net' needs an argument", "--net");
-	REJECT("--net public: unknown network mode", "--net", "public", "true");
 	REJECT(
-	    "--net everything: unknown network mode (known: allowlist, none)",
+	    "--net everything: unknown network mode (known: allowlist, public, none)",
 	    "--net", "everything", "true");
 	REJECT("--timeout 0: expected seconds", "--timeout", "0", "true");
 	REJECT("--timeout -1", "--timeout", "-1", "true");
@@ -494,11 +493,114 @@ static void test_usage_mentions_every_option(void **state)
 					    "--hide",
 					    "--tmpfs",
 					    "--tmpfs-size",
-					    "--fs" };
+					    "--fs",
+					    "--allow-private",
+					    "--deny-message",
+					    "--learn" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))
 			fail_msg("--help does not mention %s", opts[i]);
+}
+
+/* --net public, --learn, --allow-private, --deny-message (NETWORK MODES). */
+static void test_network_modes(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char long_msg[JR_DENY_MESSAGE_MAX + 2];
+
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_string_equal(jr_options_net_mode(&o), "hermetic");
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "true"), 0);
+	assert_string_equal(jr_options_net_mode(&o), "allowlist");
+	jr_options_release(&o);
+
+	/* public: the allowlist's relay, every name */
+	assert_int_equal(PARSE(&o, &e, "--net", "public", "true"), 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST);
+	assert_true(o.net_public);
+	assert_string_equal(jr_options_net_mode(&o), "public");
+	jr_options_release(&o);
+	/* the last --net wins, as for every option */
+	assert_int_equal(
+	    PARSE(&o, &e, "--net", "public", "--net", "none", "true"), 0);
+	assert_false(o.net_public);
+	assert_string_equal(jr_options_net_mode(&o), "hermetic");
+	jr_options_release(&o);
+
+	/* --learn implies public */
+	assert_int_equal(PARSE(&o, &e, "--learn", "/tmp/l.txt", "true"), 0);
+	assert_true(o.net_public);
+	assert_string_equal(o.learn_path, "/tmp/l.txt");
+	assert_string_equal(jr_options_net_mode(&o), "public");
+	jr_options_release(&o);
+	assert_int_equal(
+	    PARSE(&o, &e, "--net", "public", "--learn", "f", "true"), 0);
+	jr_options_release(&o);
+
+	/* --allow-private: good values */
+	assert_int_equal(
+	    PARSE(&o, &e, "--net", "public", "--allow-private", "10.77.0.0/16",
+		  "--allow-private", "192.168.1.5:5432", "--allow-private",
+		  "fd77::/64", "--allow-private", "198.51.100.2", "true"),
+	    0);
+	assert_int_equal(o.n_allow_private, 4);
+	assert_string_equal(o.allow_private[1], "192.168.1.5:5432");
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--allow-private",
+			       "10.0.0.0/8", "true"),
+			 0);
+	jr_options_release(&o);
+
+	/* --deny-message: good value */
+	assert_int_equal(PARSE(&o, &e, "--deny-message",
+			       "ask the operator to add the host", "true"),
+			 0);
+	assert_string_equal(o.deny_message, "ask the operator to add the host");
+	jr_options_release(&o);
+	memset(long_msg, 'x', JR_DENY_MESSAGE_MAX);
+	long_msg[JR_DENY_MESSAGE_MAX] = '\0';
+	assert_int_equal(PARSE(&o, &e, "--deny-message", long_msg, "true"), 0);
+	jr_options_release(&o);
+
+	/* and every rejection names the option and the rule */
+	REJECT("--allow-private '0.0.0.0/0': opening every address", "--net",
+	       "public", "--allow-private", "0.0.0.0/0", "true");
+	REJECT("--allow-private '::/0': opening every address", "--net",
+	       "public", "--allow-private", "::/0", "true");
+	REJECT("--allow-private '10.0.0.0/7': a range must lie inside one",
+	       "--net", "public", "--allow-private", "10.0.0.0/7", "true");
+	REJECT("--allow-private '8.8.8.0/24': a range must lie inside one",
+	       "--net", "public", "--allow-private", "8.8.8.0/24", "true");
+	REJECT("--allow-private 'db.lan': expected an address or CIDR", "--net",
+	       "public", "--allow-private", "db.lan", "true");
+	REJECT("--allow-private '10.0.0.1/8'", "--net", "public",
+	       "--allow-private", "10.0.0.1/8", "true");
+	REJECT("--allow-private opens a range to the relay, and --net none",
+	       "--allow-private", "10.0.0.0/8", "true");
+	REJECT("--allow/--allow-file mean nothing with --net public", "--net",
+	       "public", "--allow", "a.test", "true");
+	REJECT("--allow/--allow-file mean nothing with --net public", "--learn",
+	       "f", "--allow-file", "g", "true");
+	REJECT(
+	    "--learn runs the command like --net public and cannot be combined with --net none",
+	    "--net", "none", "--learn", "f", "true");
+	REJECT(
+	    "--learn runs the command like --net public and cannot be combined with --net allowlist",
+	    "--learn", "f", "--net", "allowlist", "true");
+	REJECT("--learn given twice", "--learn", "f", "--learn", "g", "true");
+	REJECT("--learn: empty file name", "--learn", "", "true");
+	REJECT("--deny-message: empty text", "--deny-message", "", "true");
+	REJECT("--deny-message: control character 0x0a at byte 4",
+	       "--deny-message", "ask\nme", "true");
+	REJECT("--deny-message: control character 0x1b at byte 1",
+	       "--deny-message", "\x1b[31m", "true");
+	long_msg[JR_DENY_MESSAGE_MAX] = 'x';
+	long_msg[JR_DENY_MESSAGE_MAX + 1] = '\0';
+	REJECT("--deny-message: at most 256 bytes, this one has 257",
+	       "--deny-message", long_msg, "true");
 }
 
 int main(void)
@@ -519,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_filesystem_options),
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_usage_mentions_every_option),
+		cmocka_unit_test(test_network_modes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -919,6 +919,118 @@ static void test_local_address(void **state)
 	jr_policy_free(&p);
 }
 
+/* --net public: names pass, the guard is unchanged. */
+static void test_match_any(void **state)
+{
+	struct jr_policy p;
+
+	jr_policy_init(&p);
+	p.match_any = true;
+	assert_int_equal(jr_policy_check_name(&p, "denied.test", 80),
+			 JR_ALLOWED);
+	assert_int_equal(jr_policy_check_name(&p, "Any.Name.TEST.", 9000),
+			 JR_ALLOWED);
+	assert_int_equal(jr_policy_check_name(&p, "198.51.100.30", 443),
+			 JR_ALLOWED);
+	assert_int_equal(jr_policy_check_name(&p, "2001:db8::1", 443),
+			 JR_ALLOWED);
+	assert_true(jr_policy_name_allowed(&p, "whatever.example"));
+	/* still not a destination: port 0, bad hosts */
+	assert_int_equal(jr_policy_check_name(&p, "a.test", 0), JR_DENY_PORT);
+	assert_int_equal(jr_policy_check_name(&p, "2130706433", 80),
+			 JR_DENY_BAD_HOST);
+	assert_int_equal(jr_policy_check_name(&p, "a_b.test", 80),
+			 JR_DENY_BAD_HOST);
+	assert_false(jr_policy_name_allowed(&p, "0x7f.1"));
+	/* the guard: the same answers as in allowlist mode */
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "127.0.0.1", 8080),
+	    JR_DENY_SPECIAL_ADDR);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "169.254.169.254", 80),
+	    JR_DENY_SPECIAL_ADDR);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "10.77.0.10", 80),
+	    JR_DENY_SPECIAL_ADDR);
+	assert_int_equal(check_text_with(jr_policy_check_address, &p,
+					 "::ffff:127.0.0.1", 80),
+			 JR_DENY_SPECIAL_ADDR);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "192.0.2.10", 80),
+	    JR_ALLOWED);
+	assert_int_equal(check_text_with(jr_policy_check_local_address, &p,
+					 "198.51.100.2", 8081),
+			 JR_DENY_LOCAL_ADDR);
+	jr_policy_free(&p);
+}
+
+/* --allow-private: the guard only, inside one special range. */
+static void test_allow_private(void **state)
+{
+	static const char *const bad[] = {
+		"0.0.0.0/0", "::/0",	     "10.0.0.0/7",	"8.8.8.0/24",
+		"fc00::/6",  "db.lan",	     "*.lan",		"10.0.0.1/8",
+		"",	     "10.0.0.0/8:0", "::ffff:10.0.0.1", "1.2.3.4/33",
+	};
+	struct jr_err err = { 0 };
+	struct jr_policy p;
+
+	jr_policy_init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (jr_policy_add_private(&p, bad[i], &err) != -EINVAL)
+			fail_msg("--allow-private '%s' accepted", bad[i]);
+		if (!strstr(err.msg, "--allow-private '"))
+			fail_msg("'%s': message does not name it: %s", bad[i],
+				 err.msg);
+	}
+	assert_int_equal(p.n_private, 0);
+
+	assert_int_equal(jr_policy_add_private(&p, "10.77.0.0/16", &err), 0);
+	assert_int_equal(jr_policy_add_private(&p, "192.168.1.5:5432", &err),
+			 0);
+	assert_int_equal(jr_policy_add_private(&p, "127.0.0.1:8080", &err), 0);
+	assert_int_equal(jr_policy_add_private(&p, "198.51.100.2:8081", &err),
+			 0);
+	assert_int_equal(p.n_private, 4);
+	assert_int_equal(p.n, 0); /* never an allowlist entry */
+	/* no name and no literal is admitted by them */
+	assert_int_equal(jr_policy_check_name(&p, "10.77.0.10", 80),
+			 JR_DENY_NOT_ALLOWED);
+	assert_false(jr_policy_name_allowed(&p, "10.77.0.10"));
+	/* the guard opens what they name, on their port */
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "10.77.0.10", 80),
+	    JR_ALLOWED);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "10.78.0.10", 80),
+	    JR_DENY_SPECIAL_ADDR);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "192.168.1.5", 5432),
+	    JR_ALLOWED);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "192.168.1.5", 22),
+	    JR_DENY_PORT);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "169.254.169.254", 80),
+	    JR_DENY_SPECIAL_ADDR);
+	/* this host: only where named exactly (or loopback, by definition) */
+	assert_int_equal(
+	    check_text_with(jr_policy_check_local_address, &p, "10.77.0.2", 80),
+	    JR_DENY_LOCAL_ADDR);
+	assert_int_equal(check_text_with(jr_policy_check_local_address, &p,
+					 "198.51.100.2", 8081),
+			 JR_ALLOWED);
+	assert_int_equal(check_text_with(jr_policy_check_local_address, &p,
+					 "127.0.0.1", 8080),
+			 JR_ALLOWED);
+	assert_int_equal(check_text_with(jr_policy_check_local_address, &p,
+					 "127.0.0.1", 8081),
+			 JR_DENY_PORT);
+	jr_policy_free(&p);
+	assert_null(p.private_entries);
+	assert_int_equal(p.n_private, 0);
+}
+
 static void test_guard_bad_sockaddr(void **state)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -1254,6 +1366,8 @@ int main(void)
 		cmocka_unit_test(test_local_address),
 		cmocka_unit_test(test_guard_bad_sockaddr),
 		cmocka_unit_test(test_name_allowed),
+		cmocka_unit_test(test_match_any),
+		cmocka_unit_test(test_allow_private),
 		cmocka_unit_test(test_normalise),
 		cmocka_unit_test(test_reason_names),
 		cmocka_unit_test(test_storage),

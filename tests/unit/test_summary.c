@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "options.h"
 #include "summary.h"
 
 static void test_exited(void **state)
@@ -19,7 +20,7 @@ static void test_exited(void **state)
 		.ended = JR_END_EXITED,
 		.exit_status = 3,
 		.wall_ms = 42,
-		.net_mode = "none",
+		.net_mode = "hermetic",
 		.rules_verified = true,
 		.nft_chains = 3,
 		.nft_rules = 2,
@@ -39,7 +40,7 @@ static void test_exited(void **state)
 	    "\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
 	    "\"wall_time_ms\":42,"
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
-	    "\"network\":{\"mode\":\"none\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
+	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"synthetic_names\":0,"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
@@ -67,9 +68,10 @@ static void test_filesystem(void **state)
 		.n_hidden = 7,
 		.tmpfs_size = 1048576,
 	};
-	struct jr_summary s = {
-		.command = cmd, .command_argc = 1, .net_mode = "none", .fs = &fs
-	};
+	struct jr_summary s = { .command = cmd,
+				.command_argc = 1,
+				.net_mode = "hermetic",
+				.fs = &fs };
 	char *out = NULL;
 
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
@@ -99,7 +101,7 @@ static void test_signaled_and_failed(void **state)
 		.ended = JR_END_SIGNALED,
 		.exit_status = 137,
 		.signal = 9,
-		.net_mode = "none",
+		.net_mode = "hermetic",
 	};
 	char *out = NULL;
 
@@ -242,6 +244,45 @@ static void test_end_names(void **state)
 	assert_string_equal(jr_end_name(JR_END_EXEC_FAILED), "exec-failed");
 }
 
+/* "network"."mode" is named by jr_options_net_mode(), from the options. */
+static void test_network_mode_names(void **state)
+{
+	static const struct {
+		char *argv[6];
+		const char *want;
+	} cases[] = {
+		{ { "jailrun", "true" }, "\"network\":{\"mode\":\"hermetic\"" },
+		{ { "jailrun", "--net", "none", "true" },
+		  "\"network\":{\"mode\":\"hermetic\"" },
+		{ { "jailrun", "--allow", "a.test", "true" },
+		  "\"network\":{\"mode\":\"allowlist\"" },
+		{ { "jailrun", "--net", "public", "true" },
+		  "\"network\":{\"mode\":\"public\"" },
+		{ { "jailrun", "--learn", "f", "true" },
+		  "\"network\":{\"mode\":\"public\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr_options o;
+		struct jr_err e = { 0 };
+		struct jr_summary s = { 0 };
+		char *out = NULL;
+		int argc = 0;
+
+		while (cases[i].argv[argc])
+			argc++;
+		assert_int_equal(
+		    jr_options_parse(argc, (char **)cases[i].argv, &o, &e), 0);
+		s.net_mode = jr_options_net_mode(&o);
+		assert_int_equal(jr_summary_to_json(&s, &out), 0);
+		if (!strstr(out, cases[i].want))
+			fail_msg("case %zu: %s not in %s", i, cases[i].want,
+				 out);
+		free(out);
+		jr_options_release(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_startup_phases),
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
+		cmocka_unit_test(test_network_mode_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
