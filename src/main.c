@@ -184,6 +184,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < opts.n_allow_files; i++)
 		if (jr_policy_add_file(&policy, opts.allow_files[i], &err) < 0)
 			return fail_early(&opts, &policy, &err);
+	/* A NAME:PORT lane is an allow entry, in every mode (lane.h). */
+	for (size_t i = 0; i < opts.lanes.n_lane; i++)
+		if (!opts.lanes.lane[i].host &&
+		    jr_policy_add(&policy, opts.lanes.lane[i].text, &err) < 0)
+			return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)
@@ -241,7 +246,7 @@ int main(int argc, char **argv)
 		.exit_status = res.exit_status,
 		.signal = res.signal,
 		.wall_ms = jr_clock_ms() - start,
-		.net_mode = jr_net_mode_name(opts.net),
+		.net_mode = jr_options_net_name(&opts),
 		.rules_verified = res.rules_verified,
 		.nft_chains = res.nft_chains,
 		.nft_rules = res.nft_rules,

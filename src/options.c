@@ -53,6 +53,16 @@ const char jr_usage_text[] =
     "                      capture TCP of programs that ignore the proxy:\n"
     "                      allowed names resolve to synthetic addresses the\n"
     "                      relay maps back (default on; off: proxy and DNS only)\n"
+    "  --lane ENDPOINT     the model lane, in every --net mode (repeatable):\n"
+    "                      ADDRESS:PORT (e.g. 127.0.0.1:4000, [::1]:4000) is a\n"
+    "                      host service, reached inside at\n"
+    "                      host.jailrun.internal:PORT ($JAILRUN_LANE_PORT);\n"
+    "                      NAME:PORT is an --allow entry that holds even\n"
+    "                      under --net none\n"
+    "  --publish [ADDR:]HOSTPORT:PORT\n"
+    "                      listen on the host at ADDR (default 127.0.0.1)\n"
+    "                      port HOSTPORT and forward to the command's PORT\n"
+    "                      (repeatable)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -152,6 +162,8 @@ enum {
 	OPT_WORKDIR,
 	OPT_FS,
 	OPT_TRANSPARENT,
+	OPT_LANE,
+	OPT_PUBLISH,
 };
 
 static const struct option jr_long_options[] = {
@@ -185,6 +197,8 @@ static const struct option jr_long_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
+	{ "lane", required_argument, NULL, OPT_LANE },
+	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -201,6 +215,13 @@ const char *jr_net_mode_name(enum jr_net_mode mode)
 		return "allowlist";
 	}
 	return "unknown";
+}
+
+const char *jr_options_net_name(const struct jr_options *opts)
+{
+	if (opts->none_with_lanes)
+		return jr_net_mode_name(JR_NET_NONE);
+	return jr_net_mode_name(opts->net);
 }
 
 const char *jr_fs_mode_name(enum jr_fs_mode mode)
@@ -659,6 +680,20 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 					 &opts->transparent, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_LANE: {
+			static const uint16_t relay_ports[] = {
+				JR_PROXY_PORT, JR_DNS_PORT, JR_TRANSPARENT_PORT
+			};
+
+			if (jr_lanes_add_lane(&opts->lanes, optarg, relay_ports,
+					      3, err) < 0)
+				return -EINVAL;
+			break;
+		}
+		case OPT_PUBLISH:
+			if (jr_lanes_add_publish(&opts->lanes, optarg, err) < 0)
+				return -EINVAL;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -690,6 +725,14 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			    "--allow/--allow-file need --net allowlist, not --net %s",
 			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
+	}
+	/* --net none with lanes or published ports: the veth and the relay
+	 * exist, with a policy of the lane entries only (jailrun(1), MODEL
+	 * LANE). The allowlist plumbing serves it; nothing else is opened. */
+	if (opts->net == JR_NET_NONE &&
+	    (opts->lanes.n_lane || opts->lanes.n_publish)) {
+		opts->net = JR_NET_ALLOWLIST;
+		opts->none_with_lanes = true;
 	}
 	if (opts->fs_mode == JR_FS_HOST &&
 	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "lane.h"
 
 enum jr_action {
 	JR_ACTION_RUN = 0,
@@ -99,6 +100,12 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* --lane and --publish (lane.h). --net none with either runs on the
+	 * allowlist plumbing (net is JR_NET_ALLOWLIST) with a policy of the
+	 * lane entries only, and none_with_lanes says so: the summary and
+	 * messages still call it "none" (jr_options_net_name()). */
+	struct jr_lanes lanes;
+	bool none_with_lanes;
 };
 
 /*
@@ -140,6 +147,9 @@ int jr_parse_gateway(const char *s, struct jr_gateway *g);
 int jr_parse_duration_ms(const char *s, uint64_t *ms);
 
 const char *jr_net_mode_name(enum jr_net_mode mode);
+/* The network mode as the user chose it: "none" for --net none with
+ * lanes, which runs on the allowlist plumbing. */
+const char *jr_options_net_name(const struct jr_options *opts);
 const char *jr_fs_mode_name(enum jr_fs_mode mode);
 
 /*
