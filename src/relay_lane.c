@@ -239,7 +239,7 @@ void relay_factory_readable(struct jr_relay *r)
 		if (n <= 0) {
 			/* The factory is gone: no more published
 			 * connections; the waiting ones time out. */
-			jr_warn("relay: the --publish socket factory ended");
+			jr_debug("relay: the --publish socket factory ended");
 			epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->cfg.factory, NULL);
 			relay_close_fd(&r->cfg.factory);
 			return;
