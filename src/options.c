@@ -34,7 +34,8 @@ const char jr_usage_text[] =
     "  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
     "  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
     "                      hosts (default when --allow is given); 'none': only\n"
-    "                      loopback (the default otherwise)\n"
+    "                      loopback (the default otherwise), plus any --lane\n"
+    "                      and --publish\n"
     "  --gateway CIDR      the relay's address on the sandbox link\n"
     "                      (default " JR_DEFAULT_GATEWAY
     "; the command gets the next)\n"
