@@ -109,8 +109,8 @@ int jr_lane_parse(const char *s, struct jr_lane *out, struct jr_err *err)
 			    err, EINVAL,
 			    "--lane %s: an IPv6 address goes in brackets, e.g. [::1]:4000",
 			    s);
-		out->host = parse_literal(s, hlen, AF_INET, &out->addr,
-					  &out->addr_len);
+		out->host =
+		    parse_literal(s, hlen, AF_INET, &out->addr, &out->addr_len);
 	}
 	if (parse_port(colon + 1, strlen(colon + 1), &out->port) < 0)
 		return jr_err_set(err, EINVAL,
@@ -223,8 +223,7 @@ int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 	return 0;
 }
 
-int jr_lanes_add_publish(struct jr_lanes *l, const char *s,
-			 struct jr_err *err)
+int jr_lanes_add_publish(struct jr_lanes *l, const char *s, struct jr_err *err)
 {
 	struct jr_publish p;
 	int r;

@@ -37,10 +37,10 @@
 #define JR_LANE_HOST_NAME "host.jailrun.internal"
 
 struct jr_lane {
-	bool host;			  /* HOST:PORT with an address literal */
+	bool host;		      /* HOST:PORT with an address literal */
 	struct sockaddr_storage addr; /* host: the endpoint, port set */
 	socklen_t addr_len;
-	uint16_t port;		   /* host byte order */
+	uint16_t port;		    /* host byte order */
 	char text[JR_HOST_MAX + 8]; /* as given: NAME:PORT is an allow entry */
 };
 
@@ -90,8 +90,7 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err);
 int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 		      const uint16_t *reserved, size_t n_reserved,
 		      struct jr_err *err);
-int jr_lanes_add_publish(struct jr_lanes *l, const char *s,
-			 struct jr_err *err);
+int jr_lanes_add_publish(struct jr_lanes *l, const char *s, struct jr_err *err);
 
 /* The gateway ports of the host lanes, in order; returns how many. */
 size_t jr_lanes_host_ports(const struct jr_lanes *l, uint16_t *ports,

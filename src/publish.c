@@ -109,9 +109,10 @@ int jr_publish_factory_start(int *fd, struct jr_err *err)
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return jr_err_set(err, errno,
-				  "--publish: socketpair for the socket factory: %s",
-				  strerror(errno));
+		return jr_err_set(
+		    err, errno,
+		    "--publish: socketpair for the socket factory: %s",
+		    strerror(errno));
 	/* Set before the factory's first send: its pid rides along. */
 	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
 		int e = errno;
@@ -127,9 +128,9 @@ int jr_publish_factory_start(int *fd, struct jr_err *err)
 
 		close(sv[0]);
 		close(sv[1]);
-		return jr_err_set(err, e,
-				  "--publish: cannot start the socket factory: %s",
-				  strerror(e));
+		return jr_err_set(
+		    err, e, "--publish: cannot start the socket factory: %s",
+		    strerror(e));
 	}
 	if (pid == 0)
 		factory_main(sv[1]);
@@ -159,8 +160,9 @@ int jr_publish_factory_hello(int fd, pid_t *pid, struct jr_err *err)
 		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n != 1 || b != 'H')
-		return jr_err_set(err, n < 0 ? errno : EPROTO,
-				  "--publish: the socket factory did not start");
+		return jr_err_set(
+		    err, n < 0 ? errno : EPROTO,
+		    "--publish: the socket factory did not start");
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		struct ucred cred;
 
@@ -210,9 +212,9 @@ fail:
 			fds[j] = -1;
 		}
 	return jr_err_set(
-	    err, e,
-	    "--publish %s: cannot listen on the host: %s%s", l->publish[i].text,
-	    strerror(e),
-	    e == EADDRINUSE ? " (another program uses that port; pick another HOSTPORT)"
-			    : "");
+	    err, e, "--publish %s: cannot listen on the host: %s%s",
+	    l->publish[i].text, strerror(e),
+	    e == EADDRINUSE
+		? " (another program uses that port; pick another HOSTPORT)"
+		: "");
 }

@@ -733,9 +733,9 @@ static void *relay_loop(void *arg)
 				break;
 			case REF_LISTEN_LANE:
 				if (ref.slot < JR_LANE_MAX)
-					accept_conns(r,
-						     r->cfg.lane_listen[ref.slot],
-						     KIND_LANE, ref.slot);
+					accept_conns(
+					    r, r->cfg.lane_listen[ref.slot],
+					    KIND_LANE, ref.slot);
 				break;
 			case REF_LISTEN_PUBLISH:
 				if (ref.slot < JR_PUBLISH_MAX)

@@ -68,11 +68,11 @@ int relay_lane_start(struct jr_relay *r)
 		if (!lane->host)
 			continue;
 		a = lane->addr.ss_family == AF_INET
-			? (const void *)&((const struct sockaddr_in *)&lane
-					      ->addr)
+			? (const void *)&(
+			      (const struct sockaddr_in *)&lane->addr)
 			      ->sin_addr
-			: (const void *)&((const struct sockaddr_in6 *)&lane
-					      ->addr)
+			: (const void *)&(
+			      (const struct sockaddr_in6 *)&lane->addr)
 			      ->sin6_addr;
 		if (!inet_ntop(lane->addr.ss_family, a, r->lane_host[h],
 			       sizeof(r->lane_host[h])))
@@ -88,8 +88,8 @@ int relay_lane_start(struct jr_relay *r)
 	for (size_t i = 0; i < l->n_publish; i++) {
 		if (r->cfg.publish_listen[i] < 0)
 			return -EBADF;
-		e = lane_add_fd(r, r->cfg.publish_listen[i],
-				REF_LISTEN_PUBLISH, (uint32_t)i);
+		e = lane_add_fd(r, r->cfg.publish_listen[i], REF_LISTEN_PUBLISH,
+				(uint32_t)i);
 		if (e < 0)
 			return e;
 	}
@@ -258,9 +258,9 @@ void relay_factory_readable(struct jr_relay *r)
 			continue;
 		}
 		if (fd < 0) {
-			relay_reply(r, c, 503, NULL, "publish-factory-failed",
-				    true,
-				    "jailrun: no socket for the published port");
+			relay_reply(
+			    r, c, 503, NULL, "publish-factory-failed", true,
+			    "jailrun: no socket for the published port");
 			continue;
 		}
 		sin.sin_addr = r->cfg.worker;

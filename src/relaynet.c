@@ -139,11 +139,11 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	for (size_t i = 0; lanes && i < lanes->n_lane; i++) {
 		if (!lanes->lane[i].host)
 			continue;
-		lane_fds[k] = listen_on(SOCK_STREAM, gw->relay,
-					lanes->lane[i].port, err);
+		lane_fds[k] =
+		    listen_on(SOCK_STREAM, gw->relay, lanes->lane[i].port, err);
 		if (lane_fds[k] < 0)
-			return jr_err_prefix(err, "--lane %s: ",
-					     lanes->lane[i].text);
+			return jr_err_prefix(
+			    err, "--lane %s: ", lanes->lane[i].text);
 		k++;
 	}
 	if (lanes && lanes->n_publish) {

@@ -422,8 +422,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.audit = audit,
 		};
 
-		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid,
-				 err);
+		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid, err);
 		if (r < 0) {
 			close_fds(fds, nfds);
 			return r;
