@@ -11,6 +11,8 @@
  *   relay_tunnel.c  moving bytes once connected: splice tunnel, SNI check,
  *                   request body copy, the pump
  *
+ *   relay_lane.c    host lanes (--lane HOST:PORT) and published ports
+ *                   (--publish): fixed destinations, bare tunnels
  *   relay_transparent.c  captured TCP (transparent egress, issue 10):
  *                   the original destination, the name behind a synthetic
  *                   address, the policy, a peek at the first bytes (TLS
