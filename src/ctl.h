@@ -33,7 +33,9 @@
 
 #include "options.h"
 
-#define JR_CTL_MAX_FDS 8
+/* The fixed slots, then (lane.h) one listener per host lane and the
+ * publish socket factory: jr_lanes_nfds() more. */
+#define JR_CTL_MAX_FDS (8 + JR_LANE_MAX + 1)
 
 /*
  * The fds SETUP_OK carries, slot by slot. init fills each slot by its name
@@ -68,7 +70,11 @@ enum jr_ctl_fd {
 _Static_assert(JR_CTL_FDS_TRANSPARENT <= JR_CTL_MAX_FDS,
 	       "SETUP_OK carries more fds than jr_ctl_recv() takes");
 
-/* How many fds SETUP_OK carries in network mode @net. */
+/*
+ * How many fds SETUP_OK carries in network mode @net; the lanes' fds
+ * (jr_lanes_nfds()) follow these, host lane listeners in --lane order,
+ * then the publish socket factory.
+ */
 static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net, bool transparent)
 {
 	if (net != JR_NET_ALLOWLIST)

@@ -154,8 +154,9 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 		return jr_err_set(err, errno,
 				  "cannot open the worker netns: %s",
 				  strerror(errno));
-	r = jr_relaynet_create(worker_ns, &a->gateway, a->transparent, &l,
-			       &relay_nft, err);
+	r = jr_relaynet_create(
+	    worker_ns, &a->gateway, a->transparent, &l, &relay_nft, a->lanes,
+	    &fds[jr_ctl_setup_nfds(a->net, a->transparent)], err);
 	if (r < 0)
 		return r;
 	fds[JR_CTL_FD_PROXY] = l.proxy;
@@ -221,6 +222,8 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 		relaynet_us = jr_clock_us() - t;
 	}
 	*nfds = jr_ctl_setup_nfds(a->net, a->transparent);
+	if (a->net == JR_NET_ALLOWLIST && a->lanes)
+		*nfds += jr_lanes_nfds(a->lanes);
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
@@ -276,6 +279,38 @@ static int set_proxy_env(struct in_addr gw, struct jr_err *err)
 	if (setenv("NO_PROXY", no_proxy, 1) < 0 ||
 	    setenv("no_proxy", no_proxy, 1) < 0 ||
 	    setenv("NODE_USE_ENV_PROXY", "1", 1) < 0)
+		return jr_err_set(err, errno, "setenv: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * The model lane's variables: JAILRUN_LANE_<PORT> for each host lane, and
+ * host.jailrun.internal in NO_PROXY, so clients connect to the lane
+ * directly (the proxy does not serve it: the lane is a gateway port).
+ */
+static int set_lane_env(const struct jr_lanes *l, struct jr_err *err)
+{
+	char name[32], url[64], no_proxy[256];
+	const char *old;
+
+	if (!l->n_host)
+		return 0;
+	for (size_t i = 0; i < l->n_lane; i++) {
+		if (!l->lane[i].host)
+			continue;
+		snprintf(name, sizeof(name), "JAILRUN_LANE_%u",
+			 l->lane[i].port);
+		snprintf(url, sizeof(url), "http://%s:%u", JR_LANE_HOST_NAME,
+			 l->lane[i].port);
+		if (setenv(name, url, 1) < 0)
+			return jr_err_set(err, errno, "setenv: %s",
+					  strerror(errno));
+	}
+	old = getenv("NO_PROXY");
+	snprintf(no_proxy, sizeof(no_proxy), "%s%s%s", old ? old : "",
+		 old && *old ? "," : "", JR_LANE_HOST_NAME);
+	if (setenv("NO_PROXY", no_proxy, 1) < 0 ||
+	    setenv("no_proxy", no_proxy, 1) < 0)
 		return jr_err_set(err, errno, "setenv: %s", strerror(errno));
 	return 0;
 }
@@ -390,6 +425,9 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 	jr_fs_scrub_env(a->fs);
 	if (a->net == JR_NET_ALLOWLIST &&
 	    set_proxy_env(a->gateway.relay, &err) < 0)
+		goto fail;
+	if (a->net == JR_NET_ALLOWLIST && a->lanes &&
+	    set_lane_env(a->lanes, &err) < 0)
 		goto fail;
 	if (jr_privs_drop(a->ids, &err) < 0)
 		goto fail;

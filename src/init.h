@@ -31,6 +31,7 @@ struct jr_init_args {
 	const struct jr_fs_plan *fs;		 /* the filesystem layout */
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
+	const struct jr_lanes *lanes; /* --lane, --publish (lane.h) */
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

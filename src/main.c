@@ -221,6 +221,11 @@ int main(int argc, char **argv)
 					  &err) < 0)
 			return fail_early(&opts, &policy, &err);
 	policy.match_any = opts.net_public;
+	/* A NAME:PORT lane is an allow entry, in every mode (lane.h). */
+	for (size_t i = 0; i < opts.lanes.n_lane; i++)
+		if (!opts.lanes.lane[i].host &&
+		    jr_policy_add(&policy, opts.lanes.lane[i].text, &err) < 0)
+			return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)

@@ -38,7 +38,8 @@ const char jr_usage_text[] =
     "                      host through the relay, every connection and lookup\n"
     "                      logged, loopback, link-local, metadata and private\n"
     "                      addresses still refused; 'none': only loopback\n"
-    "                      (hermetic; the default otherwise)\n"
+    "                      (hermetic; the default otherwise), plus any --lane\n"
+    "                      and --publish\n"
     "  --allow-private CIDR\n"
     "                      let the relay connect to this private or special\n"
     "                      range (repeatable), e.g. 10.1.2.0/24, 10.1.2.3:5432;\n"
@@ -65,6 +66,16 @@ const char jr_usage_text[] =
     "                      capture TCP of programs that ignore the proxy:\n"
     "                      allowed names resolve to synthetic addresses the\n"
     "                      relay maps back (default on; off: proxy and DNS only)\n"
+    "  --lane ENDPOINT     the model lane, in every --net mode (repeatable):\n"
+    "                      ADDRESS:PORT (e.g. 127.0.0.1:4000, [::1]:4000) is a\n"
+    "                      host service, reached inside at\n"
+    "                      host.jailrun.internal:PORT ($JAILRUN_LANE_PORT);\n"
+    "                      NAME:PORT is an --allow entry that holds even\n"
+    "                      under --net none\n"
+    "  --publish [ADDR:]HOSTPORT:PORT\n"
+    "                      listen on the host at ADDR (default 127.0.0.1)\n"
+    "                      port HOSTPORT and forward to the command's PORT\n"
+    "                      (repeatable)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -167,6 +178,8 @@ enum {
 	OPT_ALLOW_PRIVATE,
 	OPT_DENY_MESSAGE,
 	OPT_LEARN,
+	OPT_LANE,
+	OPT_PUBLISH,
 };
 
 static const struct option jr_long_options[] = {
@@ -203,6 +216,8 @@ static const struct option jr_long_options[] = {
 	{ "allow-private", required_argument, NULL, OPT_ALLOW_PRIVATE },
 	{ "deny-message", required_argument, NULL, OPT_DENY_MESSAGE },
 	{ "learn", required_argument, NULL, OPT_LEARN },
+	{ "lane", required_argument, NULL, OPT_LANE },
+	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -223,6 +238,10 @@ const char *jr_net_mode_name(enum jr_net_mode mode)
 
 const char *jr_options_net_mode(const struct jr_options *opts)
 {
+	/* --net none with lanes or published ports runs on the allowlist
+	 * plumbing but is still the mode the user chose. */
+	if (opts->none_with_lanes)
+		return jr_net_mode_name(JR_NET_NONE);
 	if (opts->net == JR_NET_NONE)
 		return "hermetic";
 	return opts->net_public ? "public" : jr_net_mode_name(opts->net);
@@ -745,6 +764,19 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(err, EINVAL,
 						  "--learn given twice");
 			opts->learn_path = optarg;
+		case OPT_LANE: {
+			static const uint16_t relay_ports[] = {
+				JR_PROXY_PORT, JR_DNS_PORT, JR_TRANSPARENT_PORT
+			};
+
+			if (jr_lanes_add_lane(&opts->lanes, optarg, relay_ports,
+					      3, err) < 0)
+				return -EINVAL;
+			break;
+		}
+		case OPT_PUBLISH:
+			if (jr_lanes_add_publish(&opts->lanes, optarg, err) < 0)
+				return -EINVAL;
 			break;
 		case ':':
 			return jr_err_set(
@@ -795,6 +827,14 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		return jr_err_set(
 		    err, EINVAL,
 		    "--allow-private opens a range to the relay, and --net none has no relay; use it with --net public, --learn or --allow");
+	/* --net none with lanes or published ports: the veth and the relay
+	 * exist, with a policy of the lane entries only (jailrun(1), MODEL
+	 * LANE). The allowlist plumbing serves it; nothing else is opened. */
+	if (opts->net == JR_NET_NONE &&
+	    (opts->lanes.n_lane || opts->lanes.n_publish)) {
+		opts->net = JR_NET_ALLOWLIST;
+		opts->none_with_lanes = true;
+	}
 	if (opts->fs_mode == JR_FS_HOST &&
 	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||
 	     opts->tmpfs_size))

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "lane.h"
 
 enum jr_action {
 	JR_ACTION_RUN = 0,
@@ -108,6 +109,12 @@ struct jr_options {
 	size_t n_allow_private;
 	const char *deny_message; /* --deny-message TEXT, NULL: none */
 	const char *learn_path;	  /* --learn FILE, NULL: none */
+	/* --lane and --publish (lane.h). --net none with either runs on the
+	 * allowlist plumbing (net is JR_NET_ALLOWLIST) with a policy of the
+	 * lane entries only, and none_with_lanes says so: the summary and
+	 * messages still call it "none" (jr_options_net_name()). */
+	struct jr_lanes lanes;
+	bool none_with_lanes;
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */
@@ -155,8 +162,10 @@ const char *jr_net_mode_name(enum jr_net_mode mode);
 
 /*
  * jr_options_net_mode - the network mode as the summary and the docs name
- * it: "public" (--net public, --learn), "allowlist", or "hermetic" (--net
- * none: loopback only). The one place that names a run's mode.
+ * it: "public" (--net public, --learn), "allowlist", "none" (--net none
+ * with lanes or published ports, which runs on the allowlist plumbing), or
+ * "hermetic" (--net none alone: loopback only). The one place that names a
+ * run's mode.
  */
 const char *jr_options_net_mode(const struct jr_options *opts);
 const char *jr_fs_mode_name(enum jr_fs_mode mode);

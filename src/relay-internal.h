@@ -11,6 +11,8 @@
  *   relay_tunnel.c  moving bytes once connected: splice tunnel, SNI check,
  *                   request body copy, the pump
  *
+ *   relay_lane.c    host lanes (--lane HOST:PORT) and published ports
+ *                   (--publish): fixed destinations, bare tunnels
  *   relay_transparent.c  captured TCP (transparent egress, issue 10):
  *                   the original destination, the name behind a synthetic
  *                   address, the policy, a peek at the first bytes (TLS
@@ -64,6 +66,9 @@ enum relay_ref_type {
 	REF_LISTEN_PROXY,
 	REF_LISTEN_DNS_TCP,
 	REF_LISTEN_TRANSPARENT, /* captured TCP (relay_transparent.c) */
+	REF_LISTEN_LANE,	/* a host lane's gateway listener; .slot */
+	REF_LISTEN_PUBLISH,	/* a published port's host listener; .slot */
+	REF_FACTORY,		/* the publish socket factory answered */
 	REF_DNS_UDP,
 	REF_CLIENT,   /* a connection's client socket; .slot */
 	REF_UPSTREAM, /* a connection's upstream socket; .slot */
@@ -126,6 +131,8 @@ enum conn_kind {
 	KIND_DNS_TCP,
 	KIND_DNS_UDP,	  /* DNS queries only: never a struct conn */
 	KIND_TRANSPARENT, /* relay_transparent.c */
+	KIND_LANE,	  /* a host lane (relay_lane.c) */
+	KIND_PUBLISH,	  /* a published port (relay_lane.c) */
 };
 
 enum conn_state {
@@ -189,6 +196,9 @@ struct conn {
 	 * HTTP request, so refusals are answered in HTTP, not reset. */
 	char original[INET6_ADDRSTRLEN];
 	bool answer_http;
+	/* KIND_LANE, KIND_PUBLISH: index in lanes->lane / lanes->publish;
+	 * a KIND_PUBLISH in ST_RESOLVE waits for the factory's socket. */
+	uint32_t lane;
 };
 
 struct dns_pending {
@@ -229,6 +239,12 @@ struct jr_relay {
 	 * relay_dns.c assigns, relay_transparent.c looks up. */
 	struct jr_fakeip *fakeip;
 	bool fakeip_warned; /* said once that the pool is full */
+	/* relay_lane.c: the host lanes' endpoint addresses as text (the
+	 * audit's host), by host-lane index; socket requests written to
+	 * the publish factory and not answered yet. */
+	char lane_host[JR_LANE_MAX][INET6_ADDRSTRLEN];
+	const struct jr_lane *lane_of[JR_LANE_MAX];
+	uint32_t factory_pending;
 };
 
 /* relay.c */
@@ -274,6 +290,15 @@ void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before);
 void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
 void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
 			      const char *reason, bool allowed);
+
+/* relay_lane.c */
+int relay_lane_start(struct jr_relay *r);
+void relay_lane_close(struct jr_relay *r);
+void relay_lane_arm(struct jr_relay *r, bool on);
+void relay_lane_accepted(struct jr_relay *r, struct conn *c, uint32_t idx);
+void relay_factory_readable(struct jr_relay *r);
+void relay_lane_connected(struct jr_relay *r, struct conn *c);
+bool relay_lane_dns_name(const struct jr_relay *r, const char *name);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

@@ -120,6 +120,10 @@ static const char *via_name(enum conn_kind kind)
 		return "proxy";
 	case KIND_TRANSPARENT:
 		return "transparent";
+	case KIND_LANE:
+		return "lane";
+	case KIND_PUBLISH:
+		return "publish";
 	case KIND_DNS_TCP:
 	case KIND_DNS_UDP:
 	default:
@@ -494,6 +498,7 @@ static void listeners_arm(struct jr_relay *r, bool on)
 	    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.transparent,
 		      &ev) < 0)
 		jr_debug("relay: epoll_ctl: %s", strerror(errno));
+	relay_lane_arm(r, on);
 	r->accept_paused = !on;
 }
 
@@ -550,7 +555,8 @@ static bool accept_failed(struct jr_relay *r, int lfd, enum conn_kind kind,
 	return false;
 }
 
-static void accept_conns(struct jr_relay *r, int lfd, enum conn_kind kind)
+static void accept_conns(struct jr_relay *r, int lfd, enum conn_kind kind,
+			 uint32_t idx)
 {
 	for (int i = 0; i < RELAY_ACCEPT_BATCH && !r->accept_paused; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -573,6 +579,8 @@ static void accept_conns(struct jr_relay *r, int lfd, enum conn_kind kind)
 		}
 		if (kind == KIND_TRANSPARENT)
 			relay_transparent_accepted(r, c);
+		else if (kind == KIND_LANE || kind == KIND_PUBLISH)
+			relay_lane_accepted(r, c, idx);
 		else
 			relay_want_events(r, c);
 	}
@@ -713,15 +721,30 @@ static void *relay_loop(void *arg)
 				break;
 			case REF_LISTEN_PROXY:
 				accept_conns(r, r->cfg.listeners.proxy,
-					     KIND_PROXY);
+					     KIND_PROXY, 0);
 				break;
 			case REF_LISTEN_DNS_TCP:
 				accept_conns(r, r->cfg.listeners.dns_tcp,
-					     KIND_DNS_TCP);
+					     KIND_DNS_TCP, 0);
 				break;
 			case REF_LISTEN_TRANSPARENT:
 				accept_conns(r, r->cfg.listeners.transparent,
-					     KIND_TRANSPARENT);
+					     KIND_TRANSPARENT, 0);
+				break;
+			case REF_LISTEN_LANE:
+				if (ref.slot < JR_LANE_MAX)
+					accept_conns(
+					    r, r->cfg.lane_listen[ref.slot],
+					    KIND_LANE, ref.slot);
+				break;
+			case REF_LISTEN_PUBLISH:
+				if (ref.slot < JR_PUBLISH_MAX)
+					accept_conns(
+					    r, r->cfg.publish_listen[ref.slot],
+					    KIND_PUBLISH, ref.slot);
+				break;
+			case REF_FACTORY:
+				relay_factory_readable(r);
 				break;
 			case REF_DNS_UDP:
 				relay_dns_udp_readable(r);
@@ -765,6 +788,7 @@ static void relay_free(struct jr_relay *r)
 	relay_close_fd(&r->cfg.listeners.dns_udp);
 	relay_close_fd(&r->cfg.listeners.dns_tcp);
 	relay_close_fd(&r->cfg.listeners.transparent);
+	relay_lane_close(r);
 	relay_close_fd(&r->epfd);
 	relay_close_fd(&r->stopfd);
 	relay_close_fd(&r->timerfd);
@@ -855,6 +879,13 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 			 REF_LISTEN_TRANSPARENT)) < 0)) {
 		relay_free(r);
 		return jr_err_set(err, -e, "cannot set up the relay: %s",
+				  strerror(-e));
+	}
+	e = relay_lane_start(r);
+	if (e < 0) {
+		relay_free(r);
+		return jr_err_set(err, -e,
+				  "cannot set up the relay's lanes: %s",
 				  strerror(-e));
 	}
 

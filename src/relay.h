@@ -36,6 +36,22 @@ struct jr_relay_config {
 	bool transparent;
 	/* --deny-message: a line added to the body of every 403, or NULL. */
 	const char *deny_message;
+	/*
+	 * The model lane and published ports (relay_lane.c). The relay
+	 * takes ownership of every fd here; -1 where there is none.
+	 * @lanes: the parsed --lane and --publish, or NULL
+	 * @lane_listen: a gateway listener per host lane, in --lane order
+	 * @publish_listen: a host listener per --publish (publish.h)
+	 * @factory: the publish socket factory's end (publish.h)
+	 * @gateway: host.jailrun.internal resolves to it (with host lanes)
+	 * @worker: the command's address, where published ports connect to
+	 */
+	const struct jr_lanes *lanes;
+	int lane_listen[JR_LANE_MAX];
+	int publish_listen[JR_PUBLISH_MAX];
+	int factory;
+	struct in_addr gateway;
+	struct in_addr worker;
 };
 
 struct jr_relay;

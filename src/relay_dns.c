@@ -220,6 +220,27 @@ static void dns_synthetic(struct jr_relay *r, int slot)
 	dns_answer_ttl(r, slot, rcode, &addr, n, RELAY_FAKEIP_TTL);
 }
 
+/*
+ * host.jailrun.internal, with host lanes: the gateway, where the relay
+ * listens on each host lane's port. A: the gateway; AAAA and other types:
+ * empty NOERROR (the worker link is IPv4 only).
+ */
+static void dns_lane_host(struct jr_relay *r, int slot)
+{
+	struct dns_pending *d = &r->dns[slot];
+	struct jr_dns_addr addr = { .family = AF_INET };
+	char text[INET_ADDRSTRLEN];
+	size_t n = 0;
+
+	if (d->q.qclass == JR_DNS_CLASS_IN && d->q.qtype == JR_DNS_TYPE_A) {
+		memcpy(addr.addr, &r->cfg.gateway, 4);
+		n = 1;
+	}
+	inet_ntop(AF_INET, &r->cfg.gateway, text, sizeof(text));
+	dns_audit(r, d, true, NULL, JR_DNS_RCODE_NOERROR, n ? text : NULL);
+	dns_answer(r, slot, JR_DNS_RCODE_NOERROR, &addr, n);
+}
+
 /* A query sits parsed in r->dns[slot]: answer it or start resolving. */
 static void dns_query(struct jr_relay *r, int slot)
 {
@@ -228,6 +249,10 @@ static void dns_query(struct jr_relay *r, int slot)
 
 	if (strcmp(d->q.name, JR_HEALTH_DNS_NAME) == 0) {
 		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
+		return;
+	}
+	if (relay_lane_dns_name(r, d->q.name)) {
+		dns_lane_host(r, slot);
 		return;
 	}
 	if (!jr_policy_name_allowed(r->cfg.policy, d->q.name)) {

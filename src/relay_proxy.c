@@ -61,7 +61,8 @@ void relay_reply(struct jr_relay *r, struct conn *c, int status,
 
 	/* A captured connection has no protocol to answer in, unless its
 	 * first bytes were an HTTP request: then it gets this answer. */
-	if (c->kind == KIND_TRANSPARENT && !c->answer_http) {
+	if ((c->kind == KIND_TRANSPARENT && !c->answer_http) ||
+	    c->kind == KIND_LANE || c->kind == KIND_PUBLISH) {
 		relay_transparent_refuse(r, c, status, reason, allowed);
 		return;
 	}
@@ -360,6 +361,10 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 		 * nothing more before an answer: pass them on now rather
 		 * than wait for an event that may never come. */
 		relay_pump(r, c);
+		break;
+	case KIND_LANE:
+	case KIND_PUBLISH:
+		relay_lane_connected(r, c);
 		break;
 	case KIND_DNS_TCP:
 	case KIND_DNS_UDP:

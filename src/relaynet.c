@@ -48,6 +48,7 @@
 
 #include "cleanup.h"
 #include "link.h"
+#include "publish.h"
 #include "relaynet.h"
 
 static int write_sysctl(const char *path, const char *value, struct jr_err *err)
@@ -96,8 +97,10 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 /* The work in the new netns (init is in it while this runs). */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
 		 bool transparent, struct jr_relay_listeners *l, int *nft,
+		 const struct jr_lanes *lanes, int *lane_fds,
 		 struct jr_err *err)
 {
+	size_t k = 0;
 	int r;
 
 	if (unshare(CLONE_NEWNET) < 0)
@@ -130,6 +133,24 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	l->dns_tcp = listen_on(SOCK_STREAM, gw->relay, JR_DNS_PORT, err);
 	if (l->dns_tcp < 0)
 		return l->dns_tcp;
+	/* The model lane: one listener on the gateway per host lane; and
+	 * the socket factory that makes the relay's connections to the
+	 * command's published ports, here in the relay netns (publish.h). */
+	for (size_t i = 0; lanes && i < lanes->n_lane; i++) {
+		if (!lanes->lane[i].host)
+			continue;
+		lane_fds[k] =
+		    listen_on(SOCK_STREAM, gw->relay, lanes->lane[i].port, err);
+		if (lane_fds[k] < 0)
+			return jr_err_prefix(
+			    err, "--lane %s: ", lanes->lane[i].text);
+		k++;
+	}
+	if (lanes && lanes->n_publish) {
+		r = jr_publish_factory_start(&lane_fds[k], err);
+		if (r < 0)
+			return r;
+	}
 	if (!transparent)
 		return 0;
 	l->transparent =
@@ -147,15 +168,21 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, struct jr_relay_listeners *out,
-		       int *nft_out, struct jr_err *err)
+		       int *nft_out, const struct jr_lanes *lanes,
+		       int *lane_fds, struct jr_err *err)
 {
+	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes) : 0;
+
 	struct jr_relay_listeners l = {
 		.proxy = -1, .dns_udp = -1, .dns_tcp = -1, .transparent = -1
 	};
 	int nft = -1;
 	int r;
 
-	r = build(worker_netns_fd, gw, transparent, &l, &nft, err);
+	for (size_t i = 0; i < n_lane_fds; i++)
+		lane_fds[i] = -1;
+	r = build(worker_netns_fd, gw, transparent, &l, &nft, lanes, lane_fds,
+		  err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
 	 * in the relay netns: the command would start there. */
@@ -177,6 +204,9 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 			close(l.transparent);
 		if (nft >= 0)
 			close(nft);
+		for (size_t i = 0; i < n_lane_fds; i++)
+			if (lane_fds[i] >= 0)
+				close(lane_fds[i]);
 		return r;
 	}
 	*out = l;

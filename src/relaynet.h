@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "err.h"
+#include "lane.h"
 #include "options.h"
 
 #define JR_RELAY_IFNAME "jr-relay" /* the veth end in the relay netns */
@@ -42,10 +43,15 @@ struct jr_relay_listeners {
  * (each socket pins its netns), which only the runner holds, and with it
  * goes the veth pair. It has no route anywhere but the /prefix link, and
  * forwarding is off.
+ * @lanes: --lane and --publish; may be NULL
+ * @lane_fds: jr_lanes_nfds(@lanes) fds: a listener on the gateway per
+ *       host lane (TCP G:PORT, in --lane order), then, when anything is
+ *       published, the publish socket factory's end (publish.h)
  * Return: 0 or -errno with @err set.
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, struct jr_relay_listeners *out,
-		       int *nft_out, struct jr_err *err);
+		       int *nft_out, const struct jr_lanes *lanes,
+		       int *lane_fds, struct jr_err *err);
 
 #endif

@@ -564,6 +564,62 @@ static int ruleset_add_gateway_accept(struct jr_ruleset *rs, struct in_addr gw,
 }
 
 /**
+ * ruleset_add_publish() - a published port @port of the command: on
+ * input "ip saddr @gw tcp dport @port accept" (the relay's connection
+ * over the veth; new or not), on output "ip daddr @gw tcp sport @port ct
+ * state established accept" (the command's replies on it, never a
+ * connection of its own). Compiled as nft does for an inet table.
+ * @rs: ruleset
+ * @gw: gateway address, network byte order
+ * @port: the command's port, host byte order
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_publish(struct jr_ruleset *rs, struct in_addr gw,
+			       uint16_t port)
+{
+	static const struct {
+		const char *chain;
+		uint32_t addr_off, port_off;
+		bool established;
+	} dirs[] = {
+		{ "input", offsetof(struct iphdr, saddr),
+		  offsetof(struct tcphdr, dest), false },
+		{ "output", offsetof(struct iphdr, daddr),
+		  offsetof(struct tcphdr, source), true },
+	};
+	const uint8_t ipv4 = NFPROTO_IPV4, tcp = IPPROTO_TCP;
+	const uint16_t nport = htons(port);
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+		r = rule_new(dirs[i].chain);
+		if (!r ||
+		    rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv4,
+				 sizeof(ipv4)) < 0 ||
+		    rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
+					  dirs[i].addr_off, 4, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &gw.s_addr, 4) < 0 ||
+		    rule_add_meta_load(r, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &tcp, sizeof(tcp)) <
+			0 ||
+		    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER,
+					  dirs[i].port_off, 2, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &nport,
+				 sizeof(nport)) < 0 ||
+		    (dirs[i].established &&
+		     rule_add_ct_state_in(
+			 r, NF_CT_STATE_BIT(IP_CT_ESTABLISHED)) < 0) ||
+		    rule_add_verdict(r, NF_ACCEPT) < 0 ||
+		    ruleset_append_rule(rs, &r) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
  * ruleset_add_out() - "ip daddr @addr/@prefix meta l4proto @proto accept",
  * or with @port "ip daddr @addr/@prefix tcp dport @port accept", in the
  * output chain.
@@ -748,6 +804,16 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	    ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,
 				       p->dns_port) < 0)
 		return -ENOMEM;
+	/* The model lane and published ports (lane.h): after the relay's
+	 * own ports, before the transparent rules. */
+	for (size_t i = 0; i < p->n_lane_ports; i++)
+		if (ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,
+					       p->lane_ports[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < p->n_publish_ports; i++)
+		if (ruleset_add_publish(rs, p->gateway, p->publish_ports[i]) <
+		    0)
+			return -ENOMEM;
 	if (p->transparent && ruleset_add_transparent_out(rs, p) < 0)
 		return -ENOMEM;
 

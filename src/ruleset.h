@@ -43,6 +43,17 @@ struct jr_ruleset_params {
 	uint16_t transparent_port;	/* host byte order */
 	const struct jr_policy *policy; /* worker, may be NULL: no entries */
 	/*
+	 * JR_NET_ALLOWLIST, worker (lane.h). @lane_ports: the worker may
+	 * open TCP to the gateway on each (the host lanes' listeners).
+	 * @publish_ports: new TCP from the gateway to each is accepted on
+	 * input, and its replies on output (published ports). Host byte
+	 * order; may be NULL with a count of 0.
+	 */
+	const uint16_t *lane_ports;
+	size_t n_lane_ports;
+	const uint16_t *publish_ports;
+	size_t n_publish_ports;
+	/*
 	 * Also set NFT_TABLE_F_PERSIST (Linux >= 6.9): the table outlives
 	 * its owner socket instead of being deleted when it closes. Closing
 	 * the owner of a non-persistent table waits for an RCU grace period

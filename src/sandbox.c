@@ -62,6 +62,7 @@
 #include "log.h"
 #include "nft.h"
 #include "pty.h"
+#include "publish.h"
 #include "relay.h"
 #include "landlock.h"
 #include "seccomp.h"
@@ -182,6 +183,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
 			.fs = fs,
 			.landlock = &sb->landlock,
+			.lanes = &opts->lanes,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -262,6 +264,40 @@ static int install_relay_rules(struct sandbox *sb,
 }
 
 /*
+ * lanes_config - hand the lanes' fds (@fds: jr_lanes_nfds() of them, from
+ * SETUP_OK) to the relay's config, and bind the published ports on the
+ * host now, before the command runs: a port in use is exit 125. Once
+ * jr_relay_start() is called the relay owns every fd; on failure here the
+ * caller still owns @fds.
+ */
+static int lanes_config(const struct jr_options *opts, int *fds,
+			struct jr_relay_config *rc, pid_t *factory_pid,
+			struct jr_err *err)
+{
+	const struct jr_lanes *l = &opts->lanes;
+	size_t k = 0;
+	int r;
+
+	rc->lanes = l;
+	rc->gateway = opts->gateway.relay;
+	rc->worker = opts->gateway.worker;
+	for (size_t i = 0; i < JR_LANE_MAX; i++)
+		rc->lane_listen[i] = i < l->n_host ? fds[k++] : -1;
+	rc->factory = l->n_publish ? fds[k++] : -1;
+	for (size_t i = 0; i < JR_PUBLISH_MAX; i++)
+		rc->publish_listen[i] = -1;
+	r = jr_publish_bind(l, rc->publish_listen, err);
+	if (r == 0 && rc->factory >= 0)
+		r = jr_publish_factory_hello(rc->factory, factory_pid, err);
+	if (r < 0) {
+		/* The lanes' fds stay in the caller's array, which it closes. */
+		close_fds(rc->publish_listen, l->n_publish);
+		return r;
+	}
+	return 0;
+}
+
+/*
  * Install the ruleset through init's netfilter socket, verify it, and (in
  * the allowlist mode) start the relay on the listeners init sent along.
  */
@@ -271,7 +307,14 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 {
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
+	uint16_t lane_ports[JR_LANE_MAX], publish_ports[JR_PUBLISH_MAX];
 	const struct jr_ruleset_params params = {
+		.lane_ports = lane_ports,
+		.n_lane_ports =
+		    jr_lanes_host_ports(&opts->lanes, lane_ports, JR_LANE_MAX),
+		.publish_ports = publish_ports,
+		.n_publish_ports = jr_lanes_publish_ports(
+		    &opts->lanes, publish_ports, JR_PUBLISH_MAX),
 		.mode = opts->net,
 		.gateway = opts->gateway.relay,
 		.proxy_port = JR_PROXY_PORT,
@@ -282,6 +325,8 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	};
 	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
 	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent);
+	size_t lane_base = want; /* the lanes' fds follow (ctl.h) */
+	pid_t factory_pid = 0;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
@@ -296,6 +341,8 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		close_fds(fds, nfds);
 		return jr_err_set(err, m.code, "%s", m.msg);
 	}
+	if (opts->net == JR_NET_ALLOWLIST)
+		want += jr_lanes_nfds(&opts->lanes);
 	if (m.type != JR_CTL_SETUP_OK || nfds != want) {
 		close_fds(fds, nfds);
 		return jr_err_set(
@@ -338,7 +385,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	jr_verbose(
 	    "nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
 	    JR_NFT_TABLE, res->nft_chains, res->nft_rules,
-	    jr_net_mode_name(opts->net));
+	    jr_options_net_mode(opts));
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
 	 * until the command is gone. Without NFT_TABLE_F_PERSIST, closing it
@@ -376,6 +423,11 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.deny_message = opts->deny_message,
 		};
 
+		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid, err);
+		if (r < 0) {
+			close_fds(fds, nfds);
+			return r;
+		}
 		/* From here the process has threads: no more fork()s. */
 		r = jr_relay_start(&rc, &sb->relay, err);
 		if (r < 0)
@@ -397,6 +449,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.allow_nested = opts->allow_nested,
 		.init_pid = sb->init_pid,
 		.audit = audit,
+		.factory_pid = factory_pid,
 	};
 	/* From here on only the watchdog uses the owner socket. */
 	r = jr_watchdog_start(&wc, &sb->watchdog, err);
@@ -757,6 +810,30 @@ static int landlock_plan(struct sandbox *sb, const struct jr_options *opts,
 				n, &sb->landlock, err);
 }
 
+/*
+ * landlock_lane_ports - a host lane is a TCP connect to the gateway on
+ * the lane's port: where Landlock (and so the unix socket guard, which
+ * copies the list) restricts TCP connects, add the host lanes' ports.
+ * Name lanes are allow entries and already in the list.
+ */
+static int landlock_lane_ports(struct jr_landlock_config *cfg,
+			       const struct jr_lanes *l, struct jr_err *err)
+{
+	uint16_t ports[JR_LANE_MAX];
+	size_t n = jr_lanes_host_ports(l, ports, JR_LANE_MAX);
+	uint16_t *grown;
+
+	if (!cfg->tcp || !n)
+		return 0;
+	grown = reallocarray(cfg->ports, cfg->n_ports + n, sizeof(*grown));
+	if (!grown)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	cfg->ports = grown;
+	for (size_t i = 0; i < n; i++)
+		cfg->ports[cfg->n_ports++] = ports[i];
+	return 0;
+}
+
 int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		   const struct jr_fs_plan *fs, const struct jr_policy *policy,
 		   struct jr_audit *audit, struct jr_run_result *res)
@@ -800,6 +877,8 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
 	r = landlock_plan(&sb, opts, fs, policy, &res->err);
+	if (r == 0)
+		r = landlock_lane_ports(&sb.landlock, &opts->lanes, &res->err);
 	if (r < 0)
 		goto fail;
 	res->landlock_abi = sb.landlock.abi;

@@ -29,6 +29,8 @@ struct jr_watchdog_config {
 	bool allow_nested;	     /* other netns allowed for the command */
 	pid_t init_pid;		     /* the sandbox's PID 1, in our pid ns */
 	struct jr_audit *audit;
+	pid_t factory_pid; /* --publish's socket factory (publish.h), which
+			      lives in the relay netns; 0: none */
 };
 
 struct jr_watchdog_report {

@@ -90,6 +90,10 @@ for m in $(jr_modes); do
 	dump_case "$m" allowlist jailrun-allowlist.nft jailrun-relay.nft --allow example.com
 	dump_case "$m" transparent-off jailrun-allowlist-transparent-off.nft none \
 		--allow example.com --transparent off
+	# --net none with a host lane and a published port (lane.sh,
+	# publish.sh): the allowlist topology, plus their rules.
+	dump_case "$m" lane jailrun-lane.nft jailrun-relay.nft \
+		--net none --lane 127.0.0.1:4000 --publish 127.0.0.1:47381:8000
 	# Sanity: the dump really came from another netns than ours.
 	if grep -q 'inet jailrun' <<<"$(nft list tables 2>/dev/null)"; then
 		fail "$m: a jailrun table exists in the test's own netns"

@@ -461,6 +461,106 @@ static void test_filesystem_options(void **state)
 	assert_int_equal(jr_parse_size("2000000000g", &b), -EINVAL);
 }
 
+/*
+ * --lane and --publish: the forms, and --net none with either runs on the
+ * allowlist plumbing while still being called "none". Fails if a name
+ * lane is taken for a host endpoint or the reverse, a port out of range
+ * or a relay port passes, an IPv6 endpoint without brackets passes, or a
+ * hermetic --net none (no lanes) changes.
+ */
+static void test_lane_and_publish(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	const struct sockaddr_in *sin;
+	const struct sockaddr_in6 *sin6;
+
+	assert_int_equal(PARSE(&o, &e, "--net", "none", "--lane",
+			       "127.0.0.1:4000", "--lane", "[::1]:4001",
+			       "--lane", "api.example.com:443", "true"),
+			 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST);
+	assert_true(o.none_with_lanes);
+	assert_string_equal(jr_options_net_mode(&o), "none");
+	assert_int_equal(o.lanes.n_lane, 3);
+	assert_int_equal(o.lanes.n_host, 2);
+	assert_true(o.lanes.lane[0].host);
+	sin = (const struct sockaddr_in *)&o.lanes.lane[0].addr;
+	assert_int_equal(sin->sin_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), 4000);
+	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0x7f000001);
+	sin6 = (const struct sockaddr_in6 *)&o.lanes.lane[1].addr;
+	assert_int_equal(sin6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), 4001);
+	assert_false(o.lanes.lane[2].host);
+	assert_string_equal(o.lanes.lane[2].text, "api.example.com:443");
+	assert_int_equal(o.lanes.lane[2].port, 443);
+	jr_options_release(&o);
+
+	/* With --allow it is the allowlist, and says so. */
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--lane",
+			       "127.0.0.1:4000", "true"),
+			 0);
+	assert_false(o.none_with_lanes);
+	assert_string_equal(jr_options_net_mode(&o), "allowlist");
+	jr_options_release(&o);
+	/* Without lanes, --net none is untouched (hermetic). */
+	assert_int_equal(PARSE(&o, &e, "--net", "none", "true"), 0);
+	assert_int_equal(o.net, JR_NET_NONE);
+	assert_false(o.none_with_lanes);
+	jr_options_release(&o);
+
+	assert_int_equal(PARSE(&o, &e, "--publish", "8080:8000", "--publish",
+			       "0.0.0.0:8081:8000", "--publish",
+			       "[::1]:8082:9000", "true"),
+			 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST); /* publish needs the veth */
+	assert_true(o.none_with_lanes);
+	assert_int_equal(o.lanes.n_publish, 3);
+	sin = (const struct sockaddr_in *)&o.lanes.publish[0].addr;
+	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0x7f000001); /* default */
+	assert_int_equal(ntohs(sin->sin_port), 8080);
+	assert_int_equal(o.lanes.publish[0].port, 8000);
+	sin = (const struct sockaddr_in *)&o.lanes.publish[1].addr;
+	assert_int_equal(sin->sin_addr.s_addr, 0);
+	sin6 = (const struct sockaddr_in6 *)&o.lanes.publish[2].addr;
+	assert_int_equal(sin6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), 8082);
+	assert_int_equal(o.lanes.publish[2].port, 9000);
+	jr_options_release(&o);
+
+	REJECT("--lane 127.0.0.1:0: the port must be 1..65535", "--lane",
+	       "127.0.0.1:0", "true");
+	REJECT("--lane 127.0.0.1:65536: the port must be 1..65535", "--lane",
+	       "127.0.0.1:65536", "true");
+	REJECT("--lane 127.0.0.1:+80: the port", "--lane", "127.0.0.1:+80",
+	       "true");
+	REJECT("--lane 127.0.0.1: expected HOST:PORT", "--lane", "127.0.0.1",
+	       "true");
+	REJECT("--lane ::1:4000: an IPv6 address goes in brackets", "--lane",
+	       "::1:4000", "true");
+	REJECT("--lane [::1:4000: expected [IPv6-ADDRESS]:PORT", "--lane",
+	       "[::1:4000", "true");
+	REJECT("--lane foo.*.test:443: not an address literal", "--lane",
+	       "foo.*.test:443", "true");
+	REJECT("port 3128 is one of the relay's own ports", "--lane",
+	       "127.0.0.1:3128", "true");
+	REJECT("port 53 is one of the relay's own ports", "--lane",
+	       "127.0.0.1:53", "true");
+	REJECT("port 4000 is already the gateway port of --lane 127.0.0.1:4000",
+	       "--lane", "127.0.0.1:4000", "--lane", "[::1]:4000", "true");
+	REJECT("--publish 8080: expected [ADDR:]HOSTPORT:PORT", "--publish",
+	       "8080", "true");
+	REJECT("--publish 0:80: expected", "--publish", "0:80", "true");
+	REJECT("--publish 80:0: expected", "--publish", "80:0", "true");
+	REJECT("--publish example.com:80:80: the address must be", "--publish",
+	       "example.com:80:80", "true");
+	REJECT("--publish 1:2:3:4: expected", "--publish", "1:2:3:4", "true");
+	REJECT("the same host address and port as --publish 8080:80",
+	       "--publish", "8080:80", "--publish", "127.0.0.1:8080:81",
+	       "true");
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net",
@@ -482,6 +582,8 @@ static void test_usage_mentions_every_option(void **state)
 					    "--connect-timeout",
 					    "--idle-timeout",
 					    "--transparent",
+					    "--lane",
+					    "--publish",
 					    "--seccomp",
 					    "--allow-nested",
 					    "--expose",
@@ -620,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_gateway),
 		cmocka_unit_test(test_filesystem_options),
 		cmocka_unit_test(test_transparent),
+		cmocka_unit_test(test_lane_and_publish),
 		cmocka_unit_test(test_usage_mentions_every_option),
 		cmocka_unit_test(test_network_modes),
 	};

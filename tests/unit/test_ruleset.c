@@ -480,6 +480,60 @@ static void test_relay_rules(void **state)
 	jr_ruleset_free(rs);
 }
 
+/*
+ * The model lane and published ports (lane.h): after the relay's ports, a
+ * TCP accept to the gateway per host lane port, and per published port an
+ * input accept from the gateway to it and an output accept of its
+ * established replies; as `nft --debug=netlink` compiles
+ * nft/jailrun-lane.nft. Fails if a lane opens more than the gateway's
+ * port, or a published port lets the command open connections of its own
+ * from it (no ct state) or takes connections from anyone but the gateway.
+ */
+static void test_lane_rules(void **state)
+{
+	static const char *const want[] = {
+		GW_RULES,
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000a00f ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun input\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 12 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x0000401f ]\n"
+		"  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x00000002 ]\n"
+		"  [ payload load 4b @ network header + 16 => reg 1 ]\n  [ cmp eq reg 1 0x014d4064 ]\n"
+		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ payload load 2b @ transport header + 0 => reg 1 ]\n  [ cmp eq reg 1 0x0000401f ]\n"
+		"  [ ct load state => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x00000002 ) ^ 0x00000000 ]\n"
+		"  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",
+		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
+		"  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+	};
+	static const uint16_t lane_ports[] = { 4000 };
+	static const uint16_t publish_ports[] = { 8000 };
+	const struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01), /* 100.64.77.1 */
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.lane_ports = lane_ports,
+		.n_lane_ports = 1,
+		.publish_ports = publish_ports,
+		.n_publish_ports = 1,
+	};
+	struct jr_err err = { 0 };
+	struct jr_ruleset *rs = NULL;
+
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_rules(rs, want, ARRAY_SIZE(want));
+	jr_ruleset_free(rs);
+}
+
 static void test_unknown_mode(void **state)
 {
 	const struct jr_ruleset_params params = { .mode =
@@ -521,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_allowlist_rules),
 		cmocka_unit_test(test_transparent_rules),
 		cmocka_unit_test(test_relay_rules),
+		cmocka_unit_test(test_lane_rules),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_free_null),
 	};
