@@ -764,6 +764,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return jr_err_set(err, EINVAL,
 						  "--learn given twice");
 			opts->learn_path = optarg;
+			break;
 		case OPT_LANE: {
 			static const uint16_t relay_ports[] = {
 				JR_PROXY_PORT, JR_DNS_PORT, JR_TRANSPARENT_PORT

@@ -112,7 +112,7 @@ struct jr_options {
 	/* --lane and --publish (lane.h). --net none with either runs on the
 	 * allowlist plumbing (net is JR_NET_ALLOWLIST) with a policy of the
 	 * lane entries only, and none_with_lanes says so: the summary and
-	 * messages still call it "none" (jr_options_net_name()). */
+	 * messages still call it "none" (jr_options_net_mode()). */
 	struct jr_lanes lanes;
 	bool none_with_lanes;
 };
