@@ -22,6 +22,7 @@
 const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
     "       jailrun --check\n"
+    "       jailrun ctl PATH allow|remove ENTRY [--close] | lock | status | list\n"
     "\n"
     "Run COMMAND in fresh user, network, PID, mount, IPC and UTS namespaces\n"
     "with no capabilities, no_new_privs, and an nftables ruleset installed and\n"
@@ -53,6 +54,10 @@ const char jr_usage_text[] =
     "                      capture TCP of programs that ignore the proxy:\n"
     "                      allowed names resolve to synthetic addresses the\n"
     "                      relay maps back (default on; off: proxy and DNS only)\n"
+    "  --control PATH      serve live policy changes on a unix socket at PATH\n"
+    "                      (mode 0600, your uid only); see 'jailrun ctl'\n"
+    "  --control-fd N      the same on an inherited unix stream socket N,\n"
+    "                      listening or connected\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -152,6 +157,8 @@ enum {
 	OPT_WORKDIR,
 	OPT_FS,
 	OPT_TRANSPARENT,
+	OPT_CONTROL,
+	OPT_CONTROL_FD,
 };
 
 static const struct option jr_long_options[] = {
@@ -185,6 +192,8 @@ static const struct option jr_long_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -418,6 +427,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	memset(opts, 0, sizeof(*opts));
 	opts->net = JR_NET_NONE;
 	opts->log_fd = -1;
+	opts->control_fd = -1;
 	opts->max_conns = JR_DEFAULT_MAX_CONNS;
 	opts->header_timeout_ms = JR_DEFAULT_HEADER_TIMEOUT_MS;
 	opts->idle_timeout_ms = JR_DEFAULT_IDLE_TIMEOUT_MS;
@@ -659,6 +669,25 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 					 &opts->transparent, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_CONTROL:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL,
+						  "--control: empty path");
+			if (strlen(optarg) >= 108)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--control %s: a unix socket path has at most 107 bytes",
+				    optarg);
+			opts->control_path = optarg;
+			break;
+		case OPT_CONTROL_FD:
+			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--control-fd %s: expected an open file descriptor number >= 3",
+				    optarg);
+			opts->control_fd = (int)v;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -700,6 +729,16 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
 				  "--log and --log-fd cannot be combined");
+	if (opts->control_path && opts->control_fd >= 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--control and --control-fd cannot be combined");
+	if ((opts->control_path || opts->control_fd >= 0) &&
+	    opts->net != JR_NET_ALLOWLIST)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--control/--control-fd change the allowlist and need --net allowlist, not --net %s",
+		    jr_net_mode_name(opts->net));
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,

@@ -99,6 +99,10 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* --control PATH (NULL: none) / --control-fd N (-1: none). main.c
+	 * puts the socket it made for PATH in control_fd for the relay. */
+	const char *control_path;
+	int control_fd;
 };
 
 /*

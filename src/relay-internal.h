@@ -67,6 +67,9 @@ enum relay_ref_type {
 	REF_DNS_UDP,
 	REF_CLIENT,   /* a connection's client socket; .slot */
 	REF_UPSTREAM, /* a connection's upstream socket; .slot */
+	/* the --control socket (relay_control.c), and a client; .slot */
+	REF_CONTROL_LISTEN,
+	REF_CONTROL_CLIENT,
 	/* Resolver tags, not epoll registrations: */
 	REF_RESOLVE_CONN, /* a connection waiting in ST_RESOLVE; .slot, .gen */
 	REF_RESOLVE_DNS,  /* a pending DNS query; .slot, .gen */
@@ -229,6 +232,9 @@ struct jr_relay {
 	 * relay_dns.c assigns, relay_transparent.c looks up. */
 	struct jr_fakeip *fakeip;
 	bool fakeip_warned; /* said once that the pool is full */
+	/* --control: the live policy socket and the changeable policy
+	 * cfg.policy points at; NULL without it (relay_control.c). */
+	struct relay_control *control;
 };
 
 /* relay.c */
@@ -274,6 +280,12 @@ void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before);
 void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
 void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
 			      const char *reason, bool allowed);
+
+/* relay_control.c */
+int relay_control_start(struct jr_relay *r, struct jr_err *err);
+void relay_control_accept(struct jr_relay *r);
+void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events);
+void relay_control_free(struct jr_relay *r);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

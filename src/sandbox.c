@@ -373,6 +373,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.connect_timeout_ms = opts->connect_timeout_ms,
 			.idle_timeout_ms = opts->idle_timeout_ms,
 			.audit = audit,
+			.control = opts->control_fd >= 0,
+			.control_fd = opts->control_fd,
+			.control_check_uid = opts->control_path != NULL,
 		};
 
 		/* From here the process has threads: no more fork()s. */
