@@ -193,6 +193,19 @@ size_t jr_livepolicy_lock(struct jr_livepolicy *lp)
 	return n;
 }
 
+const struct jr_policy *jr_livepolicy_port_scope(bool live,
+						 const struct jr_policy *start)
+{
+	static struct jr_allow_entry any_port = { .kind = JR_ALLOW_HOST,
+						  .name = "*",
+						  .port = 0 };
+	static const struct jr_policy any = { .entries = &any_port,
+					      .n = 1,
+					      .cap = 1 };
+
+	return live ? &any : start;
+}
+
 size_t jr_livepolicy_n_live(const struct jr_livepolicy *lp)
 {
 	size_t n = 0;

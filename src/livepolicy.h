@@ -55,6 +55,17 @@ int jr_livepolicy_remove(struct jr_livepolicy *lp, const char *entry,
 /* jr_livepolicy_lock - drop every live entry. Return: how many. */
 size_t jr_livepolicy_lock(struct jr_livepolicy *lp);
 
+/*
+ * jr_livepolicy_port_scope - the policy whose ports a rule fixed at start
+ * (Landlock's TCP connect rule, landlock.c) may be built from. With live
+ * changes (@live), entries with new ports can come while the command
+ * runs, which a rule fixed at start cannot follow: then a policy with
+ * one any-port entry, which leaves TCP to nft and the relay (they hold
+ * it to the relay, and the relay asks the live policy). Else @start.
+ */
+const struct jr_policy *jr_livepolicy_port_scope(bool live,
+						 const struct jr_policy *start);
+
 /* How many entries are live. */
 size_t jr_livepolicy_n_live(const struct jr_livepolicy *lp);
 

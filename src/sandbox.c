@@ -64,6 +64,7 @@
 #include "pty.h"
 #include "relay.h"
 #include "landlock.h"
+#include "livepolicy.h"
 #include "seccomp.h"
 #include "unixguard.h"
 #include "startup.h"
@@ -801,7 +802,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
-	r = landlock_plan(&sb, opts, fs, policy, &res->err);
+	r = landlock_plan(
+	    &sb, opts, fs,
+	    jr_livepolicy_port_scope(opts->control_fd >= 0, policy), &res->err);
 	if (r < 0)
 		goto fail;
 	res->landlock_abi = sb.landlock.abi;

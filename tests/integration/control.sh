@@ -7,7 +7,9 @@
 # transparently (a new DNS answer); a removed name is still reached through
 # the proxy, through the synthetic address it was given while allowed, or
 # still resolves; lock leaves a live entry or drops a start one; remove
-# without close ends a tunnel, or remove with close leaves it open; bad
+# without close ends a tunnel, or remove with close leaves it open; a live
+# entry on a port the start policy never named cannot be reached (a port
+# rule fixed at start, such as Landlock's, standing in the way); bad
 # JSON, an unknown op, a bad entry, a live address entry, a duplicate key
 # or an overlong line is not answered with an error, or changes the
 # policy; another uid can use the socket (a user against root's socket, root
@@ -97,7 +99,9 @@ for m in $(jr_modes); do
 	lab_logs_clear
 	if [ "$m" = root ]; then owner=0; else owner=$JR_NOBODY_UID; fi
 
-	jl "$m" --allow allowed.test --allow raw.test:9000 --control "$S" \
+	# Every start entry names its port: Landlock's TCP rule (where the
+	# kernel has it) would be built from them without --control.
+	jl "$m" --allow allowed.test:80 --allow raw.test:9000 --control "$S" \
 		--log "$log" --json "$sum" -- "$JR_TMP/inside.sh" "$D" \
 		>"$JR_W/run-$m.out" 2>&1 &
 	pid=$!
@@ -146,7 +150,7 @@ for m in $(jr_modes); do
 	in_ok "after lock: allowed.test (a start entry) still reached" 0 "served-by: allowed.test" \
 		"curl -sS -m 10 http://allowed.test/l3"
 	ctl_ok "after lock" 0 \
-		'"entries":[{"entry":"allowed.test","live":false},{"entry":"raw.test:9000","live":false}]}' -- list
+		'"entries":[{"entry":"allowed.test:80","live":false},{"entry":"raw.test:9000","live":false}]}' -- list
 
 	# ------------------------------------------------ bad requests
 	before=$(as_mode "$m" "$JR" ctl "$S" list)
@@ -194,6 +198,16 @@ for m in $(jr_modes); do
 	fi
 	ctl_ok "no tunnel left" 0 '"tunnels":0}' '"changes":7,' -- status
 
+	# ------------------------------------------------ a port new to the policy
+	ctl_ok "raw.test:7, a port no start entry names" 0 '"changed":true' -- allow raw.test:7
+	in_ok "a connection to raw.test:7" 0 "" \
+		"$PYTHON $JR_TMP/control.py hold raw.test 7 $D/hold7 >$D/hold7.log 2>&1 & true"
+	if wait_until 60 test -e "$D/hold7.connected"; then ok "$m: raw.test:7 echoes"; else
+		fail "$m: raw.test:7 never connected: $(cat "$D/hold7.log")"; fi
+	ctl_ok "and closed again" 0 '"closed":1' -- remove raw.test:7 --close
+	if wait_until 60 test -e "$D/hold7.ended"; then ok "$m: raw.test:7 ended"; else
+		fail "$m: raw.test:7 still open after remove --close"; fi
+
 	# ------------------------------------------------ who may connect
 	in_ok "the command cannot use its own control socket" '!0' "cannot connect" \
 		"$PYTHON $JR_TMP/control.py raw $S '{\"op\":\"allow\",\"entry\":\"evil.test\"}'"
@@ -208,7 +222,7 @@ for m in $(jr_modes); do
 		expect_status 125 "$m: a third uid cannot connect" \
 			setpriv --reuid=12345 --regid=12345 --clear-groups -- "$JR" ctl "$S" allow evil.test
 	fi
-	ctl_ok "none of them changed anything" 0 '"changes":7,' '"entries":1,' -- status
+	ctl_ok "none of them changed anything" 0 '"changes":9,' '"entries":1,' -- status
 
 	# ------------------------------------------------ the end
 	inside exit
@@ -220,13 +234,13 @@ for m in $(jr_modes); do
 		fail "$m: jailrun exited $st: $(cat "$JR_W/run-$m.out")"
 	[ ! -e "$S" ] && ok "$m: the socket is gone" || fail "$m: the socket outlived the run"
 	n=$(grep -c '"event":"control","detail":"\(allow\|remove\|lock\)' "$log" || true)
-	[ "$n" = 7 ] && ok "$m: seven control lines in the audit log" ||
+	[ "$n" = 9 ] && ok "$m: nine control lines in the audit log" ||
 		fail "$m: $n control lines in the audit log: $(grep control "$log")"
 	grep -q '"host":"raw.test","port":9000.*"reason":"policy-removed"' "$log" &&
 		ok "$m: the closed tunnel is audited as policy-removed" ||
 		fail "$m: no policy-removed line: $(grep raw.test "$log")"
-	if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["network"]["control_changes"] != 7)' "$sum"; then
-		ok "$m: the summary counts 7 control changes"
+	if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["network"]["control_changes"] != 9)' "$sum"; then
+		ok "$m: the summary counts 9 control changes"
 	else
 		fail "$m: control_changes in the summary: $(cat "$sum")"
 	fi

@@ -243,6 +243,25 @@ static void test_livepolicy(void **state)
 	jr_livepolicy_free(&lp);
 }
 
+/* The ports a rule fixed at start may use: the start policy's without
+ * live changes; any port with them (a live entry may bring a new port,
+ * and a Landlock rule built from the start ports would refuse it). */
+static void test_port_scope(void **state)
+{
+	struct jr_policy start;
+	const struct jr_policy *p;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	jr_policy_init(&start);
+	assert_int_equal(jr_policy_add(&start, "a.test:443", &e), 0);
+	assert_ptr_equal(jr_livepolicy_port_scope(false, &start), &start);
+	p = jr_livepolicy_port_scope(true, &start);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->entries[0].port, 0);
+	jr_policy_free(&start);
+}
+
 /* An empty start policy (--net allowlist, no --allow: start closed,
  * allow later). */
 static void test_livepolicy_empty_start(void **state)
@@ -270,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_parse_entry_length),
 		cmocka_unit_test(test_livepolicy),
 		cmocka_unit_test(test_livepolicy_empty_start),
+		cmocka_unit_test(test_port_scope),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
