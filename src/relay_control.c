@@ -266,7 +266,7 @@ static void count_conns(struct jr_relay *r, uint64_t *open, uint64_t *tunnels)
 static void answer_status(struct jr_relay *r, struct jr_json *j)
 {
 	struct relay_control *ctl = r->control;
-	uint64_t allowed = 0, denied = 0, open, tunnels;
+	uint64_t allowed = 0, denied = 0, open, tunnels, n_clients = 0;
 
 	if (r->cfg.audit) {
 		pthread_mutex_lock(&r->cfg.audit->lock);
@@ -275,6 +275,8 @@ static void answer_status(struct jr_relay *r, struct jr_json *j)
 		pthread_mutex_unlock(&r->cfg.audit->lock);
 	}
 	count_conns(r, &open, &tunnels);
+	for (size_t i = 0; i < RELAY_CONTROL_CLIENTS; i++)
+		n_clients += ctl->cl[i].fd >= 0;
 	jr_json_key(j, "entries");
 	jr_json_uint(j, ctl->lp.p.n);
 	jr_json_key(j, "live_entries");
@@ -289,6 +291,8 @@ static void answer_status(struct jr_relay *r, struct jr_json *j)
 	jr_json_uint(j, open);
 	jr_json_key(j, "tunnels");
 	jr_json_uint(j, tunnels);
+	jr_json_key(j, "control_clients");
+	jr_json_uint(j, n_clients);
 }
 
 static void answer_list(struct jr_relay *r, struct jr_json *j)

@@ -12,6 +12,12 @@
                                   that appears, echo once more and create
                                   PREFIX.again.ok; when the connection ends,
                                   write how ("eof", "reset") to PREFIX.ended.
+  control.py crowd SOCKET        open 8 clients (each answered), then a 9th:
+                                  print its answer (the limit's error line).
+  control.py stall SOCKET PREFIX  one client sends requests without reading a
+                                  single answer until the socket is full, then
+                                  creates PREFIX.stalled and holds on until
+                                  PREFIX.release appears.
   control.py fdrun PREFIX -- CMD...
                                   run CMD with one end of a socketpair inherited
                                   ("{fd}" in CMD becomes its number), ask
@@ -99,6 +105,58 @@ def read_exact(s, n):
     return buf
 
 
+def crowd(path):
+    held = []
+    for _ in range(8):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.sendall(b'{"op":"status"}\n')
+        if not read_line(s).startswith('{"ok":true'):
+            print("a client within the limit was not served")
+            return 1
+        held.append(s)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    print(read_line(s).rstrip("\n") or "(closed without an answer)")
+    for s in held:
+        s.close()
+    # Gone for the relay too, so the next test step finds free slots.
+    end = time.monotonic() + LIMIT
+    while time.monotonic() < end:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.sendall(b'{"op":"status"}\n')
+        ans = read_line(s)
+        s.close()
+        if '"control_clients":1}' in ans:
+            return 0
+        time.sleep(0.02)
+    print("the eight clients were never let go: " + ans)
+    return 1
+
+
+def stall(path, prefix):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(b'{"op":"status"}\n')
+    if not read_line(s).startswith('{"ok":true'):
+        print("not served")
+        return 1
+    s.setblocking(False)
+    req = b'{"op":"list"}\n' * 256
+    end = time.monotonic() + LIMIT
+    sent = 0
+    while time.monotonic() < end:
+        try:
+            sent += s.send(req)
+        except BlockingIOError:
+            break
+    open(prefix + ".stalled", "w").write("%d\n" % sent)
+    while not os.path.exists(prefix + ".release") and time.monotonic() < end:
+        time.sleep(0.02)
+    return 0
+
+
 def fdrun(prefix, cmd):
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     fd = b.fileno()
@@ -117,6 +175,10 @@ def main(argv):
         return raw(argv[2], argv[3:])
     if argv[1] == "hold":
         return hold(argv[2], argv[3], argv[4])
+    if argv[1] == "crowd":
+        return crowd(argv[2])
+    if argv[1] == "stall":
+        return stall(argv[2], argv[3])
     if argv[1] == "fdrun":
         return fdrun(argv[2], argv[4:])
     print("usage: see the top of control.py", file=sys.stderr)

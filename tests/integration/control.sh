@@ -12,7 +12,8 @@
 # rule fixed at start, such as Landlock's, standing in the way); bad
 # JSON, an unknown op, a bad entry, a live address entry, a duplicate key
 # or an overlong line is not answered with an error, or changes the
-# policy; another uid can use the socket (a user against root's socket, root
+# policy; a ninth client is served, or a client that never reads its
+# answers stalls the relay (proxy or socket); another uid can use the socket (a user against root's socket, root
 # and a third uid against a user's); the command inside can reach its own
 # control socket; the socket is not mode 0600 or outlives the run; status
 # and list miscount; the audit log lacks a control line per change; the
@@ -176,12 +177,28 @@ for m in $(jr_modes); do
 	if [ "$before" = "$after" ]; then ok "$m: the policy is unchanged"; else
 		fail "$m: the policy changed: $before -> $after"; fi
 
+	# ------------------------------------------------ bounded clients
+	expect_status 0 "$m: eight clients at once" as_mode "$m" "${PY[@]}" crowd "$S"
+	expect_output_has "$m: the ninth is told" '{"ok":false,"error":"too many control clients (at most 8 at once)"}'
+	as_mode "$m" "${PY[@]}" stall "$S" "$D/stall" >"$D/stall.log" 2>&1 &
+	stall_pid=$!
+	if wait_until 60 test -e "$D/stall.stalled"; then
+		ok "$m: a client that reads nothing has filled its socket ($(cat "$D/stall.stalled") bytes sent)"
+	else
+		fail "$m: the stalling client never filled its socket: $(cat "$D/stall.log")"
+	fi
+	ctl_ok "another client is still served" 0 '"ok":true' -- status
+	in_ok "the proxy still serves allowed.test" 0 "served-by: allowed.test" \
+		"curl -sS -m 10 http://allowed.test/stall"
+	touch "$D/stall.release"
+	wait "$stall_pid" || fail "$m: the stalling client failed: $(cat "$D/stall.log")"
+
 	# ------------------------------------------------ close
 	in_ok "a tunnel to raw.test:9000 is held open" 0 "" \
 		"$PYTHON $JR_TMP/control.py hold raw.test 9000 $D/hold >$D/hold.log 2>&1 & true"
 	if wait_until 60 test -e "$D/hold.connected"; then ok "$m: the tunnel is open"; else
 		fail "$m: the tunnel never opened: $(cat "$D/hold.log")"; fi
-	ctl_ok "one tunnel open" 0 '"tunnels":1}' -- status
+	ctl_ok "one tunnel open" 0 '"tunnels":1,' -- status
 	ctl_ok "remove without close" 0 '"removed":1' '"closed":0' -- remove raw.test:9000
 	touch "$D/hold.again"
 	if wait_until 60 test -e "$D/hold.again.ok"; then
@@ -196,7 +213,7 @@ for m in $(jr_modes); do
 	else
 		fail "$m: the tunnel is still open after remove --close"
 	fi
-	ctl_ok "no tunnel left" 0 '"tunnels":0}' '"changes":7,' -- status
+	ctl_ok "no tunnel left" 0 '"tunnels":0,' '"changes":7,' -- status
 
 	# ------------------------------------------------ a port new to the policy
 	ctl_ok "raw.test:7, a port no start entry names" 0 '"changed":true' -- allow raw.test:7
