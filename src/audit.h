@@ -60,6 +60,8 @@ struct jr_audit {
 	/* Names given a synthetic address (transparent egress); set by the
 	 * relay when it stops, after its thread has ended. */
 	uint64_t synthetic_names;
+	/* Live policy changes (--control); set by the relay when it stops. */
+	uint64_t control_changes;
 	int write_error; /* first errno writing the log, sticky */
 	/* --learn: each connection record is also counted there, under
 	 * @lock (learn.h); NULL: not learning. */

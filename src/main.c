@@ -21,6 +21,8 @@
 #include "check.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "control.h"
+#include "control_client.h"
 #include "io.h"
 #include "exitcode.h"
 #include "fslayout.h"
@@ -167,6 +169,8 @@ int main(int argc, char **argv)
 	 * EPIPE, not death (the sandbox would die with us, unreported). */
 	signal(SIGPIPE, SIG_IGN);
 
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
+		return jr_control_client_main(argc - 1, argv + 1);
 	if (jr_options_parse(argc, argv, &opts, &err) < 0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
@@ -189,6 +193,10 @@ int main(int argc, char **argv)
 	case JR_ACTION_RUN:
 		break;
 	}
+	/* An inherited control socket never reaches the sandbox. */
+	if (opts.control_fd >= 0 &&
+	    jr_control_adopt_fd(opts.control_fd, &err) < 0)
+		return fail_early(&opts, &policy, &err);
 
 	caller = (struct jr_caller){
 		.uid = getuid(),
@@ -272,12 +280,24 @@ int main(int argc, char **argv)
 		}
 		audit.learn = &learn;
 	}
+	/* Made last, so no early failure leaves the socket file behind. */
+	if (opts.control_path) {
+		r = jr_control_listen(opts.control_path, &err);
+		if (r < 0) {
+			jr_learn_release(&learn);
+			jr_audit_close(&audit);
+			jr_fs_plan_release(&fs);
+			return fail_early(&opts, &policy, &err);
+		}
+		opts.control_fd = r;
+	}
 
 	jr_audit_event(&audit, "lifecycle", "sandbox starting");
 	if (!opts.seccomp)
 		jr_audit_event(&audit, "lifecycle",
 			       "seccomp filter disabled (--seccomp off)");
 	r = jr_sandbox_run(&opts, &ids, &fs, &policy, &audit, &res);
+	jr_control_unlink(opts.control_path);
 	if (r < 0)
 		jr_error("%s", res.err.msg);
 	else if (res.ended == JR_END_EXEC_FAILED ||

@@ -23,6 +23,7 @@
 const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
     "       jailrun --check\n"
+    "       jailrun ctl PATH allow|remove ENTRY [--close] | lock | status | list\n"
     "\n"
     "Run COMMAND in fresh user, network, PID, mount, IPC and UTS namespaces\n"
     "with no capabilities, no_new_privs, and an nftables ruleset installed and\n"
@@ -76,6 +77,10 @@ const char jr_usage_text[] =
     "                      listen on the host at ADDR (default 127.0.0.1)\n"
     "                      port HOSTPORT and forward to the command's PORT\n"
     "                      (repeatable)\n"
+    "  --control PATH      serve live policy changes on a unix socket at PATH\n"
+    "                      (mode 0600, your uid only); see 'jailrun ctl'\n"
+    "  --control-fd N      the same on an inherited unix stream socket N,\n"
+    "                      listening or connected\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -180,6 +185,8 @@ enum {
 	OPT_LEARN,
 	OPT_LANE,
 	OPT_PUBLISH,
+	OPT_CONTROL,
+	OPT_CONTROL_FD,
 };
 
 static const struct option jr_long_options[] = {
@@ -218,6 +225,8 @@ static const struct option jr_long_options[] = {
 	{ "learn", required_argument, NULL, OPT_LEARN },
 	{ "lane", required_argument, NULL, OPT_LANE },
 	{ "publish", required_argument, NULL, OPT_PUBLISH },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -502,6 +511,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	memset(opts, 0, sizeof(*opts));
 	opts->net = JR_NET_NONE;
 	opts->log_fd = -1;
+	opts->control_fd = -1;
 	opts->max_conns = JR_DEFAULT_MAX_CONNS;
 	opts->header_timeout_ms = JR_DEFAULT_HEADER_TIMEOUT_MS;
 	opts->idle_timeout_ms = JR_DEFAULT_IDLE_TIMEOUT_MS;
@@ -779,6 +789,25 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			if (jr_lanes_add_publish(&opts->lanes, optarg, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_CONTROL:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL,
+						  "--control: empty path");
+			if (strlen(optarg) >= 108)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--control %s: a unix socket path has at most 107 bytes",
+				    optarg);
+			opts->control_path = optarg;
+			break;
+		case OPT_CONTROL_FD:
+			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--control-fd %s: expected an open file descriptor number >= 3",
+				    optarg);
+			opts->control_fd = (int)v;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -845,6 +874,16 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
 				  "--log and --log-fd cannot be combined");
+	if (opts->control_path && opts->control_fd >= 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--control and --control-fd cannot be combined");
+	if ((opts->control_path || opts->control_fd >= 0) &&
+	    opts->net != JR_NET_ALLOWLIST)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--control/--control-fd change the allowlist and need --net allowlist, not --net %s",
+		    jr_net_mode_name(opts->net));
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,

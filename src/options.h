@@ -115,6 +115,10 @@ struct jr_options {
 	 * messages still call it "none" (jr_options_net_mode()). */
 	struct jr_lanes lanes;
 	bool none_with_lanes;
+	/* --control PATH (NULL: none) / --control-fd N (-1: none). main.c
+	 * puts the socket it made for PATH in control_fd for the relay. */
+	const char *control_path;
+	int control_fd;
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */

@@ -72,6 +72,9 @@ enum relay_ref_type {
 	REF_DNS_UDP,
 	REF_CLIENT,   /* a connection's client socket; .slot */
 	REF_UPSTREAM, /* a connection's upstream socket; .slot */
+	/* the --control socket (relay_control.c), and a client; .slot */
+	REF_CONTROL_LISTEN,
+	REF_CONTROL_CLIENT,
 	/* Resolver tags, not epoll registrations: */
 	REF_RESOLVE_CONN, /* a connection waiting in ST_RESOLVE; .slot, .gen */
 	REF_RESOLVE_DNS,  /* a pending DNS query; .slot, .gen */
@@ -245,6 +248,9 @@ struct jr_relay {
 	char lane_host[JR_LANE_MAX][INET6_ADDRSTRLEN];
 	const struct jr_lane *lane_of[JR_LANE_MAX];
 	uint32_t factory_pending;
+	/* --control: the live policy socket and the changeable policy
+	 * cfg.policy points at; NULL without it (relay_control.c). */
+	struct relay_control *control;
 };
 
 /* relay.c */
@@ -299,6 +305,11 @@ void relay_lane_accepted(struct jr_relay *r, struct conn *c, uint32_t idx);
 void relay_factory_readable(struct jr_relay *r);
 void relay_lane_connected(struct jr_relay *r, struct conn *c);
 bool relay_lane_dns_name(const struct jr_relay *r, const char *name);
+/* relay_control.c */
+int relay_control_start(struct jr_relay *r, struct jr_err *err);
+void relay_control_accept(struct jr_relay *r);
+void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events);
+void relay_control_free(struct jr_relay *r);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

@@ -757,6 +757,12 @@ static void *relay_loop(void *arg)
 				if (c && c->st != ST_FREE)
 					upstream_event(r, c, evs[i].events);
 				break;
+			case REF_CONTROL_LISTEN:
+				relay_control_accept(r);
+				break;
+			case REF_CONTROL_CLIENT:
+				relay_control_event(r, ref.slot, evs[i].events);
+				break;
 			case REF_RESOLVE_CONN:
 			case REF_RESOLVE_DNS:
 				break; /* resolver tags, never registered */
@@ -782,6 +788,7 @@ static void relay_free(struct jr_relay *r)
 		for (uint32_t i = 0; i < r->n_fresh; i++)
 			relay_conn_free(r, &r->conns[i]);
 	free(r->conns);
+	relay_control_free(r);
 	jr_resolver_stop(r->resolver);
 	jr_localaddr_close(r->localaddr);
 	relay_close_fd(&r->cfg.listeners.proxy);
@@ -817,9 +824,13 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		close(cfg->listeners.dns_tcp);
 		if (cfg->listeners.transparent >= 0)
 			close(cfg->listeners.transparent);
+		if (cfg->control)
+			close(cfg->control_fd);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->cfg = *cfg;
+	if (!cfg->control)
+		r->cfg.control_fd = -1;
 	r->epfd = r->stopfd = r->timerfd = r->reserve_fd = -1;
 	r->free_head = NO_SLOT;
 	/* calloc: untouched pages stay unallocated until a slot is used
@@ -887,6 +898,10 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		return jr_err_set(err, -e,
 				  "cannot set up the relay's lanes: %s",
 				  strerror(-e));
+	}
+	if (cfg->control && (e = relay_control_start(r, err)) < 0) {
+		relay_free(r);
+		return e;
 	}
 
 	/* The relay thread must never take the runner's signals. */

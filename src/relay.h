@@ -52,6 +52,16 @@ struct jr_relay_config {
 	int factory;
 	struct in_addr gateway;
 	struct in_addr worker;
+	/*
+	 * --control / --control-fd (relay_control.c): when @control is set,
+	 * the relay takes @control_fd (a listening or connected unix
+	 * stream socket), decides with its own changeable copy of @policy,
+	 * and serves live policy changes on it. @control_check_uid: refuse
+	 * clients whose SO_PEERCRED uid is not the runner's.
+	 */
+	bool control;
+	int control_fd;
+	bool control_check_uid;
 };
 
 struct jr_relay;

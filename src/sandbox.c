@@ -65,6 +65,7 @@
 #include "publish.h"
 #include "relay.h"
 #include "landlock.h"
+#include "livepolicy.h"
 #include "seccomp.h"
 #include "unixguard.h"
 #include "startup.h"
@@ -421,6 +422,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.idle_timeout_ms = opts->idle_timeout_ms,
 			.audit = audit,
 			.deny_message = opts->deny_message,
+			.control = opts->control_fd >= 0,
+			.control_fd = opts->control_fd,
+			.control_check_uid = opts->control_path != NULL,
 		};
 
 		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid, err);
@@ -876,7 +880,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
-	r = landlock_plan(&sb, opts, fs, policy, &res->err);
+	r = landlock_plan(
+	    &sb, opts, fs,
+	    jr_livepolicy_port_scope(opts->control_fd >= 0, policy), &res->err);
 	if (r == 0)
 		r = landlock_lane_ports(&sb.landlock, &opts->lanes, &res->err);
 	if (r < 0)

@@ -150,6 +150,8 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_array_end(&j);
 	jr_json_key(&j, "synthetic_names");
 	jr_json_uint(&j, s->audit ? s->audit->synthetic_names : 0);
+	jr_json_key(&j, "control_changes");
+	jr_json_uint(&j, s->audit ? s->audit->control_changes : 0);
 	jr_json_key(&j, "tamper_events");
 	jr_json_uint(&j, s->tamper_events);
 	jr_json_key(&j, "restores");

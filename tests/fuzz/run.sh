@@ -34,6 +34,7 @@ targets=(
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
 	"lane src/lane.c src/policy.c"
+	"control src/control_proto.c src/livepolicy.c src/policy.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do
@@ -41,6 +42,7 @@ for t in "${targets[@]}"; do
 	bin="$work/fuzz_$name"
 	srcs=()
 	for f in $src; do srcs+=("$top/$f"); done
+	for s in $src; do srcs+=("$top/$s"); done
 	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin"
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true

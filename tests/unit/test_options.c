@@ -342,6 +342,46 @@ static void test_transparent(void **state)
 	assert_non_null(strstr(jr_usage_text, "--transparent on|off"));
 }
 
+/* --control PATH / --control-fd N: kept; refused without the allowlist
+ * (no relay to serve them), combined, with a bad fd or an empty or
+ * overlong path. A parser that dropped the option, or let it pass under
+ * --net none where nothing would serve it, fails here. */
+static void test_control(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_null(o.control_path);
+	assert_int_equal(o.control_fd, -1);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--control",
+			       "/run/x.sock", "true"),
+			 0);
+	assert_string_equal(o.control_path, "/run/x.sock");
+	jr_options_release(&o);
+	assert_int_equal(
+	    PARSE(&o, &e, "--net", "allowlist", "--control-fd", "5", "true"),
+	    0);
+	assert_int_equal(o.control_fd, 5);
+	jr_options_release(&o);
+	REJECT(
+	    "--control/--control-fd change the allowlist and need --net allowlist, not --net none",
+	    "--control", "/run/x.sock", "true");
+	REJECT("--control and --control-fd cannot be combined", "--allow",
+	       "a.test", "--control", "/x", "--control-fd", "5", "true");
+	REJECT("--control-fd 1: expected an open file descriptor number >= 3",
+	       "--allow", "a.test", "--control-fd", "1", "true");
+	REJECT("--control: empty path", "--allow", "a.test", "--control", "",
+	       "true");
+	REJECT(
+	    "a unix socket path has at most 107 bytes", "--allow", "a.test",
+	    "--control",
+	    "/0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
+	    "true");
+}
+
 static void test_gateway(void **state)
 {
 	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8",
@@ -584,6 +624,8 @@ static void test_usage_mentions_every_option(void **state)
 					    "--transparent",
 					    "--lane",
 					    "--publish",
+					    "--control",
+					    "--control-fd",
 					    "--seccomp",
 					    "--allow-nested",
 					    "--expose",
@@ -723,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_filesystem_options),
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_lane_and_publish),
+		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_usage_mentions_every_option),
 		cmocka_unit_test(test_network_modes),
 	};

@@ -42,7 +42,7 @@ static void test_exited(void **state)
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
-	    "\"synthetic_names\":0,"
+	    "\"synthetic_names\":0,\"control_changes\":0,"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
@@ -155,6 +155,10 @@ static void test_relay_counts(void **state)
 	a.synthetic_names = 7; /* what the relay leaves when it stops */
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(out, "\"synthetic_names\":7,"));
+	free(out);
+	a.control_changes = 3; /* likewise, with --control */
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"control_changes\":3,"));
 	free(out);
 	jr_audit_close(&a);
 }

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * control_client.c - `jailrun ctl PATH allow|remove ENTRY [--close] |
+ * lock | status | list`.
+ *
+ * Theory of operation
+ *
+ * Builds the one request line with the JSON writer (so an entry with a
+ * quote in it is escaped, not spliced), sends it, reads one answer line
+ * and prints it. The server writes "ok" first in every answer, so the
+ * exit status comes from the answer's first member. Every wait is
+ * bounded: the connect is to a local socket, and the answer must come
+ * within CLIENT_TIMEOUT_MS, or the client says so and exits 125.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "control_client.h"
+#include "control_proto.h"
+#include "exitcode.h"
+#include "io.h"
+#include "json.h"
+
+#define CLIENT_TIMEOUT_MS 10000
+#define CLIENT_ANSWER_MAX (4u << 20) /* a list of 4096 entries fits */
+
+static int usage(const char *why)
+{
+	fprintf(
+	    stderr,
+	    "jailrun ctl: %s\n"
+	    "usage: jailrun ctl PATH allow ENTRY | remove ENTRY [--close] | "
+	    "lock | status | list\n",
+	    why);
+	return JR_EXIT_FAILURE;
+}
+
+/* The request line for argv (after PATH), or NULL after usage(). */
+static char *build_request(int argc, char **argv, int *status)
+{
+	struct jr_json j;
+	const char *op = argv[0], *text;
+	bool entry = !strcmp(op, "allow") || !strcmp(op, "remove");
+	bool close_flag = false;
+	char *line = NULL;
+
+	if (entry && argc < 2) {
+		*status = usage("this op needs an ENTRY");
+		return NULL;
+	}
+	if (!entry && strcmp(op, "lock") && strcmp(op, "status") &&
+	    strcmp(op, "list")) {
+		*status = usage("unknown op");
+		return NULL;
+	}
+	if (!strcmp(op, "remove") && argc == 3 && !strcmp(argv[2], "--close"))
+		close_flag = true;
+	else if (argc > (entry ? 2 : 1)) {
+		*status = usage("too many arguments");
+		return NULL;
+	}
+	jr_json_init(&j);
+	jr_json_object_begin(&j);
+	jr_json_key(&j, "op");
+	jr_json_string(&j, op);
+	if (entry) {
+		jr_json_key(&j, "entry");
+		jr_json_string(&j, argv[1]);
+	}
+	if (close_flag) {
+		jr_json_key(&j, "close");
+		jr_json_bool(&j, true);
+	}
+	jr_json_object_end(&j);
+	text = jr_json_finish(&j);
+	if (text && asprintf(&line, "%s\n", text) < 0)
+		line = NULL;
+	jr_json_release(&j);
+	if (!line)
+		*status = usage("out of memory");
+	return line;
+}
+
+int jr_control_client_main(int argc, char **argv)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *req = NULL, *ans = NULL;
+	size_t len = 0, cap = 0;
+	int status = 0;
+
+	if (argc < 3)
+		return usage("expected PATH and an op");
+	if (strlen(argv[1]) >= sizeof(sun.sun_path))
+		return usage("PATH is too long for a unix socket");
+	req = build_request(argc - 2, argv + 2, &status);
+	if (!req)
+		return status;
+	strcpy(sun.sun_path, argv[1]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		fprintf(stderr, "jailrun ctl: cannot connect to %s: %s\n",
+			argv[1], strerror(errno));
+		return JR_EXIT_FAILURE;
+	}
+	/* A refused client gets its answer and a close before it writes: a
+	 * failed send is not the end, the answer may be waiting. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
+	    errno != ECONNRESET) {
+		fprintf(stderr, "jailrun ctl: %s: %s\n", argv[1],
+			strerror(errno));
+		return JR_EXIT_FAILURE;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+		ssize_t n;
+		int pr = poll(&p, 1, CLIENT_TIMEOUT_MS);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0) {
+			fprintf(stderr,
+				"jailrun ctl: %s: no answer within %d s\n",
+				argv[1], CLIENT_TIMEOUT_MS / 1000);
+			return JR_EXIT_FAILURE;
+		}
+		if (len + 4096 > cap) {
+			char *nb;
+
+			if (cap >= CLIENT_ANSWER_MAX) {
+				fprintf(
+				    stderr,
+				    "jailrun ctl: %s: the answer is too long\n",
+				    argv[1]);
+				return JR_EXIT_FAILURE;
+			}
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(ans, cap);
+			if (!nb)
+				return usage("out of memory");
+			ans = nb;
+		}
+		n = recv(fd, ans + len, cap - len - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr,
+				"jailrun ctl: %s: the connection ended "
+				"without an answer%s%s\n",
+				argv[1], n < 0 ? ": " : "",
+				n < 0 ? strerror(errno) : "");
+			return JR_EXIT_FAILURE;
+		}
+		len += (size_t)n;
+		ans[len] = '\0';
+		nl = memchr(ans, '\n', len);
+		if (nl) {
+			nl[1] = '\0';
+			break;
+		}
+	}
+	fputs(ans, stdout);
+	fflush(stdout);
+	return strncmp(ans, "{\"ok\":true", 10) == 0 ? 0 : 1;
+}
