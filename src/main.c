@@ -21,6 +21,7 @@
 #include "check.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "conffile.h"
 #include "io.h"
 #include "exitcode.h"
 #include "fslayout.h"
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
 	struct jr_policy policy;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
+	_cleanup_(jr_config_release) struct jr_config cfg;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
 	int r;
@@ -135,7 +137,11 @@ int main(int argc, char **argv)
 	 * EPIPE, not death (the sandbox would die with us, unreported). */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (jr_options_parse(argc, argv, &opts, &err) < 0) {
+	/* Configuration files, profiles and the managed policy first: they
+	 * become options before the command line's own (config.c). */
+	jr_config_init(&cfg);
+	if (jr_config_build(&cfg, JR_POLICY_FILE, argc, argv, &opts, &err) <
+	    0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
@@ -154,6 +160,16 @@ int main(int argc, char **argv)
 	case JR_ACTION_CHECK:
 		jr_options_release(&opts);
 		return jr_check_run();
+	case JR_ACTION_PRINT_CONFIG:
+		jr_config_print(&cfg, &opts, stdout);
+		for (size_t i = 0; i < opts.n_allow; i++)
+			if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
+				return fail_early(&opts, &policy, &err);
+		if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+			return fail_early(&opts, &policy, &err);
+		jr_policy_free(&policy);
+		jr_options_release(&opts);
+		return fflush(stdout) == 0 ? 0 : JR_EXIT_FAILURE;
 	case JR_ACTION_RUN:
 		break;
 	}
@@ -184,6 +200,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < opts.n_allow_files; i++)
 		if (jr_policy_add_file(&policy, opts.allow_files[i], &err) < 0)
 			return fail_early(&opts, &policy, &err);
+	/* The managed policy's denies hold against every allow entry. */
+	if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+		return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)

@@ -110,6 +110,12 @@ const char jr_usage_text[] =
     "                      sequences that act outside the pane (clipboard,\n"
     "                      titles...) are dropped, see jailrun(1) TERMINAL\n"
     "  --check             check this host can run sandboxes, then exit\n"
+    "  --config FILE       read options from FILE, jailrun.conf(5) (repeatable;\n"
+    "                      later files win, the command line wins last)\n"
+    "  --profile NAME      read /etc/jailrun/profiles/NAME.conf, then\n"
+    "                      ~/.config/jailrun/profiles/NAME.conf\n"
+    "  --print-config      print the effective configuration, each setting\n"
+    "                      with its origin, and exit without running anything\n"
     "  -v, --verbose       say what jailrun is doing (twice: debug detail)\n"
     "  -q, --quiet         print only errors\n"
     "  -h, --help          show this help and exit\n"
@@ -152,6 +158,9 @@ enum {
 	OPT_WORKDIR,
 	OPT_FS,
 	OPT_TRANSPARENT,
+	OPT_CONFIG,
+	OPT_PROFILE,
+	OPT_PRINT_CONFIG,
 };
 
 static const struct option jr_long_options[] = {
@@ -185,12 +194,33 @@ static const struct option jr_long_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+const struct option *jr_options_long_table(void)
+{
+	return jr_long_options;
+}
+
+bool jr_profile_name_valid(const char *name)
+{
+	size_t n = 0;
+
+	for (; name[n]; n++)
+		if (!((name[n] >= 'a' && name[n] <= 'z') ||
+		      (name[n] >= 'A' && name[n] <= 'Z') ||
+		      (name[n] >= '0' && name[n] <= '9') || name[n] == '_' ||
+		      name[n] == '-'))
+			return false;
+	return n >= 1 && n <= 64;
+}
 
 const char *jr_net_mode_name(enum jr_net_mode mode)
 {
@@ -659,6 +689,22 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 					 &opts->transparent, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_CONFIG:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL,
+						  "--config: empty file name");
+			break;
+		case OPT_PROFILE:
+			if (!jr_profile_name_valid(optarg))
+				return jr_err_set(
+				    err, EINVAL,
+				    "--profile %s: expected a name of 1 to 64 letters, digits, '_' or '-'",
+				    optarg);
+			opts->profile = optarg;
+			break;
+		case OPT_PRINT_CONFIG:
+			opts->action = JR_ACTION_PRINT_CONFIG;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -700,6 +746,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
 				  "--log and --log-fd cannot be combined");
+	if (opts->action == JR_ACTION_PRINT_CONFIG)
+		return 0; /* a command may follow; it is not run */
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,
