@@ -247,6 +247,18 @@ static int validate_setting(const struct jr_config_setting *s,
 	if (jr_options_parse(argc, argv, &tmp, err) < 0)
 		return jr_err_prefix(err, "%s: ", s->origin);
 	jr_options_release(&tmp);
+	/* The allowlist grammar is policy.c's: checked here too, so a bad
+	 * entry is named with its line. */
+	if (strcmp(s->name, "allow") == 0) {
+		struct jr_policy p;
+		int r;
+
+		jr_policy_init(&p);
+		r = jr_policy_add(&p, s->value, err);
+		jr_policy_free(&p);
+		if (r < 0)
+			return jr_err_prefix(err, "%s: ", s->origin);
+	}
 	return 0;
 }
 

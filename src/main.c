@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 		return JR_EXIT_FAILURE;
 	}
 	jr_policy_init(&policy);
+	if (cfg.managed.deny.n)
+		policy.deny = &cfg.managed.deny; /* asked again at each decision */
 	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
 
 	switch (opts.action) {
