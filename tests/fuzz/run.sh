@@ -33,12 +33,15 @@ targets=(
 	"fakeip src/fakeip.c"
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
+	"config src/conffile.c src/managed.c src/options.c src/policy.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do
 	read -r name src <<<"$t"
 	bin="$work/fuzz_$name"
-	"$CLANG" "${flags[@]}" "$top/src/err.c" "$top/$src" "$here/fuzz_$name.c" -o "$bin"
+	srcs=()
+	for s in $src; do srcs+=("$top/$s"); done
+	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin"
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true
 	if (cd "$work" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
