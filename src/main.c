@@ -146,8 +146,9 @@ int main(int argc, char **argv)
 		return JR_EXIT_FAILURE;
 	}
 	jr_policy_init(&policy);
+	/* The managed denies are asked again at each relay decision. */
 	if (cfg.managed.deny.n)
-		policy.deny = &cfg.managed.deny; /* asked again at each decision */
+		policy.deny = &cfg.managed.deny;
 	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
 
 	switch (opts.action) {
