@@ -201,11 +201,11 @@ void jr_config_init(struct jr_config *cfg)
 	cfg->reader = read_file;
 }
 
-static void free_merged_names(struct jr_config *cfg);
-
 void jr_config_release(struct jr_config *cfg)
 {
-	free_merged_names(cfg);
+	for (size_t i = 0; i < cfg->n_names; i++)
+		free(cfg->names[i]);
+	free(cfg->names);
 	for (size_t i = 0; i < cfg->n; i++) {
 		free(cfg->set[i].value);
 		free(cfg->set[i].origin);
@@ -558,40 +558,62 @@ static bool in_groups(const struct prescan *ps, const char *group)
 	return false;
 }
 
-/* Does a later setting (file) replace settings[i]? */
-static bool superseded(const struct jr_config *cfg, size_t i)
+/*
+ * Which file settings reach the vector: walking back from the last, a
+ * single-valued setting is dropped when a later one of its group was seen
+ * (or the command line has one); "no" drops earlier ones and itself.
+ * Linear: the groups seen are at most the options of the table.
+ */
+static int mark_dropped(const struct jr_config *cfg, const struct prescan *ps,
+			bool *drop)
 {
-	const char *g = group_of(cfg->set[i].name);
+	_cleanup_free_ const char **seen = calloc(cfg->n + 1, sizeof(*seen));
+	size_t n_seen = 0;
 
-	if (is_list_option(cfg->set[i].name))
-		return false;
-	for (size_t j = i + 1; j < cfg->n; j++)
-		if (strcmp(group_of(cfg->set[j].name), g) == 0)
-			return true;
-	return false;
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = cfg->n; i-- > 0;) {
+		const struct jr_config_setting *s = &cfg->set[i];
+		const char *g = group_of(s->name);
+		bool later = false;
+
+		if (is_list_option(s->name)) {
+			drop[i] = false;
+			continue;
+		}
+		for (size_t j = 0; j < n_seen && !later; j++)
+			later = seen[j] == g || strcmp(seen[j], g) == 0;
+		drop[i] = s->negated || later || in_groups(ps, g);
+		if (!later)
+			seen[n_seen++] = g;
+	}
+	return 0;
 }
 
 static int merge(struct jr_config *cfg, const struct prescan *ps, int argc,
 		 char **argv, struct jr_err *err)
 {
 	size_t max = 1 + 2 * cfg->n + (size_t)argc + 1;
+	_cleanup_free_ bool *drop = calloc(cfg->n + 1, sizeof(*drop));
 	int k = 0;
 
 	cfg->argv = calloc(max, sizeof(*cfg->argv));
 	cfg->origin = calloc(max, sizeof(*cfg->origin));
-	if (!cfg->argv || !cfg->origin)
+	cfg->names = calloc(cfg->n + 1, sizeof(*cfg->names));
+	if (!drop || !cfg->argv || !cfg->origin || !cfg->names ||
+	    mark_dropped(cfg, ps, drop) < 0)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	cfg->argv[k++] = argv[0];
 	for (size_t i = 0; i < cfg->n; i++) {
 		struct jr_config_setting *s = &cfg->set[i];
+		char *name;
 
-		if (s->negated || superseded(cfg, i) ||
-		    (!is_list_option(s->name) &&
-		     in_groups(ps, group_of(s->name))))
+		if (drop[i])
 			continue;
-		/* "--name" lives in the table; build it next to the value. */
-		if (asprintf(&cfg->argv[k], "--%s", s->name) < 0)
+		if (asprintf(&name, "--%s", s->name) < 0)
 			return jr_err_set(err, ENOMEM, "out of memory");
+		cfg->names[cfg->n_names++] = name;
+		cfg->argv[k] = name;
 		cfg->origin[k++] = s->origin;
 		if (s->value) {
 			cfg->argv[k] = s->value;
@@ -602,22 +624,6 @@ static int merge(struct jr_config *cfg, const struct prescan *ps, int argc,
 		cfg->argv[k++] = argv[i];
 	cfg->argc = k;
 	return 0;
-}
-
-/* The "--name" strings merge() allocated: every element with an origin
- * that does not alias a setting's value. */
-static void free_merged_names(struct jr_config *cfg)
-{
-	for (int i = 0; cfg->argv && i < cfg->argc; i++) {
-		bool is_value = false;
-
-		if (!cfg->origin[i])
-			continue;
-		for (size_t j = 0; j < cfg->n && !is_value; j++)
-			is_value = cfg->argv[i] == cfg->set[j].value;
-		if (!is_value)
-			free(cfg->argv[i]);
-	}
 }
 
 /* ------------------------------------------------- effective values */
@@ -785,35 +791,52 @@ int jr_config_build(struct jr_config *cfg, const char *policy_path, int argc,
 	return 0;
 }
 
-/* Where an --allow entry came from, for the refusal. */
-struct allow_origin {
-	const char *text;
-	int index;
+/* The --allow elements of the vector: value and index, for origins. */
+struct allow_list {
+	const char **value;
+	int *index;
+	size_t n;
 };
 
-static int allow_origin_one(void *ctx, const struct option *o,
-			    const char *value, int index)
+static int allow_list_one(void *ctx, const struct option *o, const char *value,
+			  int index)
 {
-	struct allow_origin *a = ctx;
+	struct allow_list *a = ctx;
 
-	if (strcmp(o->name, "allow") == 0 && value &&
-	    strcmp(value, a->text) == 0 && a->index < 0)
-		a->index = index;
+	if (strcmp(o->name, "allow") == 0 && value) {
+		a->value[a->n] = value;
+		a->index[a->n++] = index;
+	}
 	return 0;
 }
 
 int jr_config_check_allow(const struct jr_config *cfg,
 			  const struct jr_policy *p, struct jr_err *err)
 {
+	_cleanup_free_ const char **values = NULL;
+	_cleanup_free_ int *indexes = NULL;
+	struct allow_list a = { 0 };
+
+	if (!cfg->managed.deny.n)
+		return 0;
+	values = calloc((size_t)cfg->argc + 1, sizeof(*values));
+	indexes = calloc((size_t)cfg->argc + 1, sizeof(*indexes));
+	if (!values || !indexes)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	a.value = values;
+	a.index = indexes;
+	scan_options(cfg->argc, cfg->argv, allow_list_one, &a);
 	for (size_t i = 0; i < p->n; i++) {
-		struct allow_origin a = { .text = p->entries[i].text,
-					  .index = -1 };
+		const char *from = "an --allow-file";
 		char what[512];
 
-		scan_options(cfg->argc, cfg->argv, allow_origin_one, &a);
-		snprintf(
-		    what, sizeof(what), "allow %s (%s)", p->entries[i].text,
-		    a.index < 0 ? "an --allow-file" : origin_of(cfg, a.index));
+		for (size_t j = 0; j < a.n; j++)
+			if (strcmp(a.value[j], p->entries[i].text) == 0) {
+				from = origin_of(cfg, a.index[j]);
+				break;
+			}
+		snprintf(what, sizeof(what), "allow %s (%s)",
+			 p->entries[i].text, from);
 		if (jr_managed_check_entry(&cfg->managed, &p->entries[i], what,
 					   err) < 0)
 			return -EPERM;

@@ -61,6 +61,8 @@ struct jr_config {
 	char **argv;
 	const char **origin; /* per element; NULL: the command line */
 	int argc;
+	char **names; /* the "--keyword" elements, allocated */
+	size_t n_names;
 	struct jr_managed managed;
 	/* include stack, for loops and the depth bound */
 	char *stack[JR_CONFIG_MAX_DEPTH + 1];
