@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "livepolicy.h"
+#include "managed.h"
 
 static bool entry_same(const struct jr_allow_entry *a,
 		       const struct jr_allow_entry *b)
@@ -70,6 +71,7 @@ int jr_livepolicy_init(struct jr_livepolicy *lp, const struct jr_policy *start)
 	 * public mode's match-everything, and the --allow-private ranges. */
 	if (start) {
 		lp->p.match_any = start->match_any;
+		lp->p.deny = start->deny; /* the runner's; outlives the relay */
 		if (start->n_private) {
 			lp->p.private_entries =
 			    calloc(start->n_private,
@@ -144,6 +146,14 @@ int jr_livepolicy_allow(struct jr_livepolicy *lp, const char *entry,
 		    err, EINVAL,
 		    "entry '%s': address and CIDR entries cannot be added live (the sandbox firewall lets TCP out only to the address entries given at start); give it with --allow at start, or allow a name",
 		    e.text);
+	/* The managed policy's denies hold against live additions too (the
+	 * decisions ask them again; this names the deny at once). */
+	for (size_t i = 0; lp->p.deny && i < lp->p.deny->n; i++)
+		if (jr_allow_entries_overlap(&lp->p.deny->entries[i], &e))
+			return jr_err_set(
+			    err, EPERM,
+			    "entry '%s': the managed policy denies '%s'",
+			    e.text, lp->p.deny->entries[i].text);
 	for (size_t i = 0; i < lp->p.n; i++)
 		if (entry_same(&lp->p.entries[i], &e))
 			return 0;

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "control.h"
 #include "control_client.h"
+#include "conffile.h"
 #include "io.h"
 #include "exitcode.h"
 #include "fslayout.h"
@@ -158,6 +159,7 @@ int main(int argc, char **argv)
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
 	struct jr_learn learn = { .fd = -1 };
+	_cleanup_(jr_config_release) struct jr_config cfg;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
 	int r;
@@ -171,11 +173,18 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
 		return jr_control_client_main(argc - 1, argv + 1);
-	if (jr_options_parse(argc, argv, &opts, &err) < 0) {
+	/* Configuration files, profiles and the managed policy first: they
+	 * become options before the command line's own (config.c). */
+	jr_config_init(&cfg);
+	if (jr_config_build(&cfg, JR_POLICY_FILE, argc, argv, &opts, &err) <
+	    0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
 	jr_policy_init(&policy);
+	/* The managed denies are asked again at each relay decision. */
+	if (cfg.managed.deny.n)
+		policy.deny = &cfg.managed.deny;
 	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
 
 	switch (opts.action) {
@@ -190,6 +199,16 @@ int main(int argc, char **argv)
 	case JR_ACTION_CHECK:
 		jr_options_release(&opts);
 		return jr_check_run();
+	case JR_ACTION_PRINT_CONFIG:
+		jr_config_print(&cfg, &opts, stdout);
+		for (size_t i = 0; i < opts.n_allow; i++)
+			if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
+				return fail_early(&opts, &policy, &err);
+		if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+			return fail_early(&opts, &policy, &err);
+		jr_policy_free(&policy);
+		jr_options_release(&opts);
+		return fflush(stdout) == 0 ? 0 : JR_EXIT_FAILURE;
 	case JR_ACTION_RUN:
 		break;
 	}
@@ -234,6 +253,9 @@ int main(int argc, char **argv)
 		if (!opts.lanes.lane[i].host &&
 		    jr_policy_add(&policy, opts.lanes.lane[i].text, &err) < 0)
 			return fail_early(&opts, &policy, &err);
+	/* The managed policy's denies hold against every allow entry. */
+	if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+		return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)

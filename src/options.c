@@ -138,6 +138,12 @@ const char jr_usage_text[] =
     "                      sequences that act outside the pane (clipboard,\n"
     "                      titles...) are dropped, see jailrun(1) TERMINAL\n"
     "  --check             check this host can run sandboxes, then exit\n"
+    "  --config FILE       read options from FILE, jailrun.conf(5) (repeatable;\n"
+    "                      later files win, the command line wins last)\n"
+    "  --profile NAME      read /etc/jailrun/profiles/NAME.conf, then\n"
+    "                      ~/.config/jailrun/profiles/NAME.conf\n"
+    "  --print-config      print the effective configuration, each setting\n"
+    "                      with its origin, and exit without running anything\n"
     "  -v, --verbose       say what jailrun is doing (twice: debug detail)\n"
     "  -q, --quiet         print only errors\n"
     "  -h, --help          show this help and exit\n"
@@ -187,6 +193,9 @@ enum {
 	OPT_PUBLISH,
 	OPT_CONTROL,
 	OPT_CONTROL_FD,
+	OPT_CONFIG,
+	OPT_PROFILE,
+	OPT_PRINT_CONFIG,
 };
 
 static const struct option jr_long_options[] = {
@@ -227,12 +236,33 @@ static const struct option jr_long_options[] = {
 	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+const struct option *jr_options_long_table(void)
+{
+	return jr_long_options;
+}
+
+bool jr_profile_name_valid(const char *name)
+{
+	size_t n = 0;
+
+	for (; name[n]; n++)
+		if (!((name[n] >= 'a' && name[n] <= 'z') ||
+		      (name[n] >= 'A' && name[n] <= 'Z') ||
+		      (name[n] >= '0' && name[n] <= '9') || name[n] == '_' ||
+		      name[n] == '-'))
+			return false;
+	return n >= 1 && n <= 64;
+}
 
 const char *jr_net_mode_name(enum jr_net_mode mode)
 {
@@ -808,6 +838,22 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				    optarg);
 			opts->control_fd = (int)v;
 			break;
+		case OPT_CONFIG:
+			if (!*optarg)
+				return jr_err_set(err, EINVAL,
+						  "--config: empty file name");
+			break;
+		case OPT_PROFILE:
+			if (!jr_profile_name_valid(optarg))
+				return jr_err_set(
+				    err, EINVAL,
+				    "--profile %s: expected a name of 1 to 64 letters, digits, '_' or '-'",
+				    optarg);
+			opts->profile = optarg;
+			break;
+		case OPT_PRINT_CONFIG:
+			opts->action = JR_ACTION_PRINT_CONFIG;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -884,6 +930,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		    err, EINVAL,
 		    "--control/--control-fd change the allowlist and need --net allowlist, not --net %s",
 		    jr_net_mode_name(opts->net));
+	if (opts->action == JR_ACTION_PRINT_CONFIG)
+		return 0; /* a command may follow; it is not run */
 	if (opts->action == JR_ACTION_CHECK) {
 		if (optind < argc)
 			return jr_err_set(err, EINVAL,

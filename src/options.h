@@ -19,6 +19,7 @@ enum jr_action {
 	JR_ACTION_HELP,
 	JR_ACTION_VERSION,
 	JR_ACTION_CHECK,
+	JR_ACTION_PRINT_CONFIG, /* --print-config (conffile.h) */
 };
 
 enum jr_net_mode {
@@ -119,6 +120,9 @@ struct jr_options {
 	 * puts the socket it made for PATH in control_fd for the relay. */
 	const char *control_path;
 	int control_fd;
+	/* --config/--profile are read by conffile.c before this parse; kept
+	 * here only so the command line is checked in one place. */
+	const char *profile; /* the last --profile NAME */
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */
@@ -182,6 +186,18 @@ const char *jr_fs_mode_name(enum jr_fs_mode mode);
 #define JR_SIZE_MIN 4096ULL
 #define JR_SIZE_MAX (1ULL << 50)
 int jr_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * jr_options_long_table - the getopt_long table, NULL-terminated: conffile.c
+ * turns a file's "keyword value" into "--keyword value" with it, so every
+ * option has a keyword without a second table to keep in step.
+ */
+struct option;
+const struct option *jr_options_long_table(void);
+
+/* jr_profile_name_valid - a --profile NAME: [A-Za-z0-9_-], 1..64 chars
+ * (it becomes a file name, so no '/' and no '.'). */
+bool jr_profile_name_valid(const char *name);
 
 /* The --help text (kept in step with man/jailrun.1). */
 extern const char jr_usage_text[];

@@ -844,6 +844,7 @@ void jr_policy_init(struct jr_policy *p)
 	p->match_any = false;
 	p->private_entries = NULL;
 	p->n_private = 0;
+	p->deny = NULL;
 }
 
 void jr_policy_free(struct jr_policy *p)
@@ -1084,6 +1085,40 @@ static enum jr_deny_reason policy_match_addr(const struct jr_policy *p,
 }
 
 /*
+ * deny_matches_name() / deny_matches_addr() - does a managed deny entry
+ * match? With POLICY_PORT_ANY (the DNS question "allowed on some port?")
+ * only a deny of every port counts: "deny x:22" must not hide x from the
+ * resolver when x:443 is allowed.
+ */
+static bool deny_port(uint16_t entry_port, int port)
+{
+	return port == POLICY_PORT_ANY ? entry_port == 0
+				       : port_matches(entry_port, port);
+}
+
+static bool deny_matches_name(const struct jr_policy *deny, const char *name,
+			      int port)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; deny && i < deny->n; i++)
+		if (name_matches(&deny->entries[i], name, len) &&
+		    deny_port(deny->entries[i].port, port))
+			return true;
+	return false;
+}
+
+static bool deny_matches_addr(const struct jr_policy *deny,
+			      const struct policy_addr *a, int port)
+{
+	for (size_t i = 0; deny && i < deny->n; i++)
+		if (addr_entry_contains(&deny->entries[i], a) &&
+		    deny_port(deny->entries[i].port, port))
+			return true;
+	return false;
+}
+
+/*
  * policy_check_host() - jr_policy_check_name() with @port possibly
  * POLICY_PORT_ANY.
  */
@@ -1098,6 +1133,8 @@ static enum jr_deny_reason policy_check_host(const struct jr_policy *p,
 		return JR_DENY_BAD_HOST;
 	if (addr_parse_literal(host, &a)) {
 		addr_unwrap_ipv4(&a);
+		if (deny_matches_addr(p->deny, &a, port))
+			return JR_DENY_MANAGED;
 		if (p->match_any)
 			return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
 		return policy_match_addr(p, &a, port);
@@ -1110,6 +1147,8 @@ static enum jr_deny_reason policy_check_host(const struct jr_policy *p,
 	if (name[0] == '\0' || looks_numeric(name) ||
 	    name_check(name, NULL) < 0)
 		return JR_DENY_BAD_HOST;
+	if (deny_matches_name(p->deny, name, port))
+		return JR_DENY_MANAGED;
 	if (p->match_any)
 		return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
 	return policy_match_name(p, name, port);
@@ -1262,6 +1301,8 @@ enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 	if (!p || !addr_from_sockaddr(sa, &a))
 		return JR_DENY_BAD_HOST;
 	addr_unwrap_ipv4(&a);
+	if (deny_matches_addr(p->deny, &a, port))
+		return JR_DENY_MANAGED; /* a name resolved into a denied range */
 	range = special_range_of(&a);
 	if (!range)
 		return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
@@ -1326,6 +1367,8 @@ const char *jr_deny_reason_name(enum jr_deny_reason r)
 		return "local-address";
 	case JR_DENY_GUARD_FAILED:
 		return "guard-failed";
+	case JR_DENY_MANAGED:
+		return "managed-deny";
 	}
 	return "unknown";
 }

@@ -59,6 +59,9 @@ struct jr_policy {
 	 * mistakes them for destinations. */
 	struct jr_allow_entry *private_entries;
 	size_t n_private;
+	/* The managed policy's deny entries (managed.h), or NULL: asked
+	 * before the entries above at every decision (JR_DENY_MANAGED). */
+	const struct jr_policy *deny;
 };
 
 /* Why a destination was refused; stable strings for the audit log
@@ -80,6 +83,8 @@ enum jr_deny_reason {
 				   locally), not named explicitly */
 	JR_DENY_GUARD_FAILED, /* "guard-failed": the local-address check
 				   itself failed; refused, fail closed */
+	JR_DENY_MANAGED,      /* "managed-deny": a deny entry of the managed
+				   policy matches (managed.h) */
 };
 
 const char *jr_deny_reason_name(enum jr_deny_reason r);

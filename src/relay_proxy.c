@@ -102,6 +102,8 @@ static const char *deny_text(enum jr_deny_reason why)
 		return "is an address of the host jailrun runs on";
 	case JR_DENY_GUARD_FAILED:
 		return "could not be checked against this host's own addresses";
+	case JR_DENY_MANAGED:
+		return "is denied by the administrator's managed policy";
 	case JR_DENY_NOT_ALLOWED:
 	default:
 		return "is not in the allowlist";

@@ -745,6 +745,32 @@ static void test_network_modes(void **state)
 	long_msg[JR_DENY_MESSAGE_MAX + 1] = '\0';
 	REJECT("--deny-message: at most 256 bytes, this one has 257",
 	       "--deny-message", long_msg, "true");
+static void test_config_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	/* conffile.c reads them; the parse only checks them. */
+	assert_int_equal(PARSE(&o, &e, "--config", "a.conf", "--profile",
+			       "worker_1-x", "--", "true"),
+			 0);
+	assert_string_equal(o.profile, "worker_1-x");
+	jr_options_release(&o);
+	REJECT("--config: empty file name", "--config", "", "true");
+	REJECT("--profile ../x: expected a name", "--profile", "../x", "true");
+	REJECT("--profile a.b: expected a name", "--profile", "a.b", "true");
+	REJECT("--profile : expected a name", "--profile", "", "true");
+	/* --print-config needs no command, and runs none. */
+	assert_int_equal(PARSE(&o, &e, "--print-config"), 0);
+	assert_int_equal(o.action, JR_ACTION_PRINT_CONFIG);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--print-config", "--", "true"), 0);
+	assert_int_equal(o.action, JR_ACTION_PRINT_CONFIG);
+	jr_options_release(&o);
+	REJECT("takes no argument", "--print-config=yes");
+	assert_non_null(strstr(jr_usage_text, "--config FILE"));
+	assert_non_null(strstr(jr_usage_text, "--profile NAME"));
+	assert_non_null(strstr(jr_usage_text, "--print-config"));
 }
 
 int main(void)
@@ -768,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_usage_mentions_every_option),
 		cmocka_unit_test(test_network_modes),
+		cmocka_unit_test(test_config_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Bash completion (contrib/bash-completion/jailrun), sourced in a plain
+# bash without the bash-completion package, as root and rootless; and
+# `make install` puts it (and jailrun.conf(5)) where they belong.
+# Fails if: options do not complete (or not from --help), profile names are
+# not read from the user's profile directory, `jailrun ctl` does not offer
+# its subcommands, an option's values or the command after -- do not
+# complete, or make install leaves out the completion or the man page.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+install -m 644 "$JR_TOP_SRCDIR/contrib/bash-completion/jailrun" "$JR_TMP/completion"
+CH="$JR_TMP/chome"
+mkdir -p "$CH/.config/jailrun/profiles"
+touch "$CH/.config/jailrun/profiles/worker.conf" "$CH/.config/jailrun/profiles/other.conf"
+chmod -R a+rX "$CH"
+
+# complete MODE WORD... - the completions bash offers for the last WORD.
+complete_words() {
+	local m=$1
+	shift
+	as_mode "$m" env HOME="$CH" bash --norc --noprofile -c '
+		source "$0"
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_jailrun
+		printf "%s\n" "${COMPREPLY[@]}"' "$JR_TMP/completion" "$JR" "$@"
+}
+
+# expect_completion DESC WANT DONT WORD... - WANT offered, DONT not.
+expect_completion() {
+	local desc=$1 want=$2 dont=$3 got
+	shift 3
+	got=$(complete_words "$m" "$@" 2>&1) || true
+	if grep -qx -- "$want" <<<"$got" && { [ -z "$dont" ] || ! grep -qx -- "$dont" <<<"$got"; }; then
+		ok "$m: $desc"
+	else
+		fail "$m: $desc: want '$want'${dont:+ and not '$dont'}; got: $(tr '\n' ' ' <<<"$got")"
+	fi
+}
+
+for m in $(jr_modes); do
+	expect_completion "an option from --help" --profile "" --prof
+	expect_completion "--print-config" --print-config --profile --print-c
+	expect_completion "profile names from ~/.config/jailrun/profiles" worker other --profile w
+	expect_completion "ctl subcommands" lock status ctl l
+	expect_completion "ctl subcommands: status" status list ctl s
+	expect_completion "option values" off "" --seccomp o
+	expect_completion "the command after --" echo "" --allow x -- ech
+done
+
+# make install: the completion and both man pages land in DESTDIR.
+if [ -f "$JR_TOP_BUILDDIR/Makefile" ]; then
+	D="$JR_TMP/destdir"
+	if make -s -C "$JR_TOP_BUILDDIR" install DESTDIR="$D" >"$JR_TMP/install.log" 2>&1; then
+		for f in share/man/man5/jailrun.conf.5 share/man/man1/jailrun.1; do
+			if [ -n "$(find "$D" -path "*/$f" -print -quit)" ]; then ok "make install: $f"; else fail "make install: no $f"; fi
+		done
+		got=$(find "$D" -path '*/bash-completion/completions/jailrun' -print -quit)
+		if [ -n "$got" ] && cmp -s "$got" "$JR_TOP_SRCDIR/contrib/bash-completion/jailrun"; then
+			ok "make install: the bash completion (${got#"$D"})"
+		else
+			fail "make install: no bash completion in $(find "$D" -type f | tr '\n' ' ')"
+		fi
+	else
+		fail "make install failed: $(tail -5 "$JR_TMP/install.log")"
+	fi
+else
+	fail "no Makefile in $JR_TOP_BUILDDIR"
+fi
+
+finish

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for conffile.c and managed.c: the file grammar, includes, the
+ * merge with the command line, the managed policy's deny and require, and
+ * --print-config. Files are served from memory by a test reader. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "conffile.h"
+#include "managed.h"
+#include "policy.h"
+
+/* File tables list { path, text } and add an id only where it differs. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+struct memfile {
+	const char *path;
+	const char *text;
+	const char *id; /* NULL: the path (another name of the same file) */
+};
+
+static const struct memfile *files;
+
+static int mem_reader(void *ctx, const char *path, char **text, size_t *len,
+		      char **identity, struct jr_err *err)
+{
+	for (const struct memfile *f = files; f && f->path; f++)
+		if (strcmp(f->path, path) == 0) {
+			*text = strdup(f->text);
+			*identity = strdup(f->id ? f->id : path);
+			*len = strlen(f->text);
+			return 0;
+		}
+	return jr_err_set(err, ENOENT, "cannot read %s: no such file", path);
+}
+
+static void cfg_init(struct jr_config *cfg, const struct memfile *fs)
+{
+	jr_config_init(cfg);
+	cfg->reader = mem_reader;
+	files = fs;
+}
+
+#define ARGV(...) ((char *[]){ "jailrun", __VA_ARGS__, NULL })
+#define ARGC(...)                                                              \
+	((int)(sizeof((char *[]){ "jailrun", __VA_ARGS__ }) / sizeof(char *)))
+#define BUILD(cfg, o, e, ...)                                                  \
+	jr_config_build((cfg), NULL, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__),     \
+			(o), (e))
+
+static void expect_msg(const struct jr_err *e, const char *needle)
+{
+	if (!strstr(e->msg, needle))
+		fail_msg("message '%s' does not contain '%s'", e->msg, needle);
+}
+
+static void test_split(void **state)
+{
+	char l1[] = "  allow   api.example.com   # why\r";
+	char l2[] = "# a comment";
+	char l3[] = "allow-nested";
+	char l4[] = "rw \" /a dir #1 \"  # c";
+	char l5[] = "rw /a#b";
+	char l6[] = "Allow x";
+	char l7[] = "rw \"open";
+	char l8[] = "rw \"a\" b";
+	char l9[] = "rw a\001b";
+	char *kw, *v;
+	const char *why;
+
+	assert_int_equal(jr_conf_split(l1, &kw, &v, &why), 1);
+	assert_string_equal(kw, "allow");
+	assert_string_equal(v, "api.example.com");
+	assert_int_equal(jr_conf_split(l2, &kw, &v, &why), 0);
+	assert_int_equal(jr_conf_split(l3, &kw, &v, &why), 1);
+	assert_null(v);
+	assert_int_equal(jr_conf_split(l4, &kw, &v, &why), 1);
+	assert_string_equal(v, " /a dir #1 ");
+	/* '#' inside a word is not a comment */
+	assert_int_equal(jr_conf_split(l5, &kw, &v, &why), 1);
+	assert_string_equal(v, "/a#b");
+	assert_int_equal(jr_conf_split(l6, &kw, &v, &why), -EINVAL);
+	assert_int_equal(jr_conf_split(l7, &kw, &v, &why), -EINVAL);
+	assert_int_equal(jr_conf_split(l8, &kw, &v, &why), -EINVAL);
+	assert_int_equal(jr_conf_split(l9, &kw, &v, &why), -EINVAL);
+}
+
+static void test_bad_lines_name_file_and_line(void **state)
+{
+	static const struct {
+		const char *text, *needle;
+	} cases[] = {
+		{ "\n\nfrobnicate 1\n",
+		  "f.conf:3: unknown keyword 'frobnicate'" },
+		{ "seccomp maybe\n",
+		  "f.conf:1: --seccomp maybe: expected on or off" },
+		{ "allow foo.*.com\n", "f.conf:1: --allow" },
+		{ "# ok\nhelp\n", "f.conf:2: 'help' cannot be set" },
+		{ "config other.conf\n", "f.conf:1: 'config' cannot be set" },
+		{ "print-config\n", "f.conf:1: 'print-config' cannot be set" },
+		{ "allow-nested maybe\n", "f.conf:1: allow-nested is a flag" },
+		{ "timeout\n", "f.conf:1: timeout needs a value" },
+		{ "deny x.test\n",
+		  "f.conf:1: 'deny' belongs in the managed policy" },
+		{ "include\n", "f.conf:1: include needs a file name" },
+		{ "include nope.conf\n",
+		  "f.conf:1: include: cannot read nope.conf" },
+		{ "allow a\0b\n", "f.conf:1: a NUL byte" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr_config cfg;
+		struct jr_err e = { 0 };
+		size_t len = strlen(cases[i].text);
+
+		if (strstr(cases[i].needle, "NUL"))
+			len = 10;
+		cfg_init(&cfg, NULL);
+		assert_true(jr_config_parse_text(&cfg, "f.conf", cases[i].text,
+						 len, &e) < 0);
+		expect_msg(&e, cases[i].needle);
+		jr_config_release(&cfg);
+	}
+}
+
+static void test_include_relative_loop_depth(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "d/a.conf", "allow a.test\ninclude sub/b.conf\n" },
+		{ "d/sub/b.conf", "allow b.test\ninclude ../a.conf\n" },
+		{ "d/sub/../a.conf", "allow a.test\ninclude sub/b.conf\n",
+		  "d/a.conf" },
+		{ "d/ok.conf", "include sub/c.conf\ninclude sub/c.conf\n" },
+		{ "d/sub/c.conf", "allow c.test\n" },
+		{ "deep.conf", "include deep2.conf\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_err e = { 0 };
+
+	/* a loop: named at the line that closes it */
+	cfg_init(&cfg, fs);
+	assert_int_equal(jr_config_load_file(&cfg, "d/a.conf", &e), -ELOOP);
+	expect_msg(&e, "d/sub/b.conf:2: include loop: d/sub/../a.conf");
+	jr_config_release(&cfg);
+	/* the same file twice, not nested, is no loop */
+	cfg_init(&cfg, fs);
+	assert_int_equal(jr_config_load_file(&cfg, "d/ok.conf", &e), 0);
+	assert_int_equal(cfg.n, 2);
+	assert_string_equal(cfg.set[1].origin, "d/sub/c.conf:1");
+	jr_config_release(&cfg);
+}
+
+static int self_reader(void *ctx, const char *path, char **text, size_t *len,
+		       char **identity, struct jr_err *err)
+{
+	/* every file includes a new one: only the depth bound stops it */
+	static int n;
+
+	*text = strdup("include next.conf\n");
+	*len = strlen(*text);
+	if (asprintf(identity, "id%d", n++) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void test_include_depth_bound(void **state)
+{
+	struct jr_config cfg;
+	struct jr_err e = { 0 };
+
+	jr_config_init(&cfg);
+	cfg.reader = self_reader;
+	assert_int_equal(jr_config_load_file(&cfg, "x.conf", &e), -ELOOP);
+	expect_msg(&e, "nested deeper than 8");
+	jr_config_release(&cfg);
+}
+
+static void test_merge(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "one.conf", "allow one.test\nuser nobody\nseccomp off\n"
+			      "timeout 5\nallow-nested\nquiet\n" },
+		{ "two.conf", "allow two.test\ntimeout 7\nallow-nested no\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	cfg_init(&cfg, fs);
+	/* lists accumulate in order; later files win; the command line wins
+	 * last; a file's --user does not trip "--user given twice"; a file's
+	 * quiet yields to the command line's -v */
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "one.conf", "--config",
+			       "two.conf", "--user", "root", "--seccomp", "on",
+			       "-v", "--allow", "cmd.test", "--", "true"),
+			 0);
+	assert_int_equal(o.n_allow, 3);
+	assert_string_equal(o.allow[0], "one.test");
+	assert_string_equal(o.allow[1], "two.test");
+	assert_string_equal(o.allow[2], "cmd.test");
+	assert_string_equal(o.user, "root");
+	assert_true(o.seccomp);
+	assert_int_equal(o.timeout_ms, 7000);
+	assert_false(o.allow_nested); /* "no" in the later file */
+	assert_int_equal(o.verbosity, 1);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST);
+	assert_string_equal(o.command[0], "true");
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	/* without the command line's, the files' settings hold */
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "one.conf", "true"),
+			 0);
+	assert_string_equal(o.user, "nobody");
+	assert_false(o.seccomp);
+	assert_true(o.allow_nested);
+	assert_int_equal(o.verbosity, -1);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	/* an unreadable --config is an error */
+	cfg_init(&cfg, fs);
+	assert_true(BUILD(&cfg, &o, &e, "--config", "none.conf", "true") < 0);
+	expect_msg(&e, "cannot read none.conf");
+	jr_config_release(&cfg);
+}
+
+static void test_overlap(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		bool overlap;
+	} cases[] = {
+		{ "api.example.com", "*.example.com", true },
+		{ "example.com", "*.example.com", false }, /* the apex */
+		{ "*.example.com", "api.example.com", true },
+		{ "*.a.example.com", "*.example.com", true },
+		{ "*.example.com", "*.example.com", true },
+		{ "*.example.org", "*.example.com", false },
+		{ "x.com", "x.com:22", true },
+		{ "x.com:443", "x.com:22", false },
+		{ "x.com:22", "x.com:22", true },
+		{ "notexample.com", "*.example.com", false },
+		{ "192.0.2.7", "192.0.2.0/24", true },
+		{ "192.0.2.0/23", "192.0.2.128/25", true },
+		{ "192.0.3.0/24", "192.0.2.0/24", false },
+		{ "2001:db8::1", "2001:db8::/32", true },
+		{ "192.0.2.7", "2001:db8::/32", false },
+		{ "example.com", "192.0.2.0/24", false }, /* decided later */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr_policy p;
+		struct jr_err e = { 0 };
+
+		jr_policy_init(&p);
+		assert_int_equal(jr_policy_add(&p, cases[i].a, &e), 0);
+		assert_int_equal(jr_policy_add(&p, cases[i].b, &e), 0);
+		if (jr_allow_entries_overlap(&p.entries[0], &p.entries[1]) !=
+			cases[i].overlap ||
+		    jr_allow_entries_overlap(&p.entries[1], &p.entries[0]) !=
+			cases[i].overlap)
+			fail_msg("%s vs %s: want overlap=%d", cases[i].a,
+				 cases[i].b, cases[i].overlap);
+		jr_policy_free(&p);
+	}
+}
+
+static const char policy_text[] = "# managed\n"
+				  "deny *.example.com\n"
+				  "deny 10.0.0.0/8\n"
+				  "require seccomp on\n"
+				  "require net allowlist|none\n";
+
+static void test_managed_deny(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "p.conf", "allow api.example.com\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_policy p;
+	struct jr_err e = { 0 };
+
+	cfg_init(&cfg, fs);
+	assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+					       policy_text, strlen(policy_text),
+					       &e),
+			 0);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "p.conf", "--allow",
+			       "ok.test", "true"),
+			 0);
+	jr_policy_init(&p);
+	for (size_t i = 0; i < o.n_allow; i++)
+		assert_int_equal(jr_policy_add(&p, o.allow[i], &e), 0);
+	/* both named, with their origins */
+	assert_int_equal(jr_config_check_allow(&cfg, &p, &e), -EPERM);
+	expect_msg(&e, "allow api.example.com (p.conf:1)");
+	expect_msg(&e, "'deny *.example.com' (/etc/pol:2)");
+	jr_policy_free(&p);
+
+	/* at decision time too (what resolution or a live addition brings) */
+	jr_policy_init(&p);
+	assert_int_equal(jr_policy_add(&p, "ok.test", &e), 0);
+	assert_int_equal(jr_policy_add(&p, "*.example.com", &e), 0);
+	p.deny = &cfg.managed.deny;
+	assert_int_equal(jr_policy_check_name(&p, "ok.test", 443), JR_ALLOWED);
+	assert_int_equal(jr_policy_check_name(&p, "a.example.com", 443),
+			 JR_DENY_MANAGED);
+	assert_false(jr_policy_name_allowed(&p, "a.example.com"));
+	assert_string_equal(jr_deny_reason_name(JR_DENY_MANAGED),
+			    "managed-deny");
+	{
+		struct sockaddr_in sin = { .sin_family = AF_INET };
+
+		sin.sin_addr.s_addr = htonl(0x0a000001); /* 10.0.0.1 */
+		assert_int_equal(
+		    jr_policy_check_address(&p, (struct sockaddr *)&sin, 443),
+		    JR_DENY_MANAGED);
+	}
+	jr_policy_free(&p);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+}
+
+static void test_managed_deny_port_any(void **state)
+{
+	struct jr_managed m;
+	struct jr_policy p;
+	struct jr_err e = { 0 };
+	const char *t = "deny x.test:22\n";
+
+	jr_managed_init(&m);
+	assert_int_equal(jr_managed_parse_text(&m, "pol", t, strlen(t), &e), 0);
+	jr_policy_init(&p);
+	assert_int_equal(jr_policy_add(&p, "x.test:443", &e), 0);
+	p.deny = &m.deny;
+	/* a deny of port 22 must not hide x.test from DNS */
+	assert_true(jr_policy_name_allowed(&p, "x.test"));
+	assert_int_equal(jr_policy_check_name(&p, "x.test", 22),
+			 JR_DENY_MANAGED);
+	assert_int_equal(jr_policy_check_name(&p, "x.test", 443), JR_ALLOWED);
+	jr_policy_free(&p);
+	jr_managed_release(&m);
+}
+
+static void test_managed_require(void **state)
+{
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	cfg_init(&cfg, NULL);
+	assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+					       policy_text, strlen(policy_text),
+					       &e),
+			 0);
+	assert_true(BUILD(&cfg, &o, &e, "--seccomp", "off", "true") < 0);
+	expect_msg(
+	    &e,
+	    "requires seccomp on (/etc/pol:4), but it is off (command line)");
+	jr_config_release(&cfg);
+
+	cfg_init(&cfg, NULL);
+	assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+					       policy_text, strlen(policy_text),
+					       &e),
+			 0);
+	assert_int_equal(BUILD(&cfg, &o, &e, "true"), 0); /* defaults pass */
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	/* an option that is not set at all does not meet a require */
+	cfg_init(&cfg, NULL);
+	{
+		const char *t = "require user nobody|root\n";
+
+		assert_int_equal(jr_managed_parse_text(&cfg.managed, "pol", t,
+						       strlen(t), &e),
+				 0);
+	}
+	assert_true(BUILD(&cfg, &o, &e, "true") < 0);
+	expect_msg(&e, "but it is not set (default)");
+	jr_config_release(&cfg);
+	cfg_init(&cfg, NULL);
+	{
+		const char *t = "require user nobody|root\n";
+
+		assert_int_equal(jr_managed_parse_text(&cfg.managed, "pol", t,
+						       strlen(t), &e),
+				 0);
+	}
+	assert_int_equal(BUILD(&cfg, &o, &e, "--user", "root", "true"), 0);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+}
+
+static void test_managed_bad_lines(void **state)
+{
+	static const struct {
+		const char *text, *needle;
+	} cases[] = {
+		{ "allow x.test\n", "pol:1: unknown keyword 'allow'" },
+		{ "deny foo.*.com\n", "pol:1: deny:" },
+		{ "require seccomp\n", "pol:1: require needs an option" },
+		{ "require frob on\n", "pol:1: require frob: not an option" },
+		{ "require help yes\n", "pol:1: require help: not an option" },
+		{ "require seccomp maybe\n",
+		  "pol:1: require seccomp: --seccomp maybe" },
+		{ "require net allowlist||none\n", "an empty value" },
+		{ "require allow-nested on\n", "allow-nested is a flag" },
+		{ "\n\ndeny\n", "pol:3: deny needs a value" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr_managed m;
+		struct jr_err e = { 0 };
+
+		jr_managed_init(&m);
+		assert_true(jr_managed_parse_text(&m, "pol", cases[i].text,
+						  strlen(cases[i].text),
+						  &e) < 0);
+		expect_msg(&e, cases[i].needle);
+		jr_managed_release(&m);
+	}
+}
+
+static void test_print_config(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "p.conf", "allow a.test\ntimeout 3\nrw \"/x #y\"\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cfg_init(&cfg, fs);
+	assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+					       policy_text, strlen(policy_text),
+					       &e),
+			 0);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "p.conf",
+			       "--print-config", "--allow", "b.test"),
+			 0);
+	assert_int_equal(o.action, JR_ACTION_PRINT_CONFIG);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	jr_config_print(&cfg, &o, f);
+	fclose(f);
+	if (!strstr(out, "allow a.test\t# p.conf:1\n") ||
+	    !strstr(out, "allow b.test\t# command line\n") ||
+	    !strstr(out, "timeout 3\t# p.conf:2\n") ||
+	    !strstr(out, "rw \"/x #y\"\t# p.conf:3\n") ||
+	    !strstr(out, "seccomp on\t# default\n") ||
+	    !strstr(out, "net allowlist\t# default (allow entries given)\n") ||
+	    !strstr(out,
+		    "deny *.example.com\t# /etc/pol:2 (managed policy)\n") ||
+	    !strstr(out, "require net allowlist|none\t# /etc/pol:5"))
+		fail_msg("--print-config output:\n%s", out);
+	/* its output reads back as a file */
+	{
+		struct jr_config again;
+
+		cfg_init(&again, NULL);
+		if (jr_config_parse_text(&again, "out", out, len, &e) == 0)
+			fail_msg("deny lines are the managed policy's only");
+		jr_config_release(&again);
+	}
+	free(out);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+}
+
+/* Every option in the getopt table has its keyword in jailrun.conf(5). */
+static void test_man_page_lists_every_keyword(void **state)
+{
+	const char *top = getenv("JR_TOP_SRCDIR");
+	char path[4096], *text = NULL, needle[128];
+	size_t len = 0;
+	FILE *f;
+
+	if (!top)
+		top = ".";
+	snprintf(path, sizeof(path), "%s/man/jailrun.conf.5", top);
+	f = fopen(path, "re");
+	if (!f)
+		fail_msg("cannot read %s (set JR_TOP_SRCDIR)", path);
+	text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	assert_true(len > 0);
+	for (const struct option *o = jr_options_long_table(); o->name; o++) {
+		if (!strcmp(o->name, "help") || !strcmp(o->name, "version") ||
+		    !strcmp(o->name, "check") || !strcmp(o->name, "config") ||
+		    !strcmp(o->name, "profile") ||
+		    !strcmp(o->name, "print-config"))
+			continue;
+		/* roff escapes '-' as "\-" */
+		char esc[100];
+		size_t k = 0;
+
+		for (const char *c = o->name; *c && k < sizeof(esc) - 2; c++) {
+			if (*c == '-')
+				esc[k++] = '\\';
+			esc[k++] = *c;
+		}
+		esc[k] = '\0';
+		snprintf(needle, sizeof(needle), ".It Cm %s", esc);
+		if (!strstr(text, needle)) {
+			snprintf(needle, sizeof(needle), "\n.B %s\n", esc);
+			if (!strstr(text, needle))
+				fail_msg(
+				    "keyword '%s' (--%s) is missing from man/jailrun.conf.5 (add a '.B %s' entry)",
+				    o->name, o->name, esc);
+		}
+	}
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_bad_lines_name_file_and_line),
+		cmocka_unit_test(test_include_relative_loop_depth),
+		cmocka_unit_test(test_include_depth_bound),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_managed_deny),
+		cmocka_unit_test(test_managed_deny_port_any),
+		cmocka_unit_test(test_managed_require),
+		cmocka_unit_test(test_managed_bad_lines),
+		cmocka_unit_test(test_print_config),
+		cmocka_unit_test(test_man_page_lists_every_keyword),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
