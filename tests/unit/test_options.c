@@ -745,6 +745,8 @@ static void test_network_modes(void **state)
 	long_msg[JR_DENY_MESSAGE_MAX + 1] = '\0';
 	REJECT("--deny-message: at most 256 bytes, this one has 257",
 	       "--deny-message", long_msg, "true");
+}
+
 static void test_config_options(void **state)
 {
 	struct jr_options o;
