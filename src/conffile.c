@@ -159,7 +159,9 @@ static int read_file(void *ctx, const char *path, char **text, size_t *len,
 	size_t n = 0;
 	ssize_t r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below
+	 * as not a regular file (reads of a regular file never block). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return jr_err_set(err, errno, "cannot read %s: %s", path,
 				  strerror(errno));

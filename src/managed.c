@@ -79,7 +79,10 @@ int jr_managed_load(struct jr_managed *m, const char *path, struct jr_err *err)
 	size_t len = 0;
 	ssize_t r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below
+	 * as not a regular file (reads of a regular file never block). */
+	fd = open(path,
+		  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
