@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "httprules.h"
 #include "options.h"
 
 const char jr_usage_text[] =
@@ -32,6 +33,11 @@ const char jr_usage_text[] =
     "                      *.suffix, IPv4/IPv6 address or CIDR, each with an\n"
     "                      optional :port ([v6]:port); implies --net allowlist\n"
     "  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
+    "  --allow-http 'METHODS URL-PREFIX'\n"
+    "                      HTTP rules (repeatable), e.g. 'GET,HEAD\n"
+    "                      http://api.example.com/repos/our-org/': a host with\n"
+    "                      rules takes only requests a rule allows (the rule's\n"
+    "                      host:port is allowed); implies --net allowlist\n"
     "  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
     "                      hosts (default when --allow is given); 'none': only\n"
     "                      loopback (the default otherwise)\n"
@@ -152,6 +158,7 @@ enum {
 	OPT_WORKDIR,
 	OPT_FS,
 	OPT_TRANSPARENT,
+	OPT_ALLOW_HTTP,
 };
 
 static const struct option jr_long_options[] = {
@@ -185,6 +192,7 @@ static const struct option jr_long_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
+	{ "allow-http", required_argument, NULL, OPT_ALLOW_HTTP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -377,6 +385,9 @@ void jr_options_release(struct jr_options *opts)
 	free(opts->ro);
 	free(opts->hide);
 	free(opts->tmpfs);
+	free(opts->allow_http);
+	opts->allow_http = NULL;
+	opts->n_allow_http = 0;
 	opts->allow = opts->allow_files = opts->expose = NULL;
 	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
@@ -408,6 +419,20 @@ static int parse_on_off(const char *name, const char *arg, bool *on,
 	return 0;
 }
 
+/* --allow-http: the rule's grammar, checked here so a bad rule is a usage
+ * error naming it (httprules.h); main() parses it again to keep it. */
+static int check_allow_http(const char *arg, struct jr_err *err)
+{
+	struct jr_http_rule *rule = malloc(sizeof(*rule));
+	int r;
+
+	if (!rule)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	r = jr_httprule_parse(arg, rule, err);
+	free(rule);
+	return r;
+}
+
 static int parse_args(int argc, char **argv, struct jr_options *opts,
 		      struct jr_err *err)
 {
@@ -436,8 +461,9 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->ro = calloc((size_t)argc + 1, sizeof(*opts->ro));
 	opts->hide = calloc((size_t)argc + 1, sizeof(*opts->hide));
 	opts->tmpfs = calloc((size_t)argc + 1, sizeof(*opts->tmpfs));
+	opts->allow_http = calloc((size_t)argc + 1, sizeof(*opts->allow_http));
 	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
-	    !opts->ro || !opts->hide || !opts->tmpfs) {
+	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_http) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -659,6 +685,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 					 &opts->transparent, err) < 0)
 				return -EINVAL;
 			break;
+		case OPT_ALLOW_HTTP:
+			if (check_allow_http(optarg, err) < 0)
+				return -EINVAL;
+			opts->allow_http[opts->n_allow_http++] = optarg;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -683,11 +714,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		}
 	}
 
-	if (opts->n_allow || opts->n_allow_files) {
+	if (opts->n_allow || opts->n_allow_files || opts->n_allow_http) {
 		if (saw_net && opts->net != JR_NET_ALLOWLIST)
 			return jr_err_set(
 			    err, EINVAL,
-			    "--allow/--allow-file need --net allowlist, not --net %s",
+			    "--allow/--allow-file/--allow-http need --net allowlist, not --net %s",
 			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
 	}

@@ -99,6 +99,9 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* --allow-http rules in order (point into argv; httprules.h) */
+	const char **allow_http;
+	size_t n_allow_http;
 };
 
 /*

@@ -826,6 +826,7 @@ void jr_policy_init(struct jr_policy *p)
 	p->entries = NULL;
 	p->n = 0;
 	p->cap = 0;
+	p->http_rules = NULL;
 }
 
 void jr_policy_free(struct jr_policy *p)
