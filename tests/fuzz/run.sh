@@ -33,6 +33,7 @@ targets=(
 	"fakeip src/fakeip.c"
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
+	"httprules src/httprules.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do
