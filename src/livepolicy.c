@@ -72,6 +72,7 @@ int jr_livepolicy_init(struct jr_livepolicy *lp, const struct jr_policy *start)
 	if (start) {
 		lp->p.match_any = start->match_any;
 		lp->p.deny = start->deny; /* the runner's; outlives the relay */
+		lp->p.http_rules = start->http_rules; /* likewise */
 		if (start->n_private) {
 			lp->p.private_entries =
 			    calloc(start->n_private,

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "options.h"
 #include "policy.h"
+#include "httprules.h"
 #include "sandbox.h"
 #include "startup.h"
 #include "summary.h"
@@ -55,6 +56,37 @@ static int write_summary(int fd, const char *path, const struct jr_summary *s)
 		jr_error("cannot write the JSON summary to %s: %s", path,
 			 strerror(-r));
 	return r;
+}
+
+/*
+ * --allow-http rules: kept for the whole run (the relay reads them through
+ * policy->http_rules), static so an early exit leaves nothing unreachable.
+ * Each rule's host:port is allowed implicitly (httprules.c says why).
+ */
+static struct jr_httprules http_rules;
+
+static int load_http_rules(const struct jr_options *opts,
+			   struct jr_policy *policy, struct jr_err *err)
+{
+	char entry[JR_HOST_MAX + 16];
+
+	jr_httprules_init(&http_rules);
+	for (size_t i = 0; i < opts->n_allow_http; i++) {
+		const struct jr_http_rule *rule;
+
+		if (jr_httprules_add(&http_rules, opts->allow_http[i], err) < 0)
+			return -EINVAL;
+		rule = &http_rules.rules[http_rules.n - 1];
+		if (jr_httprule_policy_entry(rule, entry, sizeof(entry)) < 0)
+			return jr_err_set(
+			    err, EINVAL, "--allow-http '%.200s': host too long",
+			    rule->text);
+		if (jr_policy_add(policy, entry, err) < 0)
+			return jr_err_prefix(
+			    err, "--allow-http '%.200s': ", rule->text);
+	}
+	policy->http_rules = http_rules.n ? &http_rules : NULL;
+	return 0;
 }
 
 static int fail_early(struct jr_options *opts, struct jr_policy *policy,
@@ -253,7 +285,10 @@ int main(int argc, char **argv)
 		if (!opts.lanes.lane[i].host &&
 		    jr_policy_add(&policy, opts.lanes.lane[i].text, &err) < 0)
 			return fail_early(&opts, &policy, &err);
-	/* The managed policy's denies hold against every allow entry. */
+	if (load_http_rules(&opts, &policy, &err) < 0)
+		return fail_early(&opts, &policy, &err);
+	/* The managed policy's denies hold against every allow entry, those
+	 * --allow-http adds for its hosts included. */
 	if (jr_config_check_allow(&cfg, &policy, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
@@ -376,6 +411,7 @@ int main(int argc, char **argv)
 	write_summary(json_fd, opts.json_path, &sum);
 	jr_audit_close(&audit);
 	jr_policy_free(&policy);
+	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&fs);
 	jr_options_release(&opts);
 	return res.exit_status;

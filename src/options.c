@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "httprules.h"
 #include "options.h"
 #include "policy.h"
 
@@ -34,6 +35,11 @@ const char jr_usage_text[] =
     "                      *.suffix, IPv4/IPv6 address or CIDR, each with an\n"
     "                      optional :port ([v6]:port); implies --net allowlist\n"
     "  --allow-file FILE   read --allow entries from FILE, one per line, # comments\n"
+    "  --allow-http 'METHODS URL-PREFIX'\n"
+    "                      HTTP rules (repeatable), e.g. 'GET,HEAD\n"
+    "                      http://api.example.com/repos/our-org/': a host with\n"
+    "                      rules takes only requests a rule allows (the rule's\n"
+    "                      host:port is allowed); implies --net allowlist\n"
     "  --net MODE          'allowlist': only the relay, which forwards to --allow\n"
     "                      hosts (default when --allow is given); 'public': any\n"
     "                      host through the relay, every connection and lookup\n"
@@ -196,6 +202,7 @@ enum {
 	OPT_CONFIG,
 	OPT_PROFILE,
 	OPT_PRINT_CONFIG,
+	OPT_ALLOW_HTTP,
 };
 
 static const struct option jr_long_options[] = {
@@ -239,6 +246,7 @@ static const struct option jr_long_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "allow-http", required_argument, NULL, OPT_ALLOW_HTTP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -500,6 +508,9 @@ void jr_options_release(struct jr_options *opts)
 	free(opts->allow_private);
 	opts->allow_private = NULL;
 	opts->n_allow_private = 0;
+	free(opts->allow_http);
+	opts->allow_http = NULL;
+	opts->n_allow_http = 0;
 	opts->allow = opts->allow_files = opts->expose = NULL;
 	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
@@ -529,6 +540,20 @@ static int parse_on_off(const char *name, const char *arg, bool *on,
 		return jr_err_set(err, EINVAL, "--%s %s: expected on or off",
 				  name, arg);
 	return 0;
+}
+
+/* --allow-http: the rule's grammar, checked here so a bad rule is a usage
+ * error naming it (httprules.h); main() parses it again to keep it. */
+static int check_allow_http(const char *arg, struct jr_err *err)
+{
+	struct jr_http_rule *rule = malloc(sizeof(*rule));
+	int r;
+
+	if (!rule)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	r = jr_httprule_parse(arg, rule, err);
+	free(rule);
+	return r;
 }
 
 static int parse_args(int argc, char **argv, struct jr_options *opts,
@@ -562,8 +587,10 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->tmpfs = calloc((size_t)argc + 1, sizeof(*opts->tmpfs));
 	opts->allow_private =
 	    calloc((size_t)argc + 1, sizeof(*opts->allow_private));
+	opts->allow_http = calloc((size_t)argc + 1, sizeof(*opts->allow_http));
 	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
-	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_private) {
+	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_private ||
+	    !opts->allow_http) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -854,6 +881,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		case OPT_PRINT_CONFIG:
 			opts->action = JR_ACTION_PRINT_CONFIG;
 			break;
+		case OPT_ALLOW_HTTP:
+			if (check_allow_http(optarg, err) < 0)
+				return -EINVAL;
+			opts->allow_http[opts->n_allow_http++] = optarg;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -891,11 +923,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		return jr_err_set(
 		    err, EINVAL,
 		    "--allow/--allow-file mean nothing with --net public or --learn, where every host is allowed; use --allow-private to open a private range");
-	if (opts->n_allow || opts->n_allow_files) {
+	if (opts->n_allow || opts->n_allow_files || opts->n_allow_http) {
 		if (saw_net && opts->net != JR_NET_ALLOWLIST)
 			return jr_err_set(
 			    err, EINVAL,
-			    "--allow/--allow-file need --net allowlist, not --net %s",
+			    "--allow/--allow-file/--allow-http need --net allowlist, not --net %s",
 			    jr_net_mode_name(opts->net));
 		opts->net = JR_NET_ALLOWLIST;
 	}

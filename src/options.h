@@ -123,6 +123,9 @@ struct jr_options {
 	/* --config/--profile are read by conffile.c before this parse; kept
 	 * here only so the command line is checked in one place. */
 	const char *profile; /* the last --profile NAME */
+	/* --allow-http rules in order (point into argv; httprules.h) */
+	const char **allow_http;
+	size_t n_allow_http;
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */

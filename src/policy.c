@@ -845,6 +845,7 @@ void jr_policy_init(struct jr_policy *p)
 	p->private_entries = NULL;
 	p->n_private = 0;
 	p->deny = NULL;
+	p->http_rules = NULL;
 }
 
 void jr_policy_free(struct jr_policy *p)

@@ -43,6 +43,8 @@ struct jr_allow_entry {
 	char text[300];		    /* the entry as given, for messages */
 };
 
+struct jr_httprules;
+
 struct jr_policy {
 	struct jr_allow_entry *entries;
 	size_t n, cap;
@@ -62,6 +64,9 @@ struct jr_policy {
 	/* The managed policy's deny entries (managed.h), or NULL: asked
 	 * before the entries above at every decision (JR_DENY_MANAGED). */
 	const struct jr_policy *deny;
+	/* --allow-http rules (httprules.h), or NULL: a host they name takes
+	 * only the requests they allow. Not owned: main() keeps them. */
+	const struct jr_httprules *http_rules;
 };
 
 /* Why a destination was refused; stable strings for the audit log

@@ -310,6 +310,9 @@ int relay_control_start(struct jr_relay *r, struct jr_err *err);
 void relay_control_accept(struct jr_relay *r);
 void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events);
 void relay_control_free(struct jr_relay *r);
+/* relay_httprules.c (--allow-http) */
+bool relay_httprules_proxy(struct jr_relay *r, struct conn *c);
+bool relay_httprules_transparent(struct jr_relay *r, struct conn *c);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

@@ -268,6 +268,8 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 		deny(r, c, why);
 		return;
 	}
+	if (!relay_httprules_proxy(r, c)) /* --allow-http */
+		return;
 	relay_upstream_start(r, c);
 }
 
@@ -351,6 +353,11 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 		proxy_connected(r, c);
 		break;
 	case KIND_TRANSPARENT:
+		if (c->have_req) { /* plain HTTP checked against --allow-http
+				      rules: one request, as the proxy's */
+			proxy_connected(r, c);
+			break;
+		}
 		/* A captured connection is a tunnel from its first byte, its
 		 * TLS name checked against c->host (relay_transparent.c). */
 		if (relay_tunnel_start(c, true) < 0) {

@@ -312,6 +312,8 @@ static bool same_host(const char *a, const char *b)
 /* The peek is over: connect, carrying the bytes read so far. */
 static void transparent_go(struct jr_relay *r, struct conn *c)
 {
+	if (!relay_httprules_transparent(r, c)) /* --allow-http */
+		return;
 	relay_upstream_start(r, c);
 }
 

@@ -36,6 +36,7 @@ targets=(
 	"lane src/lane.c src/policy.c"
 	"control src/control_proto.c src/livepolicy.c src/policy.c"
 	"config src/conffile.c src/managed.c src/options.c src/policy.c"
+	"httprules src/httprules.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do

@@ -601,6 +601,34 @@ static void test_lane_and_publish(void **state)
 	       "true");
 }
 
+/* --allow-http: kept in order, implies allowlist; a bad rule names itself. */
+static void test_allow_http_option(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "--allow-http",
+			       "GET,HEAD http://a.test/ok/", "--allow-http",
+			       "* https://*.b.test/", "true"),
+			 0);
+	assert_int_equal(o.net, JR_NET_ALLOWLIST);
+	assert_int_equal(o.n_allow_http, 2);
+	assert_string_equal(o.allow_http[0], "GET,HEAD http://a.test/ok/");
+	assert_string_equal(o.allow_http[1], "* https://*.b.test/");
+	jr_options_release(&o);
+	assert_null(o.allow_http);
+
+	REJECT("--allow-http 'get http://a.test/': methods are case-sensitive",
+	       "--allow-http", "get http://a.test/", "true");
+	REJECT("--allow-http 'GET http://a.test/x/../y': a dot segment",
+	       "--allow-http", "GET http://a.test/x/../y", "true");
+	REJECT("--allow-http 'GET a.test': the URL prefix must start with",
+	       "--allow-http", "GET a.test", "true");
+	REJECT("need --net allowlist", "--net", "none", "--allow-http",
+	       "GET http://a.test/", "true");
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net",
@@ -640,7 +668,8 @@ static void test_usage_mentions_every_option(void **state)
 					    "--fs",
 					    "--allow-private",
 					    "--deny-message",
-					    "--learn" };
+					    "--learn",
+					    "--allow-http" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(jr_usage_text, opts[i]))
@@ -797,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_usage_mentions_every_option),
 		cmocka_unit_test(test_network_modes),
 		cmocka_unit_test(test_config_options),
+		cmocka_unit_test(test_allow_http_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,160 @@
+#!/bin/bash
+# --allow-http end to end, in a lab, as root and rootless: with
+# 'GET,HEAD http://allowed.test/ok/' the allowed methods under the prefix
+# are answered by allowed.test, through the proxy and captured (curl
+# --noproxy); another method, another path and /ok/../other are refused
+# with 403, the reason in X-Jailrun-Deny and in the audit log, and never
+# reach the lab server (its log is the witness); a second request on a
+# kept-alive connection is checked too; a host without rules is untouched;
+# an https:// rule's host refuses CONNECT and captured TLS with
+# http-rules-need-inspection; a bad rule runs nothing.
+# Fails if: the rules are not enforced on either path, the prefix matches
+# past a segment boundary, a dot segment is passed on (normalised or not),
+# a captured keep-alive connection carries an unchecked request, rules leak
+# onto other hosts, a CONNECT to a ruled host is tunnelled unchecked, the
+# audit line lacks the reason, or a bad rule is accepted.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$JR_TOP_SRCDIR/tests/lab/lib.sh"
+jr_require_sandbox
+lab_setup --timeout 900 httprules   # a hang guard, not a time limit
+lab_on_exit jr_cleanup_tmp
+
+install -m 644 "$LAB_CA" "$JR_W/ca.pem"
+CA="$JR_W/ca.pem"
+RULE=(--allow-http 'GET,HEAD http://allowed.test/ok/' --allow other.test)
+
+# The requests, each printed as "TAG STATUS DENY-REASON" (the reason from
+# X-Jailrun-Deny, "-" if none); $1 is extra curl options (--noproxy).
+REQS='
+set -f
+r() {
+	tag=$1; shift
+	code=$(curl -sS -m 10 -o /dev/null -D /tmp/h -w "%{http_code}" $X "$@") || code="curl-failed-$?"
+	deny=$(tr -d "\r" </tmp/h | sed -n "s/^X-Jailrun-Deny: //Ip")
+	echo "$tag $code ${deny:--}"
+}
+r get http://allowed.test/ok/get
+r head -I http://allowed.test/ok/head
+r post -d x=1 http://allowed.test/ok/post
+r put -X PUT -d x=1 http://allowed.test/ok/put
+r other http://allowed.test/other
+r boundary http://allowed.test/okay
+r noslash http://allowed.test/ok
+r dots --path-as-is http://allowed.test/ok/../other-dots
+r encdots --path-as-is http://allowed.test/ok/%2e%2e/other-enc
+r slash http://allowed.test/ok%2Fother-slash
+r query "http://allowed.test/ok/q?next=../../x"
+echo "keepalive $(curl -sS -m 10 $X -o /dev/null -o /dev/null -w "%{http_code} " http://allowed.test/ok/ka1 http://allowed.test/other-ka)"
+r free -d x=1 http://other.test/anything
+'
+
+# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
+audit_has() {
+	local label=$1 file=$2 line
+	shift 2
+	while IFS= read -r line; do
+		local all=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) all=0 ;; esac
+		done
+		if [ "$all" = 1 ]; then
+			ok "$label"
+			return
+		fi
+	done <"$file"
+	fail "$label: no line with $*: $(cat "$file")"
+}
+
+for m in $(jr_modes); do
+	for via in proxy transparent; do
+		log="$JR_W/audit-$m-$via.log"
+		: >"$log"
+		chmod 666 "$log"
+		lab_logs_clear
+		X=
+		[ "$via" = proxy ] || X="--noproxy *"
+		expect_status 0 "$m/$via: the requests ran" jl "$m" "${RULE[@]}" --log "$log" -- \
+			env X="$X" sh -c "$REQS"
+		expect_output_has "$m/$via: GET under the prefix" "get 200 -"
+		expect_output_has "$m/$via: HEAD under the prefix" "head 200 -"
+		expect_output_has "$m/$via: POST refused" "post 403 http-rule"
+		expect_output_has "$m/$via: PUT refused" "put 403 http-rule"
+		expect_output_has "$m/$via: another path refused" "other 403 http-rule"
+		expect_output_has "$m/$via: /okay is not under /ok/" "boundary 403 http-rule"
+		expect_output_has "$m/$via: /ok is not under /ok/" "noslash 403 http-rule"
+		expect_output_has "$m/$via: /ok/../other refused" "dots 403 http-path"
+		expect_output_has "$m/$via: /ok/%2e%2e/other refused" "encdots 403 http-path"
+		expect_output_has "$m/$via: /ok%2Fother refused" "slash 403 http-path"
+		expect_output_has "$m/$via: the query is not matched" "query 200 -"
+		# Two URLs, one curl: the lab server keeps connections alive, so
+		# the second request would ride on the first's connection if the
+		# relay let it; it is checked (and refused) on its own.
+		expect_output_has "$m/$via: the second request of a connection is checked" "keepalive 200 403"
+		expect_output_has "$m/$via: a host without rules is untouched" "free 200 -"
+		if lab_web_served allowed.test /ok/get && lab_web_served allowed.test /ok/head &&
+			lab_web_served allowed.test /ok/ka1 && lab_web_served other.test /anything; then
+			ok "$m/$via: the allowed requests reached their servers"
+		else
+			fail "$m/$via: allowed requests missing from the lab log: $(cat "$LAB_WEBLOG")"
+		fi
+		refused_reached=
+		for p in /ok/post /ok/put /other /okay /ok /ok/../other-dots /other-dots \
+			/ok/%2e%2e/other-enc /other-enc /ok%2Fother-slash /other-ka; do
+			if lab_web_served allowed.test "$p"; then refused_reached+=" $p"; fi
+		done
+		if [ -z "$refused_reached" ]; then
+			ok "$m/$via: no refused request reached allowed.test"
+		else
+			fail "$m/$via: refused requests reached allowed.test:$refused_reached"
+		fi
+		audit_has "$m/$via: audit: POST refused by http-rule" "$log" \
+			"\"via\":\"$via\"" '"method":"POST"' '"host":"allowed.test"' '"verdict":"deny"' '"reason":"http-rule"' '"status":403'
+		audit_has "$m/$via: audit: dot segment refused by http-path" "$log" \
+			"\"via\":\"$via\"" '"method":"GET"' '"verdict":"deny"' '"reason":"http-path"'
+		audit_has "$m/$via: audit: GET allowed" "$log" \
+			"\"via\":\"$via\"" '"method":"GET"' '"host":"allowed.test"' '"verdict":"allow"' '"status":200'
+	done
+
+	# --- the body of a refusal says what was refused and why
+	expect_status 0 "$m: a refusal's body" jl "$m" "${RULE[@]}" -- \
+		curl -sS -m 10 -X DELETE http://allowed.test/ok/x
+	expect_output_has "$m: the body names the request and the reason" \
+		"jailrun: DELETE /ok/x on allowed.test refused: no --allow-http rule allows this method and path"
+
+	# --- https:// rules: not checkable until TLS inspection, so refused
+	log="$JR_W/audit-$m-tls.log"
+	: >"$log"
+	chmod 666 "$log"
+	lab_logs_clear
+	expect_status 56 "$m: CONNECT to a host with https rules" jl "$m" \
+		--allow-http 'GET https://allowed.test/ok/' --log "$log" -- \
+		curl -sS -m 10 --cacert "$CA" https://allowed.test/ok/x
+	expect_output_has "$m: curl saw the 403" "403"
+	audit_has "$m: audit: CONNECT refused, http-rules-need-inspection" "$log" \
+		'"via":"proxy"' '"method":"CONNECT"' '"host":"allowed.test"' '"verdict":"deny"' \
+		'"reason":"http-rules-need-inspection"'
+	expect_status 0 "$m: captured TLS to a host with https rules" jl "$m" \
+		--allow-http 'GET https://allowed.test/ok/' --log "$log" -- \
+		sh -c 'curl --noproxy "*" -sS -m 10 --cacert "$1" https://allowed.test/ok/y; echo "curl status $?"' sh "$CA"
+	expect_output_has "$m: captured TLS was refused" "curl status 35"
+	audit_has "$m: audit: captured TLS refused, http-rules-need-inspection" "$log" \
+		'"via":"transparent"' '"host":"allowed.test"' '"verdict":"deny"' \
+		'"reason":"http-rules-need-inspection"'
+	# An https rule's host is allowed on 443 only; plain HTTP to it would
+	# need its own --allow, and then the host's rules govern it too.
+	expect_status 0 "$m: port 80 of an https-ruled host" jl "$m" \
+		--allow-http 'GET https://allowed.test/ok/' --allow allowed.test -- \
+		curl -sS -m 10 -i http://allowed.test/ok/z
+	expect_output_has "$m: plain HTTP to it matches no (https) rule" "X-Jailrun-Deny: http-rule"
+	never_served "$m" allowed.test
+
+	# --- a bad rule runs nothing
+	rm -f "$JR_W/ran"
+	expect_status 125 "$m: a bad --allow-http rule" jl "$m" \
+		--allow-http 'GET http://allowed.test/ok/../x' -- touch "$JR_W/ran"
+	expect_output_has "$m: the message names the rule and the problem" \
+		"--allow-http 'GET http://allowed.test/ok/../x': a dot segment"
+	if [ -e "$JR_W/ran" ]; then fail "$m: a command ran with a bad rule"; else ok "$m: nothing ran with a bad rule"; fi
+done
+
+finish
