@@ -34,8 +34,8 @@ targets=(
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
 	"lane src/lane.c src/policy.c"
-	"control src/control_proto.c src/livepolicy.c src/policy.c"
-	"config src/conffile.c src/managed.c src/options.c src/policy.c"
+	"control src/control_proto.c src/livepolicy.c src/policy.c src/managed.c src/conffile.c src/options.c src/lane.c src/httprules.c"
+	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c"
 	"httprules src/httprules.c"
 )
 failed=0 passed=0
@@ -44,7 +44,6 @@ for t in "${targets[@]}"; do
 	bin="$work/fuzz_$name"
 	srcs=()
 	for f in $src; do srcs+=("$top/$f"); done
-	for s in $src; do srcs+=("$top/$s"); done
 	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin"
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true
