@@ -31,6 +31,9 @@ struct jr_init_args {
 	const struct jr_fs_plan *fs;		 /* the filesystem layout */
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
+	/* --secret/--inspect: the host's CA bundle plus the sandbox's CA
+	 * (secrets.c), shown over the system trust paths; NULL: none. */
+	const char *trust_bundle;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

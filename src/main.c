@@ -29,6 +29,7 @@
 #include "options.h"
 #include "policy.h"
 #include "sandbox.h"
+#include "secrets.h"
 #include "startup.h"
 #include "summary.h"
 
@@ -188,6 +189,22 @@ int main(int argc, char **argv)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)
 		return fail_early(&opts, &policy, &err);
+	/* --secret/--inspect: values read and scrubbed from our environment,
+	 * the CA made, before anything is cloned from this process. */
+	if (opts.n_secret || opts.n_inspect) {
+		opts.secrets = calloc(1, sizeof(*opts.secrets));
+		if (!opts.secrets ||
+		    jr_secrets_start(opts.secrets, &opts, &audit, &err) < 0) {
+			if (!opts.secrets)
+				jr_err_set(&err, ENOMEM, "out of memory");
+			else
+				jr_secrets_release(opts.secrets);
+			free(opts.secrets);
+			opts.secrets = NULL;
+			jr_audit_close(&audit);
+			return fail_early(&opts, &policy, &err);
+		}
+	}
 	/* Every path option checked and canonicalised once, here. */
 	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0) {
 		jr_audit_close(&audit);
@@ -234,6 +251,8 @@ int main(int argc, char **argv)
 	else if (res.err.code)
 		jr_warn("%s", res.err.msg);
 
+	if (opts.secrets)
+		jr_secrets_stop(opts.secrets); /* inspected requests end */
 	sum = (struct jr_summary){
 		.command = opts.command,
 		.command_argc = opts.command_argc,
@@ -263,6 +282,13 @@ int main(int argc, char **argv)
 		res.startup.teardown_us =
 		    jr_clock_us() - res.startup.end_of_run;
 	sum.startup = &res.startup;
+	if (opts.secrets) {
+		sum.secrets_on = true;
+		sum.secrets_bound = opts.secrets->n;
+		sum.inspected_requests = opts.secrets->inspected;
+		sum.secret_injected = opts.secrets->injected;
+		sum.secret_misuse = opts.secrets->misuse;
+	}
 	if (res.startup.complete) {
 		char line[512];
 
@@ -282,6 +308,10 @@ int main(int argc, char **argv)
 	jr_audit_close(&audit);
 	jr_policy_free(&policy);
 	jr_fs_plan_release(&fs);
+	if (opts.secrets) {
+		jr_secrets_release(opts.secrets);
+		free(opts.secrets);
+	}
 	jr_options_release(&opts);
 	return res.exit_status;
 }

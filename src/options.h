@@ -13,6 +13,8 @@
 
 #include "err.h"
 
+struct jr_secrets;
+
 enum jr_action {
 	JR_ACTION_RUN = 0,
 	JR_ACTION_HELP,
@@ -99,6 +101,16 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* Secrets and TLS inspection (secrets.h): specs checked here, the
+	 * values loaded by main.c into *secrets. */
+	const char **secret; /* --secret NAME@HOST,... (point into argv) */
+	size_t n_secret;
+	const char **inspect; /* --inspect HOST */
+	size_t n_inspect;
+	const char *upstream_ca;     /* --upstream-ca FILE */
+	bool secret_allow_plaintext; /* --secret-allow-plaintext */
+	struct jr_secrets *secrets;  /* runtime state, set by main.c; NULL:
+					no --secret and no --inspect */
 };
 
 /*

@@ -260,6 +260,8 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 		deny(r, c, why);
 		return;
 	}
+	if (relay_inspect_plain(r, c)) /* secrets on plain HTTP */
+		return;
 	relay_upstream_start(r, c);
 }
 
@@ -284,6 +286,8 @@ static void proxy_connected(struct jr_relay *r, struct conn *c)
 	char head[64];
 	int n, e;
 
+	if (tunnel && relay_inspect_connect(r, c)) /* TLS inspection */
+		return;
 	if (relay_tunnel_start(c, tunnel) < 0) {
 		relay_reply(r, c, 503, NULL, "out-of-fds", true,
 			    "jailrun: out of file descriptors");

@@ -182,6 +182,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
 			.fs = fs,
 			.landlock = &sb->landlock,
+			.trust_bundle =
+			    opts->secrets ? opts->secrets->trust_bundle : NULL,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -373,6 +375,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.connect_timeout_ms = opts->connect_timeout_ms,
 			.idle_timeout_ms = opts->idle_timeout_ms,
 			.audit = audit,
+			.secrets = opts->secrets,
+			.inspect =
+			    opts->secrets ? opts->secrets->inspect_ctx : NULL,
 		};
 
 		/* From here the process has threads: no more fork()s. */

@@ -150,6 +150,19 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_array_end(&j);
 	jr_json_key(&j, "synthetic_names");
 	jr_json_uint(&j, s->audit ? s->audit->synthetic_names : 0);
+	if (s->secrets_on) {
+		jr_json_key(&j, "secrets");
+		jr_json_object_begin(&j);
+		jr_json_key(&j, "bound");
+		jr_json_uint(&j, s->secrets_bound);
+		jr_json_key(&j, "inspected_requests");
+		jr_json_uint(&j, s->inspected_requests);
+		jr_json_key(&j, "injected_requests");
+		jr_json_uint(&j, s->secret_injected);
+		jr_json_key(&j, "secret_misuse");
+		jr_json_uint(&j, s->secret_misuse);
+		jr_json_object_end(&j);
+	}
 	jr_json_key(&j, "tamper_events");
 	jr_json_uint(&j, s->tamper_events);
 	jr_json_key(&j, "restores");
