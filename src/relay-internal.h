@@ -278,6 +278,7 @@ void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
 /* relay_inspect.c (issue 13: secrets and TLS inspection) */
 bool relay_inspect_connect(struct jr_relay *r, struct conn *c);
 bool relay_inspect_plain(struct jr_relay *r, struct conn *c);
+bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

@@ -14,6 +14,11 @@
  * and frees the slot; the inspection thread writes one line per request
  * ("via":"inspect"). A CONNECT to any other host never gets here.
  *
+ * relay_inspect_captured(): the same for a captured connection
+ * (transparent egress) to an inspected name whose first bytes were a TLS
+ * ClientHello: they go along to the handshake. Captured plain HTTP is
+ * not inspected (jailrun(1) SECRETS AND INSPECTION says so).
+ *
  * relay_inspect_plain(): an absolute-form (plain HTTP) request that the
  * policy allowed. To a bound host it is refused unless
  * --secret-allow-plaintext (the real value would cross the network in
@@ -66,6 +71,28 @@ bool relay_inspect_connect(struct jr_relay *r, struct conn *c)
 		c->allowed = true;
 		c->reason = "inspected";
 	}
+	relay_conn_free(r, c);
+	return true;
+}
+
+bool relay_inspect_captured(struct jr_relay *r, struct conn *c)
+{
+	int e;
+
+	/* TLS only: the peek saw a ClientHello whose name is c->host. */
+	if (!r->cfg.inspect || !c->in_len || (uint8_t)c->in[0] != 0x16 ||
+	    !jr_secrets_inspects(r->cfg.secrets, c->host))
+		return false;
+	ep_forget(r, c->cfd, &c->cev);
+	ep_forget(r, c->ufd, &c->uev);
+	e = jr_inspect_handoff_captured(r->cfg.inspect, c->cfd, c->ufd,
+					c->host, c->port, c->addr, c->id,
+					c->in, c->in_len);
+	c->cfd = c->ufd = -1;
+	c->status = e < 0 ? 503 : 200;
+	c->allowed = true;
+	c->reason = e == -EBUSY ? "inspect-busy" : e < 0 ? "out-of-memory"
+							 : "inspected";
 	relay_conn_free(r, c);
 	return true;
 }

@@ -347,6 +347,8 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 		proxy_connected(r, c);
 		break;
 	case KIND_TRANSPARENT:
+		if (relay_inspect_captured(r, c)) /* TLS inspection */
+			break;
 		/* A captured connection is a tunnel from its first byte, its
 		 * TLS name checked against c->host (relay_transparent.c). */
 		if (relay_tunnel_start(c, true) < 0) {

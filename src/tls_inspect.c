@@ -102,6 +102,9 @@ struct inspect_conn {
 	char addr[INET6_ADDRSTRLEN];
 	uint16_t port;
 	uint64_t id;
+	bool captured;	     /* transparent: no CONNECT to answer */
+	char *early;	     /* client bytes read before the handoff */
+	size_t early_len;
 };
 
 struct jr_inspect {
@@ -438,6 +441,104 @@ int jr_inspect_response_head(const char *head, size_t len, char **out,
 	*out = o;
 	*out_len = (size_t)(w - o);
 	return 0;
+}
+
+/* ------------------------------------------------------------ early bytes */
+
+/*
+ * A BIO that reads a captured connection's first bytes (already taken off
+ * the socket by the relay's peek) and then the socket: a filter BIO over
+ * the socket BIO, so the handshake sees the stream whole.
+ */
+struct prefix {
+	char *p;
+	size_t len, off;
+};
+
+static int prefix_read(BIO *b, char *out, size_t n, size_t *got)
+{
+	struct prefix *pf = BIO_get_data(b);
+	BIO *next = BIO_next(b);
+	int r;
+
+	if (pf && pf->off < pf->len) {
+		size_t k = pf->len - pf->off < n ? pf->len - pf->off : n;
+
+		memcpy(out, pf->p + pf->off, k);
+		pf->off += k;
+		*got = k;
+		return 1;
+	}
+	BIO_clear_retry_flags(b);
+	r = BIO_read_ex(next, out, n, got);
+	BIO_copy_next_retry(b);
+	return r;
+}
+
+static int prefix_write(BIO *b, const char *in, size_t n, size_t *done)
+{
+	int r = BIO_write_ex(BIO_next(b), in, n, done);
+
+	BIO_copy_next_retry(b);
+	return r;
+}
+
+static long prefix_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	struct prefix *pf = BIO_get_data(b);
+
+	if (cmd == BIO_CTRL_PENDING && pf && pf->off < pf->len)
+		return (long)(pf->len - pf->off);
+	return BIO_ctrl(BIO_next(b), cmd, num, ptr);
+}
+
+static int prefix_free(BIO *b)
+{
+	free(BIO_get_data(b));
+	BIO_set_data(b, NULL);
+	return 1;
+}
+
+static BIO_METHOD *prefix_method;
+static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
+
+static void prefix_method_init(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_FILTER,
+				     "jailrun early bytes");
+
+	if (m && BIO_meth_set_read_ex(m, prefix_read) &&
+	    BIO_meth_set_write_ex(m, prefix_write) &&
+	    BIO_meth_set_ctrl(m, prefix_ctrl) &&
+	    BIO_meth_set_destroy(m, prefix_free))
+		prefix_method = m;
+	else
+		BIO_meth_free(m);
+}
+
+/* The client side's BIO: the socket, behind the early bytes if any. */
+static BIO *client_bio(struct inspect_conn *ic)
+{
+	BIO *sock = BIO_new_socket(ic->cfd, BIO_NOCLOSE), *f;
+	struct prefix *pf;
+
+	if (!sock || !ic->early_len)
+		return sock;
+	pthread_once(&prefix_once, prefix_method_init);
+	pf = calloc(1, sizeof(*pf));
+	f = prefix_method ? BIO_new(prefix_method) : NULL;
+	if (!pf || !f) {
+		free(pf);
+		BIO_free(f);
+		BIO_free(sock);
+		return NULL;
+	}
+	pf->p = ic->early;
+	pf->len = ic->early_len;
+	ic->early = NULL; /* the BIO's now */
+	BIO_set_data(f, pf);
+	BIO_set_init(f, 1);
+	return BIO_push(f, sock);
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -803,13 +904,21 @@ static void *conn_thread(void *arg)
 
 	set_blocking(ic->cfd, in->cfg.idle_timeout_ms);
 	set_blocking(ic->ufd, in->cfg.idle_timeout_ms);
-	if (jr_write_all(ic->cfd, established, sizeof(established) - 1) < 0)
+	if (!ic->captured &&
+	    jr_write_all(ic->cfd, established, sizeof(established) - 1) < 0)
 		goto done;
 	leaf = leaf_get(in, ic->host);
 	cs = SSL_new(in->server);
 	if (!leaf || !cs || !SSL_use_certificate(cs, leaf) ||
-	    !SSL_use_PrivateKey(cs, in->leaf_key) || !SSL_set_fd(cs, ic->cfd))
+	    !SSL_use_PrivateKey(cs, in->leaf_key))
 		goto done;
+	{
+		BIO *b = client_bio(ic);
+
+		if (!b)
+			goto done;
+		SSL_set_bio(cs, b, b);
+	}
 	if (SSL_accept(cs) != 1) {
 		/* A client that does not trust the CA ends here. */
 		l.reason = "client-tls-failed";
@@ -829,6 +938,8 @@ done:
 	SSL_free(cs);
 	X509_free(leaf);
 	ERR_clear_error();
+	free(ic->early);
+	ic->early = NULL;
 	pthread_mutex_lock(&in->lock);
 	close(ic->cfd);
 	close(ic->ufd);
@@ -839,13 +950,24 @@ done:
 	return NULL;
 }
 
-int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
-		       const char *host, uint16_t port, const char *addr,
-		       uint64_t id)
+static int handoff(struct jr_inspect *in, int cfd, int ufd, const char *host,
+		   uint16_t port, const char *addr, uint64_t id, bool captured,
+		   const void *early, size_t early_len)
 {
 	struct inspect_conn *ic = NULL;
 	pthread_attr_t attr;
+	char *copy = NULL;
 	int r;
+
+	if (early_len) {
+		copy = malloc(early_len);
+		if (!copy) {
+			close(cfd);
+			close(ufd);
+			return -ENOMEM;
+		}
+		memcpy(copy, early, early_len);
+	}
 
 	pthread_mutex_lock(&in->lock);
 	for (size_t i = 0; i < JR_INSPECT_CONNS_MAX && !in->stopping; i++) {
@@ -863,6 +985,7 @@ int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
 	}
 	if (!ic) {
 		pthread_mutex_unlock(&in->lock);
+		free(copy);
 		close(cfd);
 		close(ufd);
 		return -EBUSY;
@@ -873,6 +996,9 @@ int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
 	ic->ufd = ufd;
 	ic->port = port;
 	ic->id = id;
+	ic->captured = captured;
+	ic->early = copy;
+	ic->early_len = early_len;
 	snprintf(ic->host, sizeof(ic->host), "%s", host);
 	snprintf(ic->addr, sizeof(ic->addr), "%s", addr ? addr : "");
 	ic->st = SLOT_RUNNING;
@@ -882,6 +1008,8 @@ int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
 	pthread_attr_destroy(&attr);
 	if (r) {
 		ic->st = SLOT_FREE;
+		free(ic->early);
+		ic->early = NULL;
 		pthread_mutex_unlock(&in->lock);
 		close(cfd);
 		close(ufd);
@@ -889,6 +1017,22 @@ int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
 	}
 	pthread_mutex_unlock(&in->lock);
 	return 0;
+}
+
+int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
+		       const char *host, uint16_t port, const char *addr,
+		       uint64_t id)
+{
+	return handoff(in, cfd, ufd, host, port, addr, id, false, NULL, 0);
+}
+
+int jr_inspect_handoff_captured(struct jr_inspect *in, int cfd, int ufd,
+				const char *host, uint16_t port,
+				const char *addr, uint64_t id,
+				const void *early, size_t early_len)
+{
+	return handoff(in, cfd, ufd, host, port, addr, id, true, early,
+		       early_len);
 }
 
 void jr_inspect_free(struct jr_inspect *in)

@@ -61,6 +61,17 @@ int jr_inspect_handoff(struct jr_inspect *in, int cfd, int ufd,
 		       uint64_t id);
 
 /*
+ * jr_inspect_handoff_captured - the same for a captured connection
+ * (transparent egress): no CONNECT to answer, and the client's first
+ * bytes (@early, @early_len: its ClientHello, read by the relay to check
+ * the name) are fed to the handshake before the socket's. Copied.
+ */
+int jr_inspect_handoff_captured(struct jr_inspect *in, int cfd, int ufd,
+				const char *host, uint16_t port,
+				const char *addr, uint64_t id,
+				const void *early, size_t early_len);
+
+/*
  * jr_inspect_response_head - the response head sent to the client: the
  * upstream's, with Connection, Keep-Alive and Proxy-Connection fields
  * dropped and "Connection: close" added (one request per inspected
