@@ -31,6 +31,7 @@
  * Everything above the "runner" line is pure and unit-tested
  * (tests/unit/test_secrets.c).
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -128,6 +129,8 @@ static bool env_name_ok(const char *s, size_t n)
 static int host_normalise(const char *s, size_t n, char *out,
 			  struct jr_err *err, const char *what)
 {
+	struct in6_addr a6;
+
 	if (n && s[n - 1] == '.')
 		n--;
 	if (!n || n > JR_HOST_MAX)
@@ -148,6 +151,11 @@ static int host_normalise(const char *s, size_t n, char *out,
 	if (strstr(out, ".."))
 		return jr_err_set(err, EINVAL, "%s: '%s' has an empty label",
 				  what, out);
+	if (strchr(out, ':') && inet_pton(AF_INET6, out, &a6) != 1)
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s: '%s' is not a host name or an IPv6 address (no port: the secret is bound to the name, on any port the policy allows)",
+		    what, out);
 	return 0;
 }
 
