@@ -184,8 +184,8 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				a->ids->gid, err);
 	if (r < 0 || !a->trust_bundle)
 		return r;
-	return jr_secrets_mount_trust(a->trust_bundle, a->ids->uid,
-				      a->ids->gid, err);
+	return jr_secrets_mount_trust(a->trust_bundle, a->ids->uid, a->ids->gid,
+				      err);
 }
 
 /*

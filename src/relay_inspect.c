@@ -52,9 +52,10 @@ bool relay_inspect_connect(struct jr_relay *r, struct conn *c)
 	if (c->in_len > c->req.head_len) {
 		/* Bytes sent before our answer cannot be fed to the
 		 * handshake the inspection thread starts afresh. */
-		relay_reply(r, c, 400, NULL, "inspect-early-data", false,
-			    "jailrun: %s is inspected: wait for the CONNECT answer before sending",
-			    c->host);
+		relay_reply(
+		    r, c, 400, NULL, "inspect-early-data", false,
+		    "jailrun: %s is inspected: wait for the CONNECT answer before sending",
+		    c->host);
 		return true;
 	}
 	ep_forget(r, c->cfd, &c->cev);
@@ -85,14 +86,15 @@ bool relay_inspect_captured(struct jr_relay *r, struct conn *c)
 		return false;
 	ep_forget(r, c->cfd, &c->cev);
 	ep_forget(r, c->ufd, &c->uev);
-	e = jr_inspect_handoff_captured(r->cfg.inspect, c->cfd, c->ufd,
-					c->host, c->port, c->addr, c->id,
-					c->in, c->in_len);
+	e = jr_inspect_handoff_captured(r->cfg.inspect, c->cfd, c->ufd, c->host,
+					c->port, c->addr, c->id, c->in,
+					c->in_len);
 	c->cfd = c->ufd = -1;
 	c->status = e < 0 ? 503 : 200;
 	c->allowed = true;
-	c->reason = e == -EBUSY ? "inspect-busy" : e < 0 ? "out-of-memory"
-							 : "inspected";
+	c->reason = e == -EBUSY ? "inspect-busy"
+		    : e < 0	? "out-of-memory"
+				: "inspected";
 	relay_conn_free(r, c);
 	return true;
 }
@@ -108,10 +110,10 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c)
 	if (!set || !set->n || c->req.form != JR_HTTP_FORM_ABSOLUTE)
 		return false;
 	if (jr_secrets_host_bound(set, c->host) && !set->allow_plaintext) {
-		relay_reply(r, c, 403, "secret-plaintext", "secret-plaintext",
-			    false,
-			    "jailrun: %s is bound to a secret: use https (or --secret-allow-plaintext)",
-			    c->host);
+		relay_reply(
+		    r, c, 403, "secret-plaintext", "secret-plaintext", false,
+		    "jailrun: %s is bound to a secret: use https (or --secret-allow-plaintext)",
+		    c->host);
 		return true;
 	}
 	e = jr_secrets_rewrite_head(set, c->host, c->req.upstream_head,
@@ -122,9 +124,10 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c)
 	}
 	if (e == 1) {
 		atomic_fetch_add(&set->misuse, 1);
-		relay_reply(r, c, 403, "secret-misuse", "secret-misuse", false,
-			    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
-			    v.misuse_name);
+		relay_reply(
+		    r, c, 403, "secret-misuse", "secret-misuse", false,
+		    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
+		    v.misuse_name);
 		return true;
 	}
 	if (v.injected)

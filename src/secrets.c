@@ -58,12 +58,21 @@ extern char **environ;
  * publish them, and secret scanners match on them. Longest first where
  * one is the start of another. */
 static const char *const secret_prefixes[] = {
-	"sk-ant-api03-", "sk-ant-admin01-", "sk-ant-", "sk-proj-", "sk-svcacct-",
-	"sk-",		 "github_pat_",	    "ghp_",    "gho_",	   "ghu_",
-	"ghs_",		 "ghr_",	    "glpat-",  "xoxb-",	   "xoxp-",
-	"xoxa-",	 "xapp-",	    "hf_",     "npm_",	   "pypi-",
-	"AKIA",		 "ASIA",	    "AIza",    "sq0atp-",  "rk_live_",
-	"sk_live_",	 "sk_test_",	    "pk_live_", "pk_test_",
+	"sk-ant-api03-", "sk-ant-admin01-",
+	"sk-ant-",	 "sk-proj-",
+	"sk-svcacct-",	 "sk-",
+	"github_pat_",	 "ghp_",
+	"gho_",		 "ghu_",
+	"ghs_",		 "ghr_",
+	"glpat-",	 "xoxb-",
+	"xoxp-",	 "xoxa-",
+	"xapp-",	 "hf_",
+	"npm_",		 "pypi-",
+	"AKIA",		 "ASIA",
+	"AIza",		 "sq0atp-",
+	"rk_live_",	 "sk_live_",
+	"sk_test_",	 "pk_live_",
+	"pk_test_",
 };
 
 size_t jr_secret_prefix_len(const char *value, size_t len)
@@ -391,9 +400,8 @@ static const char *scan(const struct jr_secrets *set, const char *host,
 
 		if (!sec->placeholder)
 			continue;
-		while (p < end &&
-		       (p = memmem(p, (size_t)(end - p), sec->placeholder,
-				   sec->len))) {
+		while (p < end && (p = memmem(p, (size_t)(end - p),
+					      sec->placeholder, sec->len))) {
 			if (!jr_secret_bound_to(sec, host))
 				return sec->name;
 			if (count)

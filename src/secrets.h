@@ -17,22 +17,22 @@
 
 #include "err.h"
 
-#define JR_SECRET_NAME_MAX 128	  /* an environment variable name */
-#define JR_SECRET_VALUE_MIN 8	  /* shorter cannot hide in a placeholder */
-#define JR_SECRET_VALUE_MAX 4096  /* a header field, not a file */
-#define JR_SECRET_HOSTS_MAX 16	  /* hosts one secret is bound to */
-#define JR_SECRETS_MAX 32	  /* --secret options */
-#define JR_INSPECT_HOSTS_MAX 64	  /* --inspect options */
+#define JR_SECRET_NAME_MAX 128	 /* an environment variable name */
+#define JR_SECRET_VALUE_MIN 8	 /* shorter cannot hide in a placeholder */
+#define JR_SECRET_VALUE_MAX 4096 /* a header field, not a file */
+#define JR_SECRET_HOSTS_MAX 16	 /* hosts one secret is bound to */
+#define JR_SECRETS_MAX 32	 /* --secret options */
+#define JR_INSPECT_HOSTS_MAX 64	 /* --inspect options */
 
 struct jr_inspect;
 
 struct jr_secret {
-	char *name;	     /* the environment variable */
-	char *file;	     /* NAME=file:PATH, or NULL: jailrun's own env */
-	char **hosts;	     /* lowercase, no trailing dot */
+	char *name;   /* the environment variable */
+	char *file;   /* NAME=file:PATH, or NULL: jailrun's own env */
+	char **hosts; /* lowercase, no trailing dot */
 	size_t n_hosts;
-	char *value;	     /* the real value (locked memory), or NULL */
-	char *placeholder;   /* same length as the value */
+	char *value;	   /* the real value (locked memory), or NULL */
+	char *placeholder; /* same length as the value */
 	size_t len;
 };
 
@@ -43,16 +43,16 @@ struct jr_secrets {
 	size_t n;
 	char *inspect[JR_INSPECT_HOSTS_MAX]; /* --inspect, normalised */
 	size_t n_inspect;
-	bool allow_plaintext; /* --secret-allow-plaintext */
+	bool allow_plaintext;	 /* --secret-allow-plaintext */
 	const char *upstream_ca; /* --upstream-ca FILE, or NULL */
 	void *locked;		 /* the page(s) holding the values */
 	size_t locked_size;
-	atomic_uint_fast64_t misuse;   /* requests refused secret-misuse */
-	atomic_uint_fast64_t injected; /* requests a real value went into */
+	atomic_uint_fast64_t misuse;	/* requests refused secret-misuse */
+	atomic_uint_fast64_t injected;	/* requests a real value went into */
 	atomic_uint_fast64_t inspected; /* requests seen inside TLS */
 	struct jr_inspect *inspect_ctx; /* tls_inspect.h; the runner's */
-	char *trust_bundle;	    /* host bundle + our CA, PEM */
-	const char *trust_path;	    /* where the command finds it */
+	char *trust_bundle;		/* host bundle + our CA, PEM */
+	const char *trust_path;		/* where the command finds it */
 };
 
 /*
@@ -102,8 +102,8 @@ bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host);
 
 /* What jr_secrets_rewrite_head() found. */
 struct jr_secrets_verdict {
-	unsigned injected;	   /* placeholders replaced by real values */
-	const char *misuse_name;   /* a secret whose placeholder was headed
+	unsigned injected;	 /* placeholders replaced by real values */
+	const char *misuse_name; /* a secret whose placeholder was headed
 				      elsewhere (its NAME), or NULL */
 };
 

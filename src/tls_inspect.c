@@ -102,8 +102,8 @@ struct inspect_conn {
 	char addr[INET6_ADDRSTRLEN];
 	uint16_t port;
 	uint64_t id;
-	bool captured;	     /* transparent: no CONNECT to answer */
-	char *early;	     /* client bytes read before the handoff */
+	bool captured; /* transparent: no CONNECT to answer */
+	char *early;   /* client bytes read before the handoff */
 	size_t early_len;
 };
 
@@ -162,9 +162,9 @@ static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
 static int make_ca(struct jr_inspect *in, struct jr_err *err)
 {
 	time_t now = time(NULL);
-	uint64_t life = in->cfg.lifetime_ms ? in->cfg.lifetime_ms / 1000 +
-						  CA_MARGIN_S
-					    : CA_DEFAULT_S;
+	uint64_t life = in->cfg.lifetime_ms
+			    ? in->cfg.lifetime_ms / 1000 + CA_MARGIN_S
+			    : CA_DEFAULT_S;
 	unsigned char rnd[6];
 	char cn[64];
 	X509_NAME *name;
@@ -188,8 +188,8 @@ static int make_ca(struct jr_inspect *in, struct jr_err *err)
 		goto fail;
 	name = X509_get_subject_name(x);
 	if (!X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-					(const unsigned char *)"jailrun", -1, -1,
-					0) ||
+					(const unsigned char *)"jailrun", -1,
+					-1, 0) ||
 	    !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
 					(const unsigned char *)cn, -1, -1, 0) ||
 	    !X509_set_issuer_name(x, name))
@@ -219,10 +219,9 @@ static int make_ca(struct jr_inspect *in, struct jr_err *err)
 	}
 	return 0;
 fail:
-	return jr_err_set(err, EIO,
-			  "cannot make the sandbox's inspection CA: %s",
-			  ERR_reason_error_string(ERR_get_error())
-			      ?: "OpenSSL error");
+	return jr_err_set(
+	    err, EIO, "cannot make the sandbox's inspection CA: %s",
+	    ERR_reason_error_string(ERR_get_error()) ?: "OpenSSL error");
 }
 
 /* Mint the leaf for @host, signed by the CA. */
@@ -252,7 +251,8 @@ static X509 *mint_leaf(struct jr_inspect *in, const char *host)
 					(const unsigned char *)host, -1, -1,
 					0) ||
 	    !X509_set_issuer_name(x, X509_get_subject_name(in->ca)) ||
-	    add_ext(x, in->ca, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
+	    add_ext(x, in->ca, NID_basic_constraints, "critical,CA:FALSE") <
+		0 ||
 	    add_ext(x, in->ca, NID_key_usage, "critical,digitalSignature") <
 		0 ||
 	    add_ext(x, in->ca, NID_ext_key_usage, "serverAuth") < 0 ||
@@ -344,8 +344,8 @@ static int alpn_select(SSL *ssl, const unsigned char **out,
 	return SSL_TLSEXT_ERR_NOACK;
 }
 
-int jr_inspect_new(const struct jr_inspect_config *cfg,
-		   struct jr_inspect **out, struct jr_err *err)
+int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
+		   struct jr_err *err)
 {
 	struct jr_inspect *in = calloc(1, sizeof(*in));
 	static const unsigned char h11[] = "\x08http/1.1";
@@ -378,7 +378,8 @@ int jr_inspect_new(const struct jr_inspect_config *cfg,
 	       : SSL_CTX_set_default_verify_paths(in->client) != 1) {
 		r = jr_err_set(err, EINVAL,
 			       "%s%s: cannot load the upstream trust store: %s",
-			       ca ? "--upstream-ca " : "the host's default CA store",
+			       ca ? "--upstream-ca "
+				  : "the host's default CA store",
 			       ca ? ca : "",
 			       ERR_reason_error_string(ERR_get_error())
 				   ?: "no certificates");
@@ -410,8 +411,8 @@ int jr_inspect_response_head(const char *head, size_t len, char **out,
 	    head[9] < '1' || head[9] > '5' || head[10] < '0' ||
 	    head[10] > '9' || head[11] < '0' || head[11] > '9')
 		return -EINVAL;
-	*status = (head[9] - '0') * 100 + (head[10] - '0') * 10 +
-		  (head[11] - '0');
+	*status =
+	    (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
 	o = malloc(len + sizeof("Connection: close\r\n"));
 	if (!o)
 		return -ENOMEM;
@@ -624,10 +625,10 @@ static SSL *upstream_tls(struct inspect_conn *ic, char *why, size_t size)
 		return NULL;
 	}
 	if (!SSL_set_fd(us, ic->ufd) ||
-	    (literal ? !X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(us),
-						      ic->host)
-		     : (!SSL_set_tlsext_host_name(us, ic->host) ||
-			!SSL_set1_host(us, ic->host)))) {
+	    (literal
+		 ? !X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(us), ic->host)
+		 : (!SSL_set_tlsext_host_name(us, ic->host) ||
+		    !SSL_set1_host(us, ic->host)))) {
 		snprintf(why, size, "cannot set up the upstream TLS");
 		SSL_free(us);
 		return NULL;
@@ -701,30 +702,31 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 	sp1 = memchr(buf, ' ', (size_t)hl);
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(buf + hl - sp1 - 1)) : NULL;
 	if (sp1) {
-		snprintf(l.method, sizeof(l.method), "%.*s",
-			 (int)(sp1 - buf), buf);
+		snprintf(l.method, sizeof(l.method), "%.*s", (int)(sp1 - buf),
+			 buf);
 		if (sp2)
 			snprintf(l.path, sizeof(l.path), "%.*s",
 				 (int)(sp2 - sp1 - 1), sp1 + 1);
 	}
 	if (!sp2 || sp1[1] != '/') {
-		answer(cs, &l, 400, NULL, "bad-request", false,
-		       "jailrun: bad request: an inspected connection takes origin-form requests (GET /path HTTP/1.1)");
+		answer(
+		    cs, &l, 400, NULL, "bad-request", false,
+		    "jailrun: bad request: an inspected connection takes origin-form requests (GET /path HTTP/1.1)");
 		goto out;
 	}
 	/* Behind "http://HOST" the proxy's own parser applies (see top). */
-	abs_len = (size_t)(sp1 - buf) + 8 + strlen(ic->host) + 2 +
-		  (size_t)hl - (size_t)(sp1 + 1 - buf);
+	abs_len = (size_t)(sp1 - buf) + 8 + strlen(ic->host) + 2 + (size_t)hl -
+		  (size_t)(sp1 + 1 - buf);
 	abs = malloc(abs_len + 1);
 	if (!abs)
 		goto out;
 	{
 		bool v6 = strchr(ic->host, ':') != NULL;
 
-		abs_len = (size_t)snprintf(abs, abs_len + 1, "%.*s http://%s%s%s%.*s",
-					   (int)(sp1 - buf), buf, v6 ? "[" : "",
-					   ic->host, v6 ? "]" : "",
-					   (int)(buf + hl - sp1 - 1), sp1 + 1);
+		abs_len = (size_t)snprintf(
+		    abs, abs_len + 1, "%.*s http://%s%s%s%.*s",
+		    (int)(sp1 - buf), buf, v6 ? "[" : "", ic->host,
+		    v6 ? "]" : "", (int)(buf + hl - sp1 - 1), sp1 + 1);
 	}
 	hl_abs = jr_http_parse_request(abs, abs_len, &req, &err);
 	if (hl_abs <= 0) {
@@ -743,15 +745,16 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 	 */
 	atomic_fetch_add(&set->inspected, 1);
 	switch (jr_secrets_rewrite_head(set, ic->host, req.upstream_head,
-					req.upstream_head_len, &head,
-					&head_len, &v)) {
+					req.upstream_head_len, &head, &head_len,
+					&v)) {
 	case 0:
 		break;
 	case 1:
 		atomic_fetch_add(&set->misuse, 1);
-		snprintf(msg, sizeof(msg),
-			 "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
-			 v.misuse_name);
+		snprintf(
+		    msg, sizeof(msg),
+		    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
+		    v.misuse_name);
 		answer(cs, &l, 403, "secret-misuse", "secret-misuse", false,
 		       msg);
 		goto out;
@@ -814,9 +817,10 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 
 		if (SSL_read_ex(us, buf + have, JR_HTTP_HEAD_MAX - have,
 				&got) != 1) {
-			snprintf(msg, sizeof(msg),
-				 "jailrun: %s closed the connection without an answer",
-				 ic->host);
+			snprintf(
+			    msg, sizeof(msg),
+			    "jailrun: %s closed the connection without an answer",
+			    ic->host);
 			answer(cs, &l, 502, NULL, "upstream-error", true, msg);
 			goto out;
 		}
@@ -827,9 +831,9 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 
 			if (jr_inspect_response_head(buf, rhl, &rhead, &rlen,
 						     &l.status) < 0) {
-				answer(cs, &l, 502, NULL, "upstream-error",
-				       true,
-				       "jailrun: the upstream's answer is not HTTP/1.x");
+				answer(
+				    cs, &l, 502, NULL, "upstream-error", true,
+				    "jailrun: the upstream's answer is not HTTP/1.x");
 				goto out;
 			}
 			if (ssl_write_all(cs, rhead, rlen) < 0 ||
@@ -841,8 +845,9 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 			break;
 		}
 		if (have == JR_HTTP_HEAD_MAX) {
-			answer(cs, &l, 502, NULL, "upstream-error", true,
-			       "jailrun: the upstream's answer head is too long");
+			answer(
+			    cs, &l, 502, NULL, "upstream-error", true,
+			    "jailrun: the upstream's answer head is too long");
 			goto out;
 		}
 	}

@@ -35,8 +35,8 @@ struct jr_inspect;
  * trust (--upstream-ca FILE, else the host's default store).
  * Return: 0 and *@out, or -errno with @err set.
  */
-int jr_inspect_new(const struct jr_inspect_config *cfg,
-		   struct jr_inspect **out, struct jr_err *err);
+int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
+		   struct jr_err *err);
 
 /* The CA certificate, PEM (no key). Valid while @in lives. */
 const char *jr_inspect_ca_pem(const struct jr_inspect *in);

@@ -26,13 +26,17 @@ static void test_spec_good(void **state)
 	struct jr_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(jr_secret_spec_parse("API_KEY@api.example.com", &s, &err), 0);
+	assert_int_equal(
+	    jr_secret_spec_parse("API_KEY@api.example.com", &s, &err), 0);
 	assert_string_equal(s.name, "API_KEY");
 	assert_null(s.file);
 	assert_int_equal(s.n_hosts, 1);
 	assert_string_equal(s.hosts[0], "api.example.com");
 	jr_secret_release(&s);
-	assert_int_equal(jr_secret_spec_parse("K=file:/run/a@b/key@A.Example.COM.,b.test", &s, &err), 0);
+	assert_int_equal(
+	    jr_secret_spec_parse("K=file:/run/a@b/key@A.Example.COM.,b.test",
+				 &s, &err),
+	    0);
 	assert_string_equal(s.name, "K");
 	assert_string_equal(s.file, "/run/a@b/key");
 	assert_int_equal(s.n_hosts, 2);
@@ -44,9 +48,18 @@ static void test_spec_good(void **state)
 static void test_spec_bad(void **state)
 {
 	static const char *const bad[] = {
-		"NOHOST", "1X@h.test", "A-B@h.test", "@h.test", "K@",
-		"K@h.test,", "K@*.h.test", "K@h.test:443", "K@https://h.test",
-		"K=value@h.test", "K=file:@h.test", "K@a..b",
+		"NOHOST",
+		"1X@h.test",
+		"A-B@h.test",
+		"@h.test",
+		"K@",
+		"K@h.test,",
+		"K@*.h.test",
+		"K@h.test:443",
+		"K@https://h.test",
+		"K=value@h.test",
+		"K=file:@h.test",
+		"K@a..b",
 	};
 	struct jr_secret s;
 
@@ -68,7 +81,8 @@ static void test_placeholder_shape(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		rnd[i] = (uint8_t)(i * 37 + 11);
-	jr_secret_make_placeholder("sk-ant-api03-AbCdEfGh_-12345678", 32, rnd, out);
+	jr_secret_make_placeholder("sk-ant-api03-AbCdEfGh_-12345678", 32, rnd,
+				   out);
 	assert_int_equal(strlen(out), 32);
 	assert_memory_equal(out, "sk-ant-api03-", 13);
 	/* hex stays hex, digits stay digits */
@@ -82,7 +96,9 @@ static void test_placeholder_shape(void **state)
 	/* unknown prefix: none kept; odd characters: alphanumerics */
 	jr_secret_make_placeholder("zz!!zz!!zz!!", 12, rnd, out);
 	for (size_t i = 0; i < 12; i++)
-		assert_non_null(strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", out[i]));
+		assert_non_null(strchr(
+		    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+		    out[i]));
 	/* a prefix with too little after it is not kept */
 	assert_int_equal(jr_secret_prefix_len("sk-abc", 6), 0);
 	assert_int_equal(jr_secret_prefix_len("xoxb-1234567890", 15), 5);
@@ -95,11 +111,15 @@ static struct jr_secrets *two(void)
 	static char *ha[] = { "api.test" }, *hb[] = { "other.test" };
 
 	memset(&set, 0, sizeof(set));
-	set.s[0] = (struct jr_secret){ .name = "A", .hosts = ha, .n_hosts = 1,
+	set.s[0] = (struct jr_secret){ .name = "A",
+				       .hosts = ha,
+				       .n_hosts = 1,
 				       .value = "sk-REALVALUEAAAA",
 				       .placeholder = "sk-PLACEHOLDERAA",
 				       .len = 16 };
-	set.s[1] = (struct jr_secret){ .name = "B", .hosts = hb, .n_hosts = 1,
+	set.s[1] = (struct jr_secret){ .name = "B",
+				       .hosts = hb,
+				       .n_hosts = 1,
 				       .value = "REALVALUEBBBB",
 				       .placeholder = "PLACEHOLDERBB",
 				       .len = 13 };
@@ -136,13 +156,14 @@ static void rewrite(const char *host, const char *in, int want_rc,
 static void test_rewrite_fields(void **state)
 {
 	(void)state;
-	rewrite("api.test",
-		"GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-PLACEHOLDERAA\r\n"
-		"Authorization: Bearer sk-PLACEHOLDERAA\r\nX-Other: asksk-PLACEHOLDERAAx\r\n\r\n",
-		0,
-		"GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-REALVALUEAAAA\r\n"
-		"Authorization: Bearer sk-REALVALUEAAAA\r\nX-Other: asksk-REALVALUEAAAAx\r\n\r\n",
-		3, NULL);
+	rewrite(
+	    "api.test",
+	    "GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-PLACEHOLDERAA\r\n"
+	    "Authorization: Bearer sk-PLACEHOLDERAA\r\nX-Other: asksk-PLACEHOLDERAAx\r\n\r\n",
+	    0,
+	    "GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-REALVALUEAAAA\r\n"
+	    "Authorization: Bearer sk-REALVALUEAAAA\r\nX-Other: asksk-REALVALUEAAAAx\r\n\r\n",
+	    3, NULL);
 	/* trailing dot and case of the host */
 	rewrite("API.test.", "GET / HTTP/1.1\r\nk: sk-PLACEHOLDERAA\r\n\r\n", 0,
 		"GET / HTTP/1.1\r\nk: sk-REALVALUEAAAA\r\n\r\n", 1, NULL);
@@ -154,7 +175,8 @@ static void test_rewrite_fields(void **state)
 static void test_rewrite_target_untouched(void **state)
 {
 	(void)state;
-	rewrite("api.test", "GET /x?k=sk-PLACEHOLDERAA HTTP/1.1\r\nA: b\r\n\r\n", 0,
+	rewrite("api.test",
+		"GET /x?k=sk-PLACEHOLDERAA HTTP/1.1\r\nA: b\r\n\r\n", 0,
 		"GET /x?k=sk-PLACEHOLDERAA HTTP/1.1\r\nA: b\r\n\r\n", 0, NULL);
 }
 
@@ -164,12 +186,13 @@ static void test_rewrite_misuse(void **state)
 	/* A's placeholder to another host: in a field, in the target */
 	rewrite("evil.test", "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\n\r\n", 1,
 		NULL, 0, "A");
-	rewrite("evil.test", "GET /?sk-PLACEHOLDERAA HTTP/1.1\r\nx: y\r\n\r\n", 1,
-		NULL, 0, "A");
+	rewrite("evil.test", "GET /?sk-PLACEHOLDERAA HTTP/1.1\r\nx: y\r\n\r\n",
+		1, NULL, 0, "A");
 	/* B's placeholder to A's host, next to A's own: refused whole */
-	rewrite("api.test",
-		"GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\ny: PLACEHOLDERBB\r\n\r\n",
-		1, NULL, 0, "B");
+	rewrite(
+	    "api.test",
+	    "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\ny: PLACEHOLDERBB\r\n\r\n",
+	    1, NULL, 0, "B");
 }
 
 static void test_rewrite_basic(void **state)
@@ -186,7 +209,8 @@ static void test_rewrite_basic(void **state)
 	rewrite("api.test", line, 0, want, 1, NULL);
 	rewrite("evil.test", line, 1, NULL, 0, "A");
 	/* not base64: taken as text, left alone */
-	rewrite("evil.test", "GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0,
+	rewrite("evil.test",
+		"GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0,
 		"GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0, NULL);
 }
 

@@ -81,7 +81,8 @@ static void test_ca(void **state)
 	assert_int_equal(X509_get_pathlen(ca), 0);
 	k = X509_get0_pubkey(ca);
 	assert_int_equal(EVP_PKEY_get_base_id(k), EVP_PKEY_EC);
-	assert_int_equal(EVP_PKEY_get_group_name(k, name, sizeof(name), NULL), 1);
+	assert_int_equal(EVP_PKEY_get_group_name(k, name, sizeof(name), NULL),
+			 1);
 	assert_string_equal(name, "prime256v1");
 	/* from at most now - 5 min ... to lifetime + a day */
 	assert_true(X509_cmp_time(X509_get0_notBefore(ca), &lo) < 0);
@@ -163,20 +164,29 @@ static void test_leaf_cache_bounded(void **state)
 
 static void test_response_head(void **state)
 {
-	static const char head[] = "HTTP/1.1 201 Created\r\nConnection: keep-alive\r\n"
-				   "Keep-Alive: timeout=5\r\nContent-Length: 3\r\n\r\n";
+	static const char head[] =
+	    "HTTP/1.1 201 Created\r\nConnection: keep-alive\r\n"
+	    "Keep-Alive: timeout=5\r\nContent-Length: 3\r\n\r\n";
 	char *out = NULL;
 	size_t len = 0;
 	int status = 0;
 
 	(void)state;
-	assert_int_equal(jr_inspect_response_head(head, strlen(head), &out, &len, &status), 0);
+	assert_int_equal(
+	    jr_inspect_response_head(head, strlen(head), &out, &len, &status),
+	    0);
 	assert_int_equal(status, 201);
 	out[len] = '\0';
-	assert_string_equal(out, "HTTP/1.1 201 Created\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
+	assert_string_equal(
+	    out,
+	    "HTTP/1.1 201 Created\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
 	free(out);
-	assert_int_equal(jr_inspect_response_head("SSH-2.0-x\r\n\r\n", 13, &out, &len, &status), -EINVAL);
-	assert_int_equal(jr_inspect_response_head("HTTP/1.1 99 x\r\n\r\n", 17, &out, &len, &status), -EINVAL);
+	assert_int_equal(jr_inspect_response_head("SSH-2.0-x\r\n\r\n", 13, &out,
+						  &len, &status),
+			 -EINVAL);
+	assert_int_equal(jr_inspect_response_head("HTTP/1.1 99 x\r\n\r\n", 17,
+						  &out, &len, &status),
+			 -EINVAL);
 }
 
 int main(void)
