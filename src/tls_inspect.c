@@ -53,6 +53,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -888,10 +890,13 @@ static void set_blocking(int fd, uint64_t timeout_ms)
 		.tv_sec = (time_t)(timeout_ms / 1000),
 		.tv_usec = (suseconds_t)(timeout_ms % 1000) * 1000,
 	};
-	int fl = fcntl(fd, F_GETFL);
+	int fl = fcntl(fd, F_GETFL), one = 1;
 
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	/* A head and its body leave as separate TLS records: without this,
+	 * Nagle holds the second until the peer's delayed ACK (40 ms). */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
