@@ -908,6 +908,7 @@ static void *conn_thread(void *arg)
 	struct inspect_conn *ic = arg;
 	struct jr_inspect *in = ic->in;
 	struct req_log l = { .t_start = jr_clock_ms(), .status = -1 };
+	uint64_t t0 = jr_clock_us();
 	X509 *leaf = NULL;
 	SSL *cs = NULL;
 	const char *sni;
@@ -929,6 +930,10 @@ static void *conn_thread(void *arg)
 			goto done;
 		SSL_set_bio(cs, b, b);
 	}
+	/* -vv: where an inspected connection's time goes (bench/run). */
+	jr_debug("inspect %llu: thread up, 200 sent: %llu us",
+		 (unsigned long long)ic->id,
+		 (unsigned long long)(jr_clock_us() - t0));
 	if (SSL_accept(cs) != 1) {
 		/* A client that does not trust the CA ends here. */
 		l.reason = "client-tls-failed";
@@ -942,7 +947,13 @@ static void *conn_thread(void *arg)
 		audit_request(ic, &l);
 		goto done;
 	}
+	jr_debug("inspect %llu: handshake done: %llu us",
+		 (unsigned long long)ic->id,
+		 (unsigned long long)(jr_clock_us() - t0));
 	serve_request(ic, cs);
+	jr_debug("inspect %llu: request served: %llu us",
+		 (unsigned long long)ic->id,
+		 (unsigned long long)(jr_clock_us() - t0));
 	SSL_shutdown(cs);
 done:
 	SSL_free(cs);
