@@ -23,7 +23,7 @@ cd "$top"
 PACKAGES=(
 	build-essential autoconf automake libtool pkg-config
 	libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev libseccomp-dev
-	libcmocka-dev
+	libssl-dev libcmocka-dev
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
 	nodejs
 	clang libclang-rt-14-dev

@@ -129,6 +129,12 @@ char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms)
 		jr_json_key(&j, "original_address");
 		jr_json_string(&j, r->original);
 	}
+	if (r->inspected) {
+		jr_json_key(&j, "path");
+		jr_json_string(&j, r->path);
+		jr_json_key(&j, "secret_injected");
+		jr_json_bool(&j, r->secret_injected);
+	}
 	jr_json_key(&j, "verdict");
 	jr_json_string(&j, r->allowed ? "allow" : "deny");
 	jr_json_key(&j, "reason");

@@ -40,6 +40,11 @@ struct jr_audit_record {
 	int status;	     /* HTTP status sent, DNS rcode, or -1 */
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;
+	/* A request inside an inspected TLS connection (tls_inspect.c):
+	 * "path" (the request target) and "secret_injected" are written. */
+	bool inspected;
+	const char *path;
+	bool secret_injected; /* a real value replaced a placeholder */
 };
 
 #define JR_AUDIT_MAX_DENIED 64 /* distinct denied destinations kept */

@@ -47,7 +47,7 @@
 static const char *const list_options[] = {
 	"allow",      "allow-file",    "expose", "rw",		"ro",
 	"hide",	      "tmpfs",	       "lane",	 "publish",	"secret",
-	"allow-http", "allow-private", "rlimit", "upstream-ca",
+	"allow-http", "allow-private", "rlimit", "inspect",
 };
 
 /* Command-line actions and sources: they mean nothing in a file. */

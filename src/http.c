@@ -1292,3 +1292,23 @@ long jr_http_body_feed(struct jr_http_body_tracker *t, const char *buf,
 	t->done = !t->remaining;
 	return take;
 }
+
+/*
+ * The origin-form target in the head the proxy sends upstream,
+ * "METHOD SP target SP HTTP/1.1 CRLF ...": malloc'd, or NULL.
+ */
+char *jr_http_upstream_target(const struct jr_http_request *req)
+{
+	const char *head = req->upstream_head, *t, *eol;
+	size_t ml = strlen(req->method);
+	static const char version[] = " HTTP/1.1";
+
+	if (!head || strncmp(head, req->method, ml) || head[ml] != ' ')
+		return NULL;
+	t = head + ml + 1;
+	eol = strstr(t, "\r\n");
+	if (!eol || (size_t)(eol - t) < sizeof(version) - 1 ||
+	    memcmp(eol - (sizeof(version) - 1), version, sizeof(version) - 1))
+		return NULL;
+	return strndup(t, (size_t)(eol - t) - (sizeof(version) - 1));
+}

@@ -127,4 +127,11 @@ void jr_http_body_init(struct jr_http_body_tracker *t,
 long jr_http_body_feed(struct jr_http_body_tracker *t, const char *buf,
 		       size_t n);
 
+/*
+ * jr_http_upstream_target - the origin-form target in the head the proxy
+ * sends upstream ("METHOD SP target SP HTTP/1.1 CRLF ..."), which is what
+ * --allow-http rules are checked against. Return: malloc'd, or NULL.
+ */
+char *jr_http_upstream_target(const struct jr_http_request *req);
+
 #endif

@@ -54,6 +54,7 @@
 #include "err.h"
 #include "fslayout.h"
 #include "init.h"
+#include "secrets.h"
 #include "link.h"
 #include "log.h"
 #include "mounts.h"
@@ -180,8 +181,12 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	    resolv, sizeof(resolv),
 	    "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:2 attempts:2\n",
 	    gw);
-	return jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
-				   a->ids->gid, err);
+	r = jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
+				a->ids->gid, err);
+	if (r < 0 || !a->trust_bundle)
+		return r;
+	return jr_secrets_mount_trust(a->trust_bundle, a->ids->uid, a->ids->gid,
+				      err);
 }
 
 /*

@@ -32,6 +32,9 @@ struct jr_init_args {
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
 	const struct jr_lanes *lanes; /* --lane, --publish (lane.h) */
+	/* --secret/--inspect: the host's CA bundle plus the sandbox's CA
+	 * (secrets.c), shown over the system trust paths; NULL: none. */
+	const char *trust_bundle;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

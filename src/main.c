@@ -34,6 +34,7 @@
 #include "policy.h"
 #include "httprules.h"
 #include "sandbox.h"
+#include "secrets.h"
 #include "startup.h"
 #include "summary.h"
 
@@ -87,6 +88,17 @@ static int load_http_rules(const struct jr_options *opts,
 	}
 	policy->http_rules = http_rules.n ? &http_rules : NULL;
 	return 0;
+}
+
+/* Does an --allow-http rule need TLS inspection (an https:// rule)? */
+static bool https_rules(const struct jr_policy *policy)
+{
+	const struct jr_httprules *hr = policy->http_rules;
+
+	for (size_t i = 0; hr && i < hr->n; i++)
+		if (hr->rules[i].https)
+			return true;
+	return false;
 }
 
 static int fail_early(struct jr_options *opts, struct jr_policy *policy,
@@ -295,6 +307,24 @@ int main(int argc, char **argv)
 		return fail_early(&opts, &policy, &err);
 	if (raise_fd_limit(&opts, &err) < 0)
 		return fail_early(&opts, &policy, &err);
+	/* --secret/--inspect: values read and scrubbed from our environment,
+	 * the CA made, before anything is cloned from this process. */
+	if (opts.n_secret || opts.n_inspect || https_rules(&policy)) {
+		opts.secrets = calloc(1, sizeof(*opts.secrets));
+		if (opts.secrets)
+			opts.secrets->http_rules = policy.http_rules;
+		if (!opts.secrets ||
+		    jr_secrets_start(opts.secrets, &opts, &audit, &err) < 0) {
+			if (!opts.secrets)
+				jr_err_set(&err, ENOMEM, "out of memory");
+			else
+				jr_secrets_release(opts.secrets);
+			free(opts.secrets);
+			opts.secrets = NULL;
+			jr_audit_close(&audit);
+			return fail_early(&opts, &policy, &err);
+		}
+	}
 	/* Every path option checked and canonicalised once, here. */
 	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0) {
 		jr_audit_close(&audit);
@@ -363,6 +393,8 @@ int main(int argc, char **argv)
 	else if (res.err.code)
 		jr_warn("%s", res.err.msg);
 
+	if (opts.secrets)
+		jr_secrets_stop(opts.secrets); /* inspected requests end */
 	sum = (struct jr_summary){
 		.command = opts.command,
 		.command_argc = opts.command_argc,
@@ -392,6 +424,13 @@ int main(int argc, char **argv)
 		res.startup.teardown_us =
 		    jr_clock_us() - res.startup.end_of_run;
 	sum.startup = &res.startup;
+	if (opts.secrets) {
+		sum.secrets_on = true;
+		sum.secrets_bound = opts.secrets->n;
+		sum.inspected_requests = opts.secrets->inspected;
+		sum.secret_injected = opts.secrets->injected;
+		sum.secret_misuse = opts.secrets->misuse;
+	}
 	if (res.startup.complete) {
 		char line[512];
 
@@ -413,6 +452,10 @@ int main(int argc, char **argv)
 	jr_policy_free(&policy);
 	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&fs);
+	if (opts.secrets) {
+		jr_secrets_release(opts.secrets);
+		free(opts.secrets);
+	}
 	jr_options_release(&opts);
 	return res.exit_status;
 }

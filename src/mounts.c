@@ -157,7 +157,7 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 	};
-	char uid_s[16], gid_s[16];
+	char uid_s[16], gid_s[16], size_s[32];
 	int r;
 
 	/*
@@ -174,7 +174,9 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 		    target, strerror(errno));
 	snprintf(uid_s, sizeof(uid_s), "%u", (unsigned)uid);
 	snprintf(gid_s, sizeof(gid_s), "%u", (unsigned)gid);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
+	/* 64k, or room for a larger text (a CA bundle, secrets.c). */
+	snprintf(size_s, sizeof(size_s), "%zuk", strlen(text) / 1024 + 64);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", size_s, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_STRING, "uid", uid_s, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_STRING, "gid", gid_s, 0) < 0 ||

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host.h"
 #include "httprules.h"
 #include "options.h"
 #include "policy.h"
+#include "secrets.h"
 
 const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -139,6 +141,17 @@ const char jr_usage_text[] =
     "  --host-root         DANGEROUS: uid 0 inside is host uid 0; the command\n"
     "                      can read, change and chmod the host's root-owned\n"
     "                      files (started by root only; implies --user root)\n"
+    "  --secret NAME@HOST[,HOST...]\n"
+    "                      the command gets a placeholder in NAME; the relay\n"
+    "                      swaps in the real value (jailrun's own $NAME) in\n"
+    "                      request headers to these hosts only, over TLS it\n"
+    "                      inspects; NAME=file:PATH@HOST... reads the value\n"
+    "                      from PATH. See jailrun(1) SECRETS AND INSPECTION\n"
+    "  --inspect HOST      terminate TLS to HOST too (audit each request)\n"
+    "  --upstream-ca FILE  verify inspected upstreams against FILE instead\n"
+    "                      of the host's CA store\n"
+    "  --secret-allow-plaintext\n"
+    "                      let a secret go to its hosts over plain HTTP\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
     "  --raw-tty           relay terminal output unchanged; by default the\n"
     "                      sequences that act outside the pane (clipboard,\n"
@@ -203,6 +216,10 @@ enum {
 	OPT_PROFILE,
 	OPT_PRINT_CONFIG,
 	OPT_ALLOW_HTTP,
+	OPT_SECRET,
+	OPT_INSPECT,
+	OPT_UPSTREAM_CA,
+	OPT_SECRET_ALLOW_PLAINTEXT,
 };
 
 static const struct option jr_long_options[] = {
@@ -247,6 +264,11 @@ static const struct option jr_long_options[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "allow-http", required_argument, NULL, OPT_ALLOW_HTTP },
+	{ "secret", required_argument, NULL, OPT_SECRET },
+	{ "inspect", required_argument, NULL, OPT_INSPECT },
+	{ "upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA },
+	{ "secret-allow-plaintext", no_argument, NULL,
+	  OPT_SECRET_ALLOW_PLAINTEXT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -511,6 +533,10 @@ void jr_options_release(struct jr_options *opts)
 	free(opts->allow_http);
 	opts->allow_http = NULL;
 	opts->n_allow_http = 0;
+	free(opts->secret);
+	free(opts->inspect);
+	opts->secret = opts->inspect = NULL;
+	opts->n_secret = opts->n_inspect = 0;
 	opts->allow = opts->allow_files = opts->expose = NULL;
 	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
 	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
@@ -588,9 +614,11 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->allow_private =
 	    calloc((size_t)argc + 1, sizeof(*opts->allow_private));
 	opts->allow_http = calloc((size_t)argc + 1, sizeof(*opts->allow_http));
+	opts->secret = calloc((size_t)argc + 1, sizeof(*opts->secret));
+	opts->inspect = calloc((size_t)argc + 1, sizeof(*opts->inspect));
 	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
 	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_private ||
-	    !opts->allow_http) {
+	    !opts->allow_http || !opts->secret || !opts->inspect) {
 		jr_options_release(opts);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -886,6 +914,44 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 				return -EINVAL;
 			opts->allow_http[opts->n_allow_http++] = optarg;
 			break;
+		case OPT_SECRET: {
+			struct jr_secret sec;
+
+			if (opts->n_secret == JR_SECRETS_MAX)
+				return jr_err_set(err, EINVAL,
+						  "--secret: at most %d",
+						  JR_SECRETS_MAX);
+			if (jr_secret_spec_parse(optarg, &sec, err) < 0)
+				return -EINVAL;
+			jr_secret_release(&sec);
+			opts->secret[opts->n_secret++] = optarg;
+			break;
+		}
+		case OPT_INSPECT: {
+			char host[JR_HOST_MAX + 1];
+
+			if (opts->n_inspect == JR_INSPECT_HOSTS_MAX)
+				return jr_err_set(err, EINVAL,
+						  "--inspect: at most %d",
+						  JR_INSPECT_HOSTS_MAX);
+			if (jr_inspect_host_parse(optarg, host, err) < 0)
+				return -EINVAL;
+			opts->inspect[opts->n_inspect++] = optarg;
+			break;
+		}
+		case OPT_UPSTREAM_CA:
+			if (opts->upstream_ca)
+				return jr_err_set(err, EINVAL,
+						  "--upstream-ca given twice");
+			if (!*optarg)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--upstream-ca: expected a PEM file");
+			opts->upstream_ca = optarg;
+			break;
+		case OPT_SECRET_ALLOW_PLAINTEXT:
+			opts->secret_allow_plaintext = true;
+			break;
 		case ':':
 			return jr_err_set(
 			    err, EINVAL,
@@ -943,6 +1009,17 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		opts->net = JR_NET_ALLOWLIST;
 		opts->none_with_lanes = true;
 	}
+	if ((opts->n_secret || opts->n_inspect || opts->upstream_ca ||
+	     opts->secret_allow_plaintext) &&
+	    opts->net != JR_NET_ALLOWLIST)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--secret, --inspect, --upstream-ca and --secret-allow-plaintext act on the relay: they need --allow (the hosts must be allowed too)");
+	if (opts->upstream_ca && !opts->n_secret && !opts->n_inspect &&
+	    !opts->n_allow_http)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--upstream-ca verifies inspected upstreams: it needs --secret, --inspect or an https --allow-http rule");
 	if (opts->fs_mode == JR_FS_HOST &&
 	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||
 	     opts->tmpfs_size))

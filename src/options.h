@@ -14,6 +14,8 @@
 #include "err.h"
 #include "lane.h"
 
+struct jr_secrets;
+
 enum jr_action {
 	JR_ACTION_RUN = 0,
 	JR_ACTION_HELP,
@@ -126,6 +128,16 @@ struct jr_options {
 	/* --allow-http rules in order (point into argv; httprules.h) */
 	const char **allow_http;
 	size_t n_allow_http;
+	/* Secrets and TLS inspection (secrets.h): specs checked here, the
+	 * values loaded by main.c into *secrets. */
+	const char **secret; /* --secret NAME@HOST,... (point into argv) */
+	size_t n_secret;
+	const char **inspect; /* --inspect HOST */
+	size_t n_inspect;
+	const char *upstream_ca;     /* --upstream-ca FILE */
+	bool secret_allow_plaintext; /* --secret-allow-plaintext */
+	struct jr_secrets *secrets;  /* runtime state, set by main.c; NULL:
+					no --secret and no --inspect */
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */

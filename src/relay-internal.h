@@ -313,6 +313,10 @@ void relay_control_free(struct jr_relay *r);
 /* relay_httprules.c (--allow-http) */
 bool relay_httprules_proxy(struct jr_relay *r, struct conn *c);
 bool relay_httprules_transparent(struct jr_relay *r, struct conn *c);
+/* relay_inspect.c (issue 13: secrets and TLS inspection) */
+bool relay_inspect_connect(struct jr_relay *r, struct conn *c);
+bool relay_inspect_plain(struct jr_relay *r, struct conn *c);
+bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);

@@ -17,6 +17,8 @@
 #include "err.h"
 #include "policy.h"
 #include "relaynet.h"
+#include "secrets.h"
+#include "tls_inspect.h"
 
 struct jr_relay_config {
 	const struct jr_policy *policy;
@@ -62,6 +64,10 @@ struct jr_relay_config {
 	bool control;
 	int control_fd;
 	bool control_check_uid;
+	/* Secrets and TLS inspection (secrets.h, tls_inspect.h); NULL when
+	 * no --secret or --inspect is given. */
+	struct jr_secrets *secrets;
+	struct jr_inspect *inspect;
 };
 
 struct jr_relay;

@@ -41,6 +41,7 @@
 
 #include "httprules.h"
 #include "relay-internal.h"
+#include "secrets.h"
 
 static const struct jr_httprules *rules_of(const struct jr_relay *r)
 {
@@ -48,13 +49,25 @@ static const struct jr_httprules *rules_of(const struct jr_relay *r)
 }
 
 /*
- * ==== TLS INSPECTION HOOK (issue 13) ====
+ * inspected() - will TLS inspection read @c's requests? A host with rules
+ * is inspected whenever inspection runs (jr_secrets_inspects() counts
+ * ruled hosts, main.c starts inspection for https rules), and then each
+ * request inside is checked in tls_inspect.c's serve_request(). A
+ * captured connection qualifies only if its first bytes are a TLS
+ * ClientHello: exactly the test relay_inspect_captured() applies.
+ */
+static bool inspected(const struct jr_relay *r, const struct conn *c,
+		      bool captured)
+{
+	if (!r->cfg.inspect || !jr_secrets_inspects(r->cfg.secrets, c->host))
+		return false;
+	return !captured || (c->in_len && (uint8_t)c->in[0] == 0x16);
+}
+
+/*
  * refuse_opaque() - @c goes to a host with HTTP rules, but its requests
- * cannot be read: refuse it, fail closed. When tls_inspect.c is merged,
- * a CONNECT tunnel or a captured TLS connection to such a host is handed
- * to inspection here instead, and each request it carries is checked with
- * jr_httprules_check(rules, "https", host, port, method, target, &why).
- * Anything inspection cannot read either stays refused.
+ * cannot be read (a tunnel nothing inspects, another protocol): refuse
+ * it, fail closed.
  */
 static void refuse_opaque(struct jr_relay *r, struct conn *c)
 {
@@ -78,32 +91,12 @@ static void refuse_request(struct jr_relay *r, struct conn *c,
 		    target, c->host, why ? why : "no rule allows it");
 }
 
-/*
- * The origin-form target in the head the proxy sends upstream,
- * "METHOD SP target SP HTTP/1.1 CRLF ...": malloc'd, or NULL.
- */
-static char *upstream_target(const struct jr_http_request *req)
-{
-	const char *head = req->upstream_head, *t, *eol;
-	size_t ml = strlen(req->method);
-	static const char version[] = " HTTP/1.1";
-
-	if (!head || strncmp(head, req->method, ml) || head[ml] != ' ')
-		return NULL;
-	t = head + ml + 1;
-	eol = strstr(t, "\r\n");
-	if (!eol || (size_t)(eol - t) < sizeof(version) - 1 ||
-	    memcmp(eol - (sizeof(version) - 1), version, sizeof(version) - 1))
-		return NULL;
-	return strndup(t, (size_t)(eol - t) - (sizeof(version) - 1));
-}
-
 /* Check the parsed request of @c against the rules; refuse if need be. */
 static bool check_request(struct jr_relay *r, struct conn *c)
 {
 	const char *why = NULL;
 	enum jr_http_verdict v;
-	char *target = upstream_target(&c->req);
+	char *target = jr_http_upstream_target(&c->req);
 
 	if (!target) {
 		relay_reply(r, c, 403, "http-rule", "http-rule", false,
@@ -129,6 +122,8 @@ bool relay_httprules_proxy(struct jr_relay *r, struct conn *c)
 	if (!jr_httprules_host_has_rules(rules_of(r), c->host))
 		return true;
 	if (c->req.form == JR_HTTP_FORM_CONNECT) {
+		if (inspected(r, c, false))
+			return true; /* relay_inspect_connect() takes it */
 		refuse_opaque(r, c);
 		return false;
 	}
@@ -187,6 +182,8 @@ bool relay_httprules_transparent(struct jr_relay *r, struct conn *c)
 	if (!jr_httprules_host_has_rules(rules_of(r), c->host))
 		return true;
 	if (!c->answer_http || !c->in_len) {
+		if (inspected(r, c, true))
+			return true; /* relay_inspect_captured() takes it */
 		refuse_opaque(r, c);
 		return false;
 	}

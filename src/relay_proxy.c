@@ -270,6 +270,8 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 	}
 	if (!relay_httprules_proxy(r, c)) /* --allow-http */
 		return;
+	if (relay_inspect_plain(r, c)) /* secrets on plain HTTP */
+		return;
 	relay_upstream_start(r, c);
 }
 
@@ -294,6 +296,8 @@ static void proxy_connected(struct jr_relay *r, struct conn *c)
 	char head[64];
 	int n, e;
 
+	if (tunnel && relay_inspect_connect(r, c)) /* TLS inspection */
+		return;
 	if (relay_tunnel_start(c, tunnel) < 0) {
 		relay_reply(r, c, 503, NULL, "out-of-fds", true,
 			    "jailrun: out of file descriptors");
@@ -358,6 +362,8 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 			proxy_connected(r, c);
 			break;
 		}
+		if (relay_inspect_captured(r, c)) /* TLS inspection */
+			break;
 		/* A captured connection is a tunnel from its first byte, its
 		 * TLS name checked against c->host (relay_transparent.c). */
 		if (relay_tunnel_start(c, true) < 0) {

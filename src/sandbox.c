@@ -185,6 +185,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.fs = fs,
 			.landlock = &sb->landlock,
 			.lanes = &opts->lanes,
+			.trust_bundle =
+			    opts->secrets ? opts->secrets->trust_bundle : NULL,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -425,6 +427,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			.control = opts->control_fd >= 0,
 			.control_fd = opts->control_fd,
 			.control_check_uid = opts->control_path != NULL,
+			.secrets = opts->secrets,
+			.inspect =
+			    opts->secrets ? opts->secrets->inspect_ctx : NULL,
 		};
 
 		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid, err);

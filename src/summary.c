@@ -152,6 +152,19 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_uint(&j, s->audit ? s->audit->synthetic_names : 0);
 	jr_json_key(&j, "control_changes");
 	jr_json_uint(&j, s->audit ? s->audit->control_changes : 0);
+	if (s->secrets_on) {
+		jr_json_key(&j, "secrets");
+		jr_json_object_begin(&j);
+		jr_json_key(&j, "bound");
+		jr_json_uint(&j, s->secrets_bound);
+		jr_json_key(&j, "inspected_requests");
+		jr_json_uint(&j, s->inspected_requests);
+		jr_json_key(&j, "injected_requests");
+		jr_json_uint(&j, s->secret_injected);
+		jr_json_key(&j, "secret_misuse");
+		jr_json_uint(&j, s->secret_misuse);
+		jr_json_object_end(&j);
+	}
 	jr_json_key(&j, "tamper_events");
 	jr_json_uint(&j, s->tamper_events);
 	jr_json_key(&j, "restores");

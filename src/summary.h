@@ -46,6 +46,11 @@ struct jr_summary {
 	/* Relay counts (network mode allowlist); NULL audit: none. */
 	const struct jr_audit *audit;
 	size_t allow_entries;
+	/* --secret/--inspect (secrets.h): "network"."secrets", written only
+	 * when @secrets_on; counts, never a value. */
+	bool secrets_on;
+	size_t secrets_bound;
+	uint64_t inspected_requests, secret_injected, secret_misuse;
 	/* Watchdog. */
 	unsigned int tamper_events, restores;
 	uint64_t max_restore_us;

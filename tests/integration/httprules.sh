@@ -6,8 +6,8 @@
 # with 403, the reason in X-Jailrun-Deny and in the audit log, and never
 # reach the lab server (its log is the witness); a second request on a
 # kept-alive connection is checked too; a host without rules is untouched;
-# an https:// rule's host refuses CONNECT and captured TLS with
-# http-rules-need-inspection; a bad rule runs nothing.
+# an https:// rule's host is inspected (CONNECT and captured TLS) and each
+# request inside is checked the same way; a bad rule runs nothing.
 # Fails if: the rules are not enforced on either path, the prefix matches
 # past a segment boundary, a dot segment is passed on (normalised or not),
 # a captured keep-alive connection carries an unchecked request, rules leak
@@ -121,25 +121,30 @@ for m in $(jr_modes); do
 	expect_output_has "$m: the body names the request and the reason" \
 		"jailrun: DELETE /ok/x on allowed.test refused: no --allow-http rule allows this method and path"
 
-	# --- https:// rules: not checkable until TLS inspection, so refused
+	# --- https:// rules: the host's TLS is inspected (the relay's own CA,
+	# which jailrun makes the command trust), each request checked inside.
 	log="$JR_W/audit-$m-tls.log"
 	: >"$log"
 	chmod 666 "$log"
 	lab_logs_clear
-	expect_status 56 "$m: CONNECT to a host with https rules" jl "$m" \
-		--allow-http 'GET https://allowed.test/ok/' --log "$log" -- \
-		curl -sS -m 10 --cacert "$CA" https://allowed.test/ok/x
-	expect_output_has "$m: curl saw the 403" "403"
-	audit_has "$m: audit: CONNECT refused, http-rules-need-inspection" "$log" \
-		'"via":"proxy"' '"method":"CONNECT"' '"host":"allowed.test"' '"verdict":"deny"' \
-		'"reason":"http-rules-need-inspection"'
-	expect_status 0 "$m: captured TLS to a host with https rules" jl "$m" \
-		--allow-http 'GET https://allowed.test/ok/' --log "$log" -- \
-		sh -c 'curl --noproxy "*" -sS -m 10 --cacert "$1" https://allowed.test/ok/y; echo "curl status $?"' sh "$CA"
-	expect_output_has "$m: captured TLS was refused" "curl status 35"
-	audit_has "$m: audit: captured TLS refused, http-rules-need-inspection" "$log" \
-		'"via":"transparent"' '"host":"allowed.test"' '"verdict":"deny"' \
-		'"reason":"http-rules-need-inspection"'
+	TLSRULE=(--allow-http 'GET https://allowed.test/ok/' --upstream-ca "$CA" --log "$log")
+	expect_status 0 "$m: CONNECT to a host with https rules, allowed request" jl "$m" \
+		"${TLSRULE[@]}" -- curl -sS -f -m 20 https://allowed.test/ok/x
+	expect_output_has "$m: the allowed request reached allowed.test" "served-by: allowed.test"
+	expect_status 0 "$m: CONNECT, another method" jl "$m" "${TLSRULE[@]}" -- \
+		curl -sS -i -m 20 -X POST https://allowed.test/ok/x
+	expect_output_has "$m: POST inside TLS refused by http-rule" "X-Jailrun-Deny: http-rule"
+	expect_status 0 "$m: CONNECT, a dot segment" jl "$m" "${TLSRULE[@]}" -- \
+		curl -sS -i -m 20 --path-as-is https://allowed.test/ok/../other
+	expect_output_has "$m: a dot segment inside TLS refused by http-path" "X-Jailrun-Deny: http-path"
+	expect_status 0 "$m: captured TLS to a host with https rules" jl "$m" "${TLSRULE[@]}" -- \
+		sh -c 'curl --noproxy "*" -sS -f -m 20 https://allowed.test/ok/y && curl --noproxy "*" -sS -i -m 20 https://allowed.test/other'
+	expect_output_has "$m: captured TLS, allowed request reached" "served-by: allowed.test"
+	expect_output_has "$m: captured TLS, another path refused" "X-Jailrun-Deny: http-rule"
+	audit_has "$m: audit: inspected GET allowed" "$log" \
+		'"via":"inspect"' '"method":"GET"' '"host":"allowed.test"' '"status":200'
+	audit_has "$m: audit: inspected POST refused, http-rule" "$log" \
+		'"via":"inspect"' '"method":"POST"' '"reason":"http-rule"' '"status":403'
 	# An https rule's host is allowed on 443 only; plain HTTP to it would
 	# need its own --allow, and then the host's rules govern it too.
 	expect_status 0 "$m: port 80 of an https-ruled host" jl "$m" \

@@ -226,6 +226,15 @@ class WebHandler(BaseHTTPRequestHandler):
             self.request.close()
             self.close_connection = True
             return
+        if re.match(r"^(?:[a-z]+://[^/]*)?/headers(?:[/?]|$)", path):
+            # The headers echo (issue 13): every request header as received,
+            # one "header: Name: value" line each, so a test sees what an
+            # inspecting relay forwarded.
+            body = self.identity("".join("header: %s: %s\n" % (k, v)
+                                         for k, v in self.headers.items()))
+            self.send_text(200, body, head)
+            self.record(200, len(body))
+            return
         code = 200
         if kind == "delay":
             try:

@@ -804,6 +804,53 @@ static void test_config_options(void **state)
 	assert_non_null(strstr(jr_usage_text, "--print-config"));
 }
 
+/* --secret, --inspect, --upstream-ca, --secret-allow-plaintext (issue
+ * 13): good specs kept in order; a bad spec, a host with a port, a value
+ * on the command line, and any of them without --allow refused by name. */
+static void test_secret_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, &e, "--allow", "api.test", "--secret",
+			       "K@api.test", "--secret",
+			       "F=file:/run/k@api.test,b.test", "--inspect",
+			       "b.test", "--upstream-ca", "/etc/ca.pem",
+			       "--secret-allow-plaintext", "true"),
+			 0);
+	assert_int_equal(o.n_secret, 2);
+	assert_string_equal(o.secret[0], "K@api.test");
+	assert_string_equal(o.secret[1], "F=file:/run/k@api.test,b.test");
+	assert_int_equal(o.n_inspect, 1);
+	assert_string_equal(o.inspect[0], "b.test");
+	assert_string_equal(o.upstream_ca, "/etc/ca.pem");
+	assert_true(o.secret_allow_plaintext);
+	assert_null(o.secrets);
+	jr_options_release(&o);
+
+	REJECT("--secret K: expected NAME@HOST", "--allow", "a.test",
+	       "--secret", "K", "true");
+	REJECT("--secret 1K@a.test: NAME must be", "--allow", "a.test",
+	       "--secret", "1K@a.test", "true");
+	REJECT("is not a host name or an IPv6 address", "--allow", "a.test",
+	       "--secret", "K@a.test:443", "true");
+	REJECT("only file:PATH is accepted", "--allow", "a.test", "--secret",
+	       "K=sk-123456789@a.test", "true");
+	REJECT("--inspect: '*.a.test' is not a host name", "--allow", "a.test",
+	       "--inspect", "*.a.test", "true");
+	REJECT("they need --allow", "--secret", "K@a.test", "true");
+	REJECT("they need --allow", "--inspect", "a.test", "true");
+	REJECT("it needs --secret, --inspect or an https --allow-http rule", "--allow", "a.test",
+	       "--upstream-ca", "/x.pem", "true");
+	REJECT("--upstream-ca given twice", "--allow", "a.test", "--inspect",
+	       "a.test", "--upstream-ca", "/x", "--upstream-ca", "/y", "true");
+	assert_non_null(strstr(jr_usage_text, "--secret NAME@HOST"));
+	assert_non_null(strstr(jr_usage_text, "--inspect HOST"));
+	assert_non_null(strstr(jr_usage_text, "--upstream-ca FILE"));
+	assert_non_null(strstr(jr_usage_text, "--secret-allow-plaintext"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_network_modes),
 		cmocka_unit_test(test_config_options),
 		cmocka_unit_test(test_allow_http_option),
+		cmocka_unit_test(test_secret_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * secrets.c - placeholder credentials: the command holds a stand-in, the
+ * relay swaps in the real value on requests to the hosts it belongs to.
+ *
+ * Theory of operation
+ *
+ * A secret's real value is read once by the runner, before the sandbox
+ * exists, into an mlock'ed mapping excluded from core dumps
+ * (jr_secrets_load()). Its placeholder has the same length, keeps the
+ * value's well-known prefix (so client libraries that check the shape,
+ * "sk-ant-...", accept it) and draws the rest from the value's character
+ * class with getrandom(2): random per sandbox, so a placeholder learnt in
+ * one run is worth nothing in the next, and long enough (at least
+ * JR_SECRET_VALUE_MIN characters overall) never to occur by chance.
+ *
+ * The runner overwrites the value in its own environment block in place.
+ * unsetenv(3) would only drop the pointer: /proc/PID/environ reads the
+ * block itself, and init (PID 1 of the sandbox, cloned from the runner
+ * with a copy of its memory) would show it to the command in
+ * /proc/1/environ.
+ *
+ * The rewrite is done on request heads only (jr_secrets_rewrite_head()):
+ * header fields of a request to a bound host get the real value; the
+ * request line never does (a credential in a URL ends up in every log on
+ * the way), and bodies are never looked at. A placeholder of a secret in
+ * a request to a host it is not bound to, in the request line, a field or
+ * decoded Basic credentials, is "secret-misuse": the caller refuses the
+ * request (403) and counts it.
+ *
+ * Everything above the "runner" line is pure and unit-tested
+ * (tests/unit/test_secrets.c).
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "host.h"
+#include "httprules.h"
+#include "log.h"
+#include "mounts.h"
+#include "options.h"
+#include "secrets.h"
+#include "tls_inspect.h"
+
+extern char **environ;
+
+/* Prefixes that say what a key is, not what it is worth: providers
+ * publish them, and secret scanners match on them. Longest first where
+ * one is the start of another. */
+static const char *const secret_prefixes[] = {
+	"sk-ant-api03-", "sk-ant-admin01-",
+	"sk-ant-",	 "sk-proj-",
+	"sk-svcacct-",	 "sk-",
+	"github_pat_",	 "ghp_",
+	"gho_",		 "ghu_",
+	"ghs_",		 "ghr_",
+	"glpat-",	 "xoxb-",
+	"xoxp-",	 "xoxa-",
+	"xapp-",	 "hf_",
+	"npm_",		 "pypi-",
+	"AKIA",		 "ASIA",
+	"AIza",		 "sq0atp-",
+	"rk_live_",	 "sk_live_",
+	"sk_test_",	 "pk_live_",
+	"pk_test_",
+};
+
+size_t jr_secret_prefix_len(const char *value, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(secret_prefixes); i++) {
+		size_t n = strlen(secret_prefixes[i]);
+
+		/* A prefix alone, or nearly, would leave too little random. */
+		if (len >= n + JR_SECRET_VALUE_MIN &&
+		    memcmp(value, secret_prefixes[i], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
+/* Character classes, smallest first: the first that holds every character
+ * of the value's rest is the placeholder's alphabet. */
+static const char *const secret_classes[] = {
+	"0123456789",
+	"0123456789abcdef",
+	"0123456789ABCDEF",
+	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_",
+	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/",
+};
+
+void jr_secret_make_placeholder(const char *value, size_t len,
+				const uint8_t *rnd, char *out)
+{
+	size_t pre = jr_secret_prefix_len(value, len);
+	const char *alpha = secret_classes[3]; /* anything else: alnum */
+	size_t an;
+
+	for (size_t c = 0; c < ARRAY_SIZE(secret_classes); c++) {
+		size_t i;
+
+		for (i = pre; i < len; i++)
+			if (!strchr(secret_classes[c], value[i]) || !value[i])
+				break;
+		if (i == len) {
+			alpha = secret_classes[c];
+			break;
+		}
+	}
+	an = strlen(alpha);
+	memcpy(out, value, pre);
+	for (size_t i = pre; i < len; i++)
+		out[i] = alpha[rnd[i] % an]; /* bias < 1/4: still >= 5 bits */
+	out[len] = '\0';
+}
+
+static bool env_name_ok(const char *s, size_t n)
+{
+	if (!n || n > JR_SECRET_NAME_MAX || isdigit((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* A host name or an address literal, lowercased into @out. */
+static int host_normalise(const char *s, size_t n, char *out,
+			  struct jr_err *err, const char *what)
+{
+	struct in6_addr a6;
+
+	if (n && s[n - 1] == '.')
+		n--;
+	if (!n || n > JR_HOST_MAX)
+		return jr_err_set(err, EINVAL,
+				  "%s: the host must be 1 to %d characters",
+				  what, JR_HOST_MAX);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (!isalnum(ch) && ch != '-' && ch != '.' && ch != ':')
+			return jr_err_set(
+			    err, EINVAL,
+			    "%s: '%.*s' is not a host name or address (no port, wildcard or scheme: the secret is bound to exactly these names)",
+			    what, (int)n, s);
+		out[i] = (char)tolower(ch);
+	}
+	out[n] = '\0';
+	if (strstr(out, ".."))
+		return jr_err_set(err, EINVAL, "%s: '%s' has an empty label",
+				  what, out);
+	if (strchr(out, ':') && inet_pton(AF_INET6, out, &a6) != 1)
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s: '%s' is not a host name or an IPv6 address (no port: the secret is bound to the name, on any port the policy allows)",
+		    what, out);
+	return 0;
+}
+
+int jr_inspect_host_parse(const char *host, char *out, struct jr_err *err)
+{
+	return host_normalise(host, strlen(host), out, err, "--inspect");
+}
+
+void jr_secret_release(struct jr_secret *s)
+{
+	free(s->name);
+	free(s->file);
+	for (size_t i = 0; i < s->n_hosts; i++)
+		free(s->hosts[i]);
+	free(s->hosts);
+	s->name = s->file = NULL;
+	s->hosts = NULL;
+	s->n_hosts = 0;
+}
+
+int jr_secret_spec_parse(const char *spec, struct jr_secret *out,
+			 struct jr_err *err)
+{
+	const char *at = strrchr(spec, '@'), *eq, *p;
+	size_t name_len;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!at)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--secret %s: expected NAME@HOST[,HOST...] or NAME=file:PATH@HOST[,HOST...] (the hosts the secret may be sent to)",
+		    spec);
+	eq = memchr(spec, '=', (size_t)(at - spec));
+	name_len = (size_t)((eq ? eq : at) - spec);
+	if (!env_name_ok(spec, name_len))
+		return jr_err_set(
+		    err, EINVAL,
+		    "--secret %s: NAME must be an environment variable name (letters, digits, '_', not starting with a digit, at most %d)",
+		    spec, JR_SECRET_NAME_MAX);
+	out->name = strndup(spec, name_len);
+	if (!out->name)
+		goto nomem;
+	if (eq) {
+		const char *path = eq + 1;
+
+		if (strncmp(path, "file:", 5) != 0 || at - path <= 5) {
+			jr_secret_release(out);
+			return jr_err_set(
+			    err, EINVAL,
+			    "--secret %s: after '=' only file:PATH is accepted (a value on the command line would be visible in ps)",
+			    spec);
+		}
+		out->file = strndup(path + 5, (size_t)(at - path - 5));
+		if (!out->file)
+			goto nomem;
+	}
+	p = at + 1;
+	for (;;) {
+		const char *end = strchrnul(p, ',');
+		char host[JR_HOST_MAX + 1];
+		char what[JR_SECRET_NAME_MAX + 16];
+		char **grown;
+
+		snprintf(what, sizeof(what), "--secret %s", out->name);
+		r = host_normalise(p, (size_t)(end - p), host, err, what);
+		if (r < 0) {
+			jr_secret_release(out);
+			return r;
+		}
+		if (out->n_hosts == JR_SECRET_HOSTS_MAX) {
+			jr_secret_release(out);
+			return jr_err_set(err, EINVAL,
+					  "%s: at most %d hosts per secret",
+					  what, JR_SECRET_HOSTS_MAX);
+		}
+		grown = realloc(out->hosts,
+				(out->n_hosts + 1) * sizeof(*out->hosts));
+		if (!grown)
+			goto nomem;
+		out->hosts = grown;
+		out->hosts[out->n_hosts] = strdup(host);
+		if (!out->hosts[out->n_hosts])
+			goto nomem;
+		out->n_hosts++;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+nomem:
+	jr_secret_release(out);
+	return jr_err_set(err, ENOMEM, "--secret: out of memory");
+}
+
+/* @host as the relay has it (lowercase already, maybe a trailing dot). */
+bool jr_secret_bound_to(const struct jr_secret *s, const char *host)
+{
+	size_t hl = strlen(host);
+
+	if (hl && host[hl - 1] == '.')
+		hl--;
+	for (size_t i = 0; i < s->n_hosts; i++)
+		if (strlen(s->hosts[i]) == hl &&
+		    strncasecmp(s->hosts[i], host, hl) == 0)
+			return true;
+	return false;
+}
+
+bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host)
+{
+	for (size_t i = 0; set && i < set->n; i++)
+		if (jr_secret_bound_to(&set->s[i], host))
+			return true;
+	return false;
+}
+
+bool jr_secrets_inspects(const struct jr_secrets *set, const char *host)
+{
+	size_t hl = strlen(host);
+
+	if (!set)
+		return false;
+	if (jr_secrets_host_bound(set, host) ||
+	    jr_httprules_host_has_rules(set->http_rules, host))
+		return true;
+	if (hl && host[hl - 1] == '.')
+		hl--;
+	for (size_t i = 0; i < set->n_inspect; i++)
+		if (strlen(set->inspect[i]) == hl &&
+		    strncasecmp(set->inspect[i], host, hl) == 0)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------ base64 */
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t jr_base64_encode(const uint8_t *in, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < n)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= in[i + 2];
+		out[o++] = b64[(v >> 18) & 63];
+		out[o++] = b64[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+long jr_base64_decode(const char *in, size_t n, uint8_t *out)
+{
+	size_t o = 0, pad = 0;
+
+	if (n % 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i += 4) {
+		uint32_t v = 0;
+
+		for (size_t k = 0; k < 4; k++) {
+			const char *q;
+
+			if (in[i + k] == '=' && i + 4 == n && k >= 2) {
+				pad++;
+				v <<= 6;
+				continue;
+			}
+			if (pad || !in[i + k] || !(q = strchr(b64, in[i + k])))
+				return -EINVAL;
+			v = (v << 6) | (uint32_t)(q - b64);
+		}
+		out[o++] = (uint8_t)(v >> 16);
+		if (pad < 2)
+			out[o++] = (uint8_t)(v >> 8);
+		if (pad < 1)
+			out[o++] = (uint8_t)v;
+	}
+	return (long)o;
+}
+
+/* ------------------------------------------------------------ rewrite */
+
+struct out_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void ob_put(struct out_buf *o, const char *s, size_t n)
+{
+	if (o->failed)
+		return;
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = (o->len + n + 1) * 2;
+		char *p = malloc(cap);
+
+		if (!p) {
+			o->failed = true;
+			return;
+		}
+		if (o->p) {
+			memcpy(p, o->p, o->len);
+			explicit_bzero(o->p, o->cap); /* may hold a value */
+			free(o->p);
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+	o->p[o->len] = '\0';
+}
+
+/*
+ * Any placeholder in @s[0..@n] of a secret not bound to @host: the first
+ * one's name, or NULL. With @count, how many of bound ones there are.
+ */
+static const char *scan(const struct jr_secrets *set, const char *host,
+			const char *s, size_t n, unsigned *count)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct jr_secret *sec = &set->s[i];
+		const char *p = s, *end = s + n;
+
+		if (!sec->placeholder)
+			continue;
+		while (p < end && (p = memmem(p, (size_t)(end - p),
+					      sec->placeholder, sec->len))) {
+			if (!jr_secret_bound_to(sec, host))
+				return sec->name;
+			if (count)
+				(*count)++;
+			p += sec->len;
+		}
+	}
+	return NULL;
+}
+
+/* @s[0..@n] with every bound placeholder replaced, appended to @o. */
+static void replace_into(const struct jr_secrets *set, const char *host,
+			 const char *s, size_t n, struct out_buf *o)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		const struct jr_secret *hit = NULL;
+
+		for (size_t k = 0; k < set->n && !hit; k++) {
+			const struct jr_secret *sec = &set->s[k];
+
+			if (sec->placeholder && sec->len <= n - i &&
+			    memcmp(s + i, sec->placeholder, sec->len) == 0 &&
+			    jr_secret_bound_to(sec, host))
+				hit = sec;
+		}
+		if (hit) {
+			ob_put(o, hit->value, hit->len);
+			i += hit->len;
+		} else {
+			ob_put(o, s + i, 1);
+			i++;
+		}
+	}
+}
+
+/*
+ * "Authorization: Basic <token>" (RFC 7617): decode, rewrite, encode.
+ * Return: 1 handled (appended to @o), 0 not Basic or not decodable (the
+ * caller treats the line as text), or misuse through @v.
+ */
+static int basic_line(const struct jr_secrets *set, const char *host,
+		      const char *line, size_t n, struct out_buf *o,
+		      struct jr_secrets_verdict *v)
+{
+	static const char name[] = "authorization:";
+	const char *p = line + strlen(name), *end = line + n, *tok, *tend;
+	uint8_t *dec = NULL;
+	char *enc = NULL;
+	long dl;
+	struct out_buf d = { 0 };
+	unsigned cnt = 0;
+
+	if (n < strlen(name) || strncasecmp(line, name, strlen(name)) != 0)
+		return 0;
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p < 6 || strncasecmp(p, "basic", 5) != 0 ||
+	    (p[5] != ' ' && p[5] != '\t'))
+		return 0;
+	tok = p + 6;
+	while (tok < end && (*tok == ' ' || *tok == '\t'))
+		tok++;
+	tend = tok;
+	while (tend < end && *tend != ' ' && *tend != '\t')
+		tend++;
+	dec = malloc((size_t)(tend - tok) / 4 * 3 + 4);
+	if (!dec) {
+		o->failed = true;
+		return 1;
+	}
+	dl = jr_base64_decode(tok, (size_t)(tend - tok), dec);
+	if (dl < 0) {
+		free(dec);
+		return 0;
+	}
+	v->misuse_name = scan(set, host, (const char *)dec, (size_t)dl, &cnt);
+	if (v->misuse_name || !cnt) {
+		explicit_bzero(dec, (size_t)dl);
+		free(dec);
+		return v->misuse_name ? 1 : 0;
+	}
+	replace_into(set, host, (const char *)dec, (size_t)dl, &d);
+	explicit_bzero(dec, (size_t)dl);
+	free(dec);
+	if (!d.failed)
+		enc = malloc((d.len + 2) / 3 * 4 + 1);
+	if (!enc) {
+		if (d.p) {
+			explicit_bzero(d.p, d.cap);
+			free(d.p);
+		}
+		o->failed = true;
+		return 1;
+	}
+	jr_base64_encode((const uint8_t *)d.p, d.len, enc);
+	ob_put(o, line, (size_t)(tok - line));
+	ob_put(o, enc, strlen(enc));
+	ob_put(o, tend, (size_t)(line + n - tend));
+	v->injected += cnt;
+	explicit_bzero(d.p, d.cap);
+	free(d.p);
+	explicit_bzero(enc, strlen(enc));
+	free(enc);
+	return 1;
+}
+
+int jr_secrets_rewrite_head(const struct jr_secrets *set, const char *host,
+			    const char *head, size_t len, char **out,
+			    size_t *out_len, struct jr_secrets_verdict *v)
+{
+	struct out_buf o = { 0 };
+	const char *nl = memchr(head, '\n', len);
+	size_t pos;
+
+	memset(v, 0, sizeof(*v));
+	*out = NULL;
+	*out_len = 0;
+	pos = nl ? (size_t)(nl - head) + 1 : len;
+	/* The request line: never rewritten, but a misuse all the same. */
+	v->misuse_name = scan(set, host, head, pos, NULL);
+	if (v->misuse_name)
+		return 1;
+	ob_put(&o, head, pos);
+	while (pos < len) {
+		const char *line = head + pos;
+		const char *e = memchr(line, '\n', len - pos);
+		size_t n = e ? (size_t)(e - line) + 1 : len - pos;
+		unsigned cnt = 0;
+
+		pos += n;
+		if (basic_line(set, host, line, n, &o, v)) {
+			if (v->misuse_name)
+				goto misuse;
+			continue;
+		}
+		v->misuse_name = scan(set, host, line, n, &cnt);
+		if (v->misuse_name)
+			goto misuse;
+		v->injected += cnt;
+		replace_into(set, host, line, n, &o);
+	}
+	if (o.failed) {
+		if (o.p) {
+			explicit_bzero(o.p, o.cap);
+			free(o.p);
+		}
+		return -ENOMEM;
+	}
+	*out = o.p;
+	*out_len = o.len;
+	return 0;
+misuse:
+	if (o.p) {
+		explicit_bzero(o.p, o.cap);
+		free(o.p);
+	}
+	v->injected = 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------ runner */
+
+/* A value must be a header field's worth of visible ASCII: it goes into
+ * request heads verbatim (RFC 9110 5.5: no CR, LF or NUL). */
+static bool value_ok(const char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e)
+			return false;
+	return true;
+}
+
+static int read_value_file(const struct jr_secret *s, char *buf, size_t cap,
+			   size_t *len, struct jr_err *err)
+{
+	_cleanup_close_ int fd = open(s->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t n = 0;
+
+	if (fd < 0)
+		return jr_err_set(err, errno, "--secret %s: cannot open %s: %s",
+				  s->name, s->file, strerror(errno));
+	for (;;) {
+		ssize_t k = read(fd, buf + n, cap - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return jr_err_set(err, errno,
+					  "--secret %s: cannot read %s: %s",
+					  s->name, s->file, strerror(errno));
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n == cap)
+			return jr_err_set(
+			    err, EFBIG,
+			    "--secret %s: %s is longer than %d bytes: a secret is one line",
+			    s->name, s->file, JR_SECRET_VALUE_MAX);
+	}
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (n && buf[n - 1] == '\r')
+		n--;
+	*len = n;
+	return 0;
+}
+
+/* Overwrite every NAME=... of the environment block in place. */
+static void scrub_environ(const struct jr_secret *s)
+{
+	size_t nl = strlen(s->name);
+
+	for (char **e = environ; e && *e; e++) {
+		char *val;
+		size_t vl;
+
+		if (strncmp(*e, s->name, nl) != 0 || (*e)[nl] != '=')
+			continue;
+		val = *e + nl + 1;
+		vl = strlen(val);
+		if (vl == s->len)
+			memcpy(val, s->placeholder, vl);
+		else
+			memset(val, 'x', vl);
+	}
+}
+
+int jr_secrets_load(struct jr_secrets *set, struct jr_err *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), need = 0;
+	char *base;
+	int r;
+
+	if (!set->n)
+		return 0;
+	need = set->n * 2 * (JR_SECRET_VALUE_MAX + 2);
+	need = (need + page - 1) / page * page;
+	base = mmap(NULL, need, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return jr_err_set(err, errno, "--secret: cannot map memory: %s",
+				  strerror(errno));
+	set->locked = base;
+	set->locked_size = need;
+	/* Kept out of swap and core dumps where the limits allow; a failed
+	 * mlock (RLIMIT_MEMLOCK) leaves the value in ordinary memory of a
+	 * process nothing in the sandbox can read. */
+	if (mlock(base, need) < 0)
+		jr_debug("secrets: mlock: %s", strerror(errno));
+	madvise(base, need, MADV_DONTDUMP);
+	madvise(base, need, MADV_DONTFORK);
+
+	for (size_t i = 0; i < set->n; i++) {
+		struct jr_secret *s = &set->s[i];
+		char *val = base + i * 2 * (JR_SECRET_VALUE_MAX + 2);
+		char *ph = val + JR_SECRET_VALUE_MAX + 2;
+		uint8_t rnd[JR_SECRET_VALUE_MAX];
+		size_t len = 0;
+
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(set->s[k].name, s->name) == 0)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--secret %s: given twice (list every host in one --secret NAME@HOST,HOST)",
+				    s->name);
+		if (s->file) {
+			r = read_value_file(s, val, JR_SECRET_VALUE_MAX + 1,
+					    &len, err);
+			if (r < 0)
+				return r;
+		} else {
+			const char *e = getenv(s->name);
+
+			if (!e)
+				return jr_err_set(
+				    err, ENOENT,
+				    "--secret %s: jailrun's environment has no %s (export it, or use --secret %s=file:PATH@HOST)",
+				    s->name, s->name, s->name);
+			len = strlen(e);
+			if (len > JR_SECRET_VALUE_MAX)
+				return jr_err_set(
+				    err, EFBIG,
+				    "--secret %s: the value is longer than %d bytes",
+				    s->name, JR_SECRET_VALUE_MAX);
+			memcpy(val, e, len);
+		}
+		val[len] = '\0';
+		if (len < JR_SECRET_VALUE_MIN || !value_ok(val, len))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--secret %s: the value must be %d to %d visible ASCII characters (no spaces or control characters) to be replaced safely in a header",
+			    s->name, JR_SECRET_VALUE_MIN, JR_SECRET_VALUE_MAX);
+		s->value = val;
+		s->len = len;
+		do {
+			if (getrandom(rnd, len, 0) != (ssize_t)len)
+				return jr_err_set(err, errno ? errno : EIO,
+						  "getrandom: %s",
+						  strerror(errno));
+			jr_secret_make_placeholder(val, len, rnd, ph);
+		} while (memcmp(ph, val, len) == 0);
+		explicit_bzero(rnd, sizeof(rnd));
+		s->placeholder = ph;
+		scrub_environ(s);
+		if (setenv(s->name, ph, 1) < 0)
+			return jr_err_set(err, errno, "setenv: %s",
+					  strerror(errno));
+	}
+	return 0;
+}
+
+/* The system trust paths: Debian's and Fedora's (curl, OpenSSL, Python
+ * and Node built by the distribution read one of them). */
+static const char *const trust_paths[] = {
+	"/etc/ssl/certs/ca-certificates.crt",
+	"/etc/pki/tls/certs/ca-bundle.crt",
+};
+
+#define TRUST_BUNDLE_MAX (16u << 20)
+
+int jr_secrets_trust_bundle(struct jr_secrets *set, const char *ca_pem,
+			    struct jr_err *err)
+{
+	static const char *const vars[] = {
+		"SSL_CERT_FILE",  "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+		"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+	};
+	_cleanup_close_ int fd = -1;
+	const char *path = NULL;
+	size_t len = 0, cap = 0, pl = strlen(ca_pem);
+	char *buf = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(trust_paths) && fd < 0; i++) {
+		fd = open(trust_paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		path = trust_paths[i];
+	}
+	if (fd < 0)
+		return jr_err_set(
+		    err, ENOENT,
+		    "--secret/--inspect: no system CA bundle at %s or %s to add the sandbox's CA to (install ca-certificates)",
+		    trust_paths[0], trust_paths[1]);
+	for (;;) {
+		ssize_t k;
+
+		if (len + 65536 > cap) {
+			char *g;
+
+			cap = cap ? cap * 2 : 262144;
+			if (cap > TRUST_BUNDLE_MAX) {
+				free(buf);
+				return jr_err_set(err, EFBIG,
+						  "%s is larger than %u bytes",
+						  path, TRUST_BUNDLE_MAX);
+			}
+			g = realloc(buf, cap);
+			if (!g) {
+				free(buf);
+				return jr_err_set(err, ENOMEM, "out of memory");
+			}
+			buf = g;
+		}
+		k = read(fd, buf + len, cap - len - pl - 2);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(buf);
+			return jr_err_set(err, errno, "cannot read %s: %s",
+					  path, strerror(errno));
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	if (len && buf[len - 1] != '\n')
+		buf[len++] = '\n';
+	memcpy(buf + len, ca_pem, pl + 1);
+	set->trust_bundle = buf;
+	set->trust_path = path;
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
+		if (setenv(vars[i], path, 1) < 0)
+			return jr_err_set(err, errno, "setenv: %s",
+					  strerror(errno));
+	return 0;
+}
+
+int jr_secrets_mount_trust(const char *bundle, uid_t uid, gid_t gid,
+			   struct jr_err *err)
+{
+	struct stat st;
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(trust_paths); i++) {
+		if (stat(trust_paths[i], &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = jr_mounts_bind_text(trust_paths[i], bundle, uid, gid, err);
+		if (r < 0)
+			return jr_err_prefix(
+			    err, "cannot show the sandbox's CA bundle: ");
+	}
+	return 0;
+}
+
+int jr_secrets_start(struct jr_secrets *set, const struct jr_options *opts,
+		     struct jr_audit *audit, struct jr_err *err)
+{
+	struct jr_inspect_config ic = {
+		.secrets = set,
+		.audit = audit,
+		.lifetime_ms = opts->timeout_ms,
+		.idle_timeout_ms = opts->idle_timeout_ms,
+	};
+	int r;
+
+	set->allow_plaintext = opts->secret_allow_plaintext;
+	set->upstream_ca = opts->upstream_ca;
+	for (size_t i = 0; i < opts->n_secret; i++) {
+		r = jr_secret_spec_parse(opts->secret[i], &set->s[set->n], err);
+		if (r < 0)
+			return r;
+		set->n++;
+	}
+	for (size_t i = 0; i < opts->n_inspect; i++) {
+		char host[JR_HOST_MAX + 1];
+
+		r = jr_inspect_host_parse(opts->inspect[i], host, err);
+		if (r < 0)
+			return r;
+		set->inspect[set->n_inspect] = strdup(host);
+		if (!set->inspect[set->n_inspect])
+			return jr_err_set(err, ENOMEM, "out of memory");
+		set->n_inspect++;
+	}
+	r = jr_secrets_load(set, err);
+	if (r < 0)
+		return r;
+	r = jr_inspect_new(&ic, &set->inspect_ctx, err);
+	if (r < 0)
+		return r;
+	return jr_secrets_trust_bundle(set, jr_inspect_ca_pem(set->inspect_ctx),
+				       err);
+}
+
+void jr_secrets_stop(struct jr_secrets *set)
+{
+	jr_inspect_free(set->inspect_ctx);
+	set->inspect_ctx = NULL;
+}
+
+void jr_secrets_release(struct jr_secrets *set)
+{
+	jr_secrets_stop(set);
+	free(set->trust_bundle);
+	set->trust_bundle = NULL;
+	for (size_t i = 0; i < set->n; i++) {
+		jr_secret_release(&set->s[i]);
+		set->s[i].value = set->s[i].placeholder = NULL;
+	}
+	for (size_t i = 0; i < set->n_inspect; i++)
+		free(set->inspect[i]);
+	set->n = set->n_inspect = 0;
+	if (set->locked) {
+		explicit_bzero(set->locked, set->locked_size);
+		munlock(set->locked, set->locked_size);
+		munmap(set->locked, set->locked_size);
+		set->locked = NULL;
+	}
+}

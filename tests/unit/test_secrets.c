@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_secrets.c - the pure half of secrets.c: the --secret grammar, the
+ * placeholder generator, request-head rewriting (fields, Basic auth, the
+ * request line left alone), misuse detection, base64. A rewrite that
+ * touches the target, misses a field or a Basic credential, lets a
+ * placeholder through to a host it is not bound to, or a placeholder that
+ * loses the prefix, the length or the character class fails here.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "secrets.h"
+
+static void test_spec_good(void **state)
+{
+	struct jr_secret s;
+	struct jr_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(
+	    jr_secret_spec_parse("API_KEY@api.example.com", &s, &err), 0);
+	assert_string_equal(s.name, "API_KEY");
+	assert_null(s.file);
+	assert_int_equal(s.n_hosts, 1);
+	assert_string_equal(s.hosts[0], "api.example.com");
+	jr_secret_release(&s);
+	assert_int_equal(
+	    jr_secret_spec_parse("K=file:/run/a@b/key@A.Example.COM.,b.test",
+				 &s, &err),
+	    0);
+	assert_string_equal(s.name, "K");
+	assert_string_equal(s.file, "/run/a@b/key");
+	assert_int_equal(s.n_hosts, 2);
+	assert_string_equal(s.hosts[0], "a.example.com");
+	assert_string_equal(s.hosts[1], "b.test");
+	jr_secret_release(&s);
+}
+
+static void test_spec_bad(void **state)
+{
+	static const char *const bad[] = {
+		"NOHOST",
+		"1X@h.test",
+		"A-B@h.test",
+		"@h.test",
+		"K@",
+		"K@h.test,",
+		"K@*.h.test",
+		"K@h.test:443",
+		"K@https://h.test",
+		"K=value@h.test",
+		"K=file:@h.test",
+		"K@a..b",
+	};
+	struct jr_secret s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct jr_err err = { 0 };
+
+		if (jr_secret_spec_parse(bad[i], &s, &err) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_non_null(strstr(err.msg, "--secret"));
+	}
+}
+
+static void test_placeholder_shape(void **state)
+{
+	uint8_t rnd[128];
+	char out[129];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		rnd[i] = (uint8_t)(i * 37 + 11);
+	jr_secret_make_placeholder("sk-ant-api03-AbCdEfGh_-12345678", 32, rnd,
+				   out);
+	assert_int_equal(strlen(out), 32);
+	assert_memory_equal(out, "sk-ant-api03-", 13);
+	/* hex stays hex, digits stay digits */
+	jr_secret_make_placeholder("ghp_0123456789abcdef0123", 24, rnd, out);
+	assert_memory_equal(out, "ghp_", 4);
+	for (size_t i = 4; i < 24; i++)
+		assert_non_null(strchr("0123456789abcdef", out[i]));
+	jr_secret_make_placeholder("1234567890123", 13, rnd, out);
+	for (size_t i = 0; i < 13; i++)
+		assert_true(out[i] >= '0' && out[i] <= '9');
+	/* unknown prefix: none kept; odd characters: alphanumerics */
+	jr_secret_make_placeholder("zz!!zz!!zz!!", 12, rnd, out);
+	for (size_t i = 0; i < 12; i++)
+		assert_non_null(strchr(
+		    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+		    out[i]));
+	/* a prefix with too little after it is not kept */
+	assert_int_equal(jr_secret_prefix_len("sk-abc", 6), 0);
+	assert_int_equal(jr_secret_prefix_len("xoxb-1234567890", 15), 5);
+}
+
+/* Two secrets: A bound to api.test, B bound to other.test. */
+static struct jr_secrets *two(void)
+{
+	static struct jr_secrets set;
+	static char *ha[] = { "api.test" }, *hb[] = { "other.test" };
+
+	memset(&set, 0, sizeof(set));
+	set.s[0] = (struct jr_secret){ .name = "A",
+				       .hosts = ha,
+				       .n_hosts = 1,
+				       .value = "sk-REALVALUEAAAA",
+				       .placeholder = "sk-PLACEHOLDERAA",
+				       .len = 16 };
+	set.s[1] = (struct jr_secret){ .name = "B",
+				       .hosts = hb,
+				       .n_hosts = 1,
+				       .value = "REALVALUEBBBB",
+				       .placeholder = "PLACEHOLDERBB",
+				       .len = 13 };
+	set.n = 2;
+	return &set;
+}
+
+static void rewrite(const char *host, const char *in, int want_rc,
+		    const char *want, unsigned want_injected,
+		    const char *want_misuse)
+{
+	struct jr_secrets_verdict v;
+	char *out = NULL;
+	size_t len = 0;
+	int rc = jr_secrets_rewrite_head(two(), host, in, strlen(in), &out,
+					 &len, &v);
+
+	assert_int_equal(rc, want_rc);
+	if (want) {
+		assert_non_null(out);
+		assert_string_equal(out, want);
+		assert_int_equal(len, strlen(want));
+	} else {
+		assert_null(out);
+	}
+	assert_int_equal(v.injected, want_injected);
+	if (want_misuse)
+		assert_string_equal(v.misuse_name, want_misuse);
+	else
+		assert_null(v.misuse_name);
+	free(out);
+}
+
+static void test_rewrite_fields(void **state)
+{
+	(void)state;
+	rewrite(
+	    "api.test",
+	    "GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-PLACEHOLDERAA\r\n"
+	    "Authorization: Bearer sk-PLACEHOLDERAA\r\nX-Other: asksk-PLACEHOLDERAAx\r\n\r\n",
+	    0,
+	    "GET /x HTTP/1.1\r\nHost: api.test\r\nx-api-key: sk-REALVALUEAAAA\r\n"
+	    "Authorization: Bearer sk-REALVALUEAAAA\r\nX-Other: asksk-REALVALUEAAAAx\r\n\r\n",
+	    3, NULL);
+	/* trailing dot and case of the host */
+	rewrite("API.test.", "GET / HTTP/1.1\r\nk: sk-PLACEHOLDERAA\r\n\r\n", 0,
+		"GET / HTTP/1.1\r\nk: sk-REALVALUEAAAA\r\n\r\n", 1, NULL);
+	/* nothing to do: an identical copy */
+	rewrite("api.test", "GET / HTTP/1.1\r\nA: b\r\n\r\n", 0,
+		"GET / HTTP/1.1\r\nA: b\r\n\r\n", 0, NULL);
+}
+
+static void test_rewrite_target_untouched(void **state)
+{
+	(void)state;
+	rewrite("api.test",
+		"GET /x?k=sk-PLACEHOLDERAA HTTP/1.1\r\nA: b\r\n\r\n", 0,
+		"GET /x?k=sk-PLACEHOLDERAA HTTP/1.1\r\nA: b\r\n\r\n", 0, NULL);
+}
+
+static void test_rewrite_misuse(void **state)
+{
+	(void)state;
+	/* A's placeholder to another host: in a field, in the target */
+	rewrite("evil.test", "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\n\r\n", 1,
+		NULL, 0, "A");
+	rewrite("evil.test", "GET /?sk-PLACEHOLDERAA HTTP/1.1\r\nx: y\r\n\r\n",
+		1, NULL, 0, "A");
+	/* B's placeholder to A's host, next to A's own: refused whole */
+	rewrite(
+	    "api.test",
+	    "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\ny: PLACEHOLDERBB\r\n\r\n",
+	    1, NULL, 0, "B");
+}
+
+static void test_rewrite_basic(void **state)
+{
+	char line[256], want[256], b64in[128], b64out[128];
+
+	(void)state;
+	jr_base64_encode((const uint8_t *)"user:sk-PLACEHOLDERAA", 21, b64in);
+	jr_base64_encode((const uint8_t *)"user:sk-REALVALUEAAAA", 21, b64out);
+	snprintf(line, sizeof(line),
+		 "GET / HTTP/1.1\r\nAuthorization: Basic %s\r\n\r\n", b64in);
+	snprintf(want, sizeof(want),
+		 "GET / HTTP/1.1\r\nAuthorization: Basic %s\r\n\r\n", b64out);
+	rewrite("api.test", line, 0, want, 1, NULL);
+	rewrite("evil.test", line, 1, NULL, 0, "A");
+	/* not base64: taken as text, left alone */
+	rewrite("evil.test",
+		"GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0,
+		"GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0, NULL);
+}
+
+static void test_base64(void **state)
+{
+	uint8_t out[64];
+	char enc[64];
+
+	(void)state;
+	assert_int_equal(jr_base64_encode((const uint8_t *)"f", 1, enc), 4);
+	assert_string_equal(enc, "Zg==");
+	jr_base64_encode((const uint8_t *)"foobar", 6, enc);
+	assert_string_equal(enc, "Zm9vYmFy");
+	assert_int_equal(jr_base64_decode("Zm9vYg==", 8, out), 4);
+	assert_memory_equal(out, "foob", 4);
+	assert_int_equal(jr_base64_decode("Zm9", 3, out), -EINVAL);
+	assert_int_equal(jr_base64_decode("Zm=v", 4, out), -EINVAL);
+	assert_int_equal(jr_base64_decode("Z===", 4, out), -EINVAL);
+}
+
+static void test_inspects(void **state)
+{
+	struct jr_secrets *set = two();
+	char h[300];
+	struct jr_err err = { 0 };
+
+	(void)state;
+	assert_true(jr_secrets_inspects(set, "api.test"));
+	assert_true(jr_secrets_host_bound(set, "OTHER.test"));
+	assert_false(jr_secrets_inspects(set, "x.api.test"));
+	assert_int_equal(jr_inspect_host_parse("Web.Test.", h, &err), 0);
+	assert_string_equal(h, "web.test");
+	set->inspect[0] = h;
+	set->n_inspect = 1;
+	assert_true(jr_secrets_inspects(set, "web.test"));
+	assert_false(jr_secrets_host_bound(set, "web.test"));
+	assert_int_equal(jr_inspect_host_parse("*.x", h, &err), -EINVAL);
+	assert_false(jr_secrets_inspects(NULL, "api.test"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_good),
+		cmocka_unit_test(test_spec_bad),
+		cmocka_unit_test(test_placeholder_shape),
+		cmocka_unit_test(test_rewrite_fields),
+		cmocka_unit_test(test_rewrite_target_untouched),
+		cmocka_unit_test(test_rewrite_misuse),
+		cmocka_unit_test(test_rewrite_basic),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_inspects),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
