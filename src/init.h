@@ -31,6 +31,10 @@ struct jr_init_args {
 	const struct jr_fs_plan *fs;		 /* the filesystem layout */
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
+	/* --rlimit, set in the pre-exec child */
+	const struct jr_limits *limits;
+	/* moved into a cgroup of its own: take a new cgroup namespace */
+	bool cgroup_ns;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

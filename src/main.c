@@ -186,7 +186,8 @@ int main(int argc, char **argv)
 			return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
-	if (raise_fd_limit(&opts, &err) < 0)
+	if (raise_fd_limit(&opts, &err) < 0 ||
+	    jr_rlimits_check(&opts.limits, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	/* Every path option checked and canonicalised once, here. */
 	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0) {
@@ -263,6 +264,8 @@ int main(int argc, char **argv)
 		res.startup.teardown_us =
 		    jr_clock_us() - res.startup.end_of_run;
 	sum.startup = &res.startup;
+	sum.limits = &opts.limits;
+	sum.limits_report = &res.limits;
 	if (res.startup.complete) {
 		char line[512];
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "limits.h"
 
 enum jr_action {
 	JR_ACTION_RUN = 0,
@@ -99,6 +100,8 @@ struct jr_options {
 	int command_argc;
 	/* --landlock auto|require|off */
 	enum jr_landlock_mode landlock;
+	/* --rlimit, --memory, --pids, --cpus (limits.h) */
+	struct jr_limits limits;
 };
 
 /*

@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#include "cgroup.h"
 #include "cleanup.h"
 #include "ctl.h"
 #include "exitcode.h"
@@ -97,6 +98,7 @@ struct sandbox {
 	char cwd[4096];	       /* the writable root under --fs host */
 	bool init_reaped;
 	int init_status;
+	struct jr_cgroup *cgroup; /* --memory/--pids/--cpus; NULL: none */
 };
 
 static pid_t raw_clone(unsigned long flags)
@@ -182,6 +184,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
 			.fs = fs,
 			.landlock = &sb->landlock,
+			.limits = &opts->limits,
+			.cgroup_ns = sb->cgroup != NULL,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -196,6 +200,11 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	}
 	jr_startup_lap(sb->startup, JR_PHASE_CLONE);
 	jr_verbose("sandbox init started (pid %d)", (int)sb->init_pid);
+	/* Before MAPS_DONE: init does nothing before it, so the whole setup
+	 * and every process after it are in the limits. */
+	r = jr_cgroup_attach(sb->cgroup, sb->init_pid, err);
+	if (r < 0)
+		return r;
 
 	r = jr_userns_write_maps(sb->init_pid, ids, err);
 	if (r < 0)
@@ -677,6 +686,8 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	struct jr_watchdog_report rep;
 
 	kill_and_reap(sb);
+	jr_cgroup_destroy(sb->cgroup, &res->limits);
+	sb->cgroup = NULL;
 	if (sb->unixguard) {
 		struct jr_unixguard_stats st;
 
@@ -805,6 +816,11 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;
+	if (jr_limits_need_cgroup(&opts->limits)) {
+		r = jr_cgroup_create(&opts->limits, &sb.cgroup, &res->err);
+		if (r < 0)
+			goto fail;
+	}
 	r = spawn(&sb, opts, ids, fs, &res->err);
 	/* Only the sandbox may hold the slave from now on. */
 	if (sb.pty.slave >= 0) {

@@ -45,7 +45,7 @@ static void test_exited(void **state)
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
-	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null}\n");
+	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null,\"limits\":null}\n");
 	free(out);
 }
 
@@ -181,14 +181,14 @@ static void test_startup_phases(void **state)
 			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
 			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
 			"\"exec\":110,"
-			"\"total\":9000},\"teardown_us\":77}\n"));
+			"\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
 	free(out);
 
 	/* The command never started: no total, so no breakdown either. */
 	st.complete = false;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(
-	    strstr(out, "\"startup_us\":null,\"teardown_us\":null}"));
+	    strstr(out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null}"));
 	free(out);
 }
 
