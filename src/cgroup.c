@@ -182,7 +182,7 @@ static int discover(struct cg_layout *lo)
 
 		if (!c2)
 			continue;
-		*c2 = '\0';
+		*c1 = *c2 = '\0';
 		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
 		if (strlen(c2 + 1) >= sizeof(v2_path))
 			continue;
@@ -699,11 +699,20 @@ void jr_cgroup_check_report(void)
 		       writable ? "writable: --memory/--pids/--cpus usable"
 				: "not writable: needs root or Delegate=yes");
 	}
-	printf("  info  cgroups: v2 controllers usable here: %s\n",
-	       lo.v2_dir[0] && lo.v2_controllers[0] ? lo.v2_controllers
-	       : lo.v2_dir[0] ? "none (every controller is bound to v1; "
-				"the v2 code path cannot run on this host)"
-			      : "none (no cgroup2 mount)");
+	{
+		bool v2_any = false;
+
+		for (int c = 0; c < CG_FREEZER; c++)
+			v2_any |= lo.v2_dir[0] && list_has(lo.v2_controllers,
+							   ctrl_name[c], ' ');
+		printf("  info  cgroups: v2 controllers usable here: %s%s\n",
+		       lo.v2_dir[0] && lo.v2_controllers[0] ? lo.v2_controllers
+		       : lo.v2_dir[0]			    ? "none"
+				      : "none (no cgroup2 mount)",
+		       v2_any ? ""
+			      : "; memory, pids and cpu are not among them: "
+				"the v2 code path cannot run on this host");
+	}
 }
 
 static void uint_or_null(struct jr_json *j, const char *key, bool have,
