@@ -475,6 +475,14 @@ int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
 		if (!need[c])
 			continue;
 		home = ctrl_home(&lo, c, &v2);
+		if (!home && !lo.v2_dir[0] && !lo.v1_dir[CG_MEMORY][0] &&
+		    !lo.v1_dir[CG_PIDS][0] && !lo.v1_dir[CG_CPU][0]) {
+			r = jr_err_set(
+			    err, EOPNOTSUPP,
+			    "%s needs a cgroup, but no cgroup filesystem holding this process is mounted here (a mount namespace of 'ip netns exec' has none; run jailrun where /sys/fs/cgroup is mounted); the limit cannot be applied",
+			    opt[c]);
+			goto fail;
+		}
 		if (!home) {
 			r = jr_err_set(
 			    err, EOPNOTSUPP,
