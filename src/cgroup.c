@@ -20,7 +20,10 @@
  * the run stops with exit 125 and that fix: a limit is never dropped
  * silently. On v2 a controller must be enabled in the parent's
  * cgroup.subtree_control, which the kernel refuses while the parent holds
- * processes ("no internal processes"); that too stops the run with the fix.
+ * processes ("no internal processes"): if the runner is the only one
+ * there (jailrun alone in a delegated unit or scope), it moves itself
+ * into a leaf of its own first and back at the end; otherwise the run
+ * stops with the fix.
  *
  * At the end (init reaped, so its PID namespace is gone already) whatever
  * is left is killed: v2 writes cgroup.kill; v1 freezes the freezer
@@ -77,6 +80,10 @@ struct jr_cgroup {
 	struct cg_hier h[CG_COUNT];
 	size_t n;
 	char name[48]; /* jailrun.<pid>.<random>, the same in each hierarchy */
+	/* v2, when the runner had to leave its cgroup (v2_enable) */
+	char runner_leaf[600];
+	char v2_parent[600];
+	bool v2_enabled[CG_COUNT]; /* controllers the runner enabled */
 };
 
 /* Does comma-separated @list hold @word? */
@@ -416,8 +423,26 @@ static int apply_limits(struct jr_cgroup *cg, const struct jr_limits *l,
 	return 0;
 }
 
-/* v2: the parent must hand @c down (cgroup.subtree_control). */
-static int v2_enable(const char *parent, int c, struct jr_err *err)
+/* Move this whole process (every thread) into the v2 cgroup @dir. */
+static int move_self(const char *dir)
+{
+	char path[700], v[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(v, sizeof(v), "%d", (int)getpid());
+	return write_text(path, v);
+}
+
+/*
+ * v2_enable - the parent must hand @c down (cgroup.subtree_control). The
+ * kernel refuses while the parent holds processes (EBUSY, the
+ * no-internal-processes rule); when the only one is the runner itself
+ * (jailrun alone in a delegated unit or scope), the runner moves into a
+ * leaf of its own, <name>.runner, and tries again; jr_cgroup_destroy()
+ * undoes both. Called before the clone, so the runner has one thread.
+ */
+static int v2_enable(struct jr_cgroup *cg, const char *parent, int c,
+		     struct jr_err *err)
 {
 	char path[600], cur[256], v[32];
 	int r;
@@ -428,17 +453,54 @@ static int v2_enable(const char *parent, int c, struct jr_err *err)
 		return 0;
 	snprintf(v, sizeof(v), "+%s", ctrl_name[c]);
 	r = write_text(path, v);
+	if (r == -EBUSY && !cg->runner_leaf[0]) {
+		snprintf(cg->runner_leaf, sizeof(cg->runner_leaf),
+			 "%s/%s.runner", parent, cg->name);
+		snprintf(cg->v2_parent, sizeof(cg->v2_parent), "%s", parent);
+		if (mkdir(cg->runner_leaf, 0755) < 0) {
+			r = -errno;
+			cg->runner_leaf[0] = '\0';
+		} else if (move_self(cg->runner_leaf) < 0) {
+			rmdir(cg->runner_leaf);
+			cg->runner_leaf[0] = '\0';
+			r = -EBUSY;
+		} else {
+			r = write_text(path, v);
+		}
+	}
 	if (r == -EBUSY)
 		return jr_err_set(
 		    err, EBUSY,
-		    "cannot enable the cgroup v2 %s controller below %s: it holds processes (the kernel's no-internal-processes rule); run jailrun in a cgroup of its own with Delegate=yes (e.g. systemd-run --scope -p Delegate=yes jailrun ...)",
+		    "cannot enable the cgroup v2 %s controller below %s: other processes are in it (the kernel's no-internal-processes rule); start jailrun alone in a cgroup delegated to it (a unit with Delegate=yes, or systemd-run --scope -p Delegate=yes jailrun ...)",
 		    ctrl_name[c], parent);
 	if (r < 0)
 		return jr_err_set(
 		    err, -r,
 		    "cannot enable the cgroup v2 %s controller in %s: %s; %s",
 		    ctrl_name[c], path, strerror(-r), fix_hint);
+	cg->v2_enabled[c] = true;
 	return 0;
+}
+
+/* Undo v2_enable()'s move: hand the controllers back, return to the
+ * parent, remove the leaf. */
+static bool v2_restore(struct jr_cgroup *cg)
+{
+	char path[700], v[32];
+
+	if (!cg->runner_leaf[0])
+		return true;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control",
+		 cg->v2_parent);
+	for (int c = 0; c < CG_COUNT; c++) {
+		if (!cg->v2_enabled[c])
+			continue;
+		snprintf(v, sizeof(v), "-%s", ctrl_name[c]);
+		write_text(path, v);
+	}
+	if (move_self(cg->v2_parent) < 0 || rmdir(cg->runner_leaf) < 0)
+		return false;
+	return true;
 }
 
 int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
@@ -491,7 +553,7 @@ int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
 			goto fail;
 		}
 		if (v2) {
-			r = v2_enable(home, c, err);
+			r = v2_enable(cg, home, c, err);
 			if (r < 0)
 				goto fail;
 		}
@@ -663,6 +725,8 @@ void jr_cgroup_destroy(struct jr_cgroup *cg, struct jr_cgroup_report *rep)
 		if (access(cg->h[i].dir, F_OK) == 0)
 			removed = false;
 	}
+	if (!v2_restore(cg))
+		removed = false;
 	if (rep)
 		rep->removed = removed;
 	free(cg);
