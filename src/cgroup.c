@@ -290,20 +290,20 @@ static int add_hier(struct jr_cgroup *cg, const char *parent, bool v2, int c,
 		if (mkdir(dir, 0755) < 0) {
 			int e = errno;
 
-			if (e)
-				return jr_err_set(
-				    err, e,
-				    "--%s needs a cgroup of the sandbox's own, but %s cannot be made: %s; %s",
-				    c == CG_CPU ? "cpus" : ctrl_name[c], dir,
-				    strerror(e), fix_hint);
+			return jr_err_set(
+			    err, e,
+			    "--%s needs a cgroup of the sandbox's own, but %s cannot be made: %s; %s",
+			    c == CG_CPU ? "cpus" : ctrl_name[c], dir,
+			    strerror(e), fix_hint);
 		}
 		h->made = true;
 	}
 	h->ctrl[c] = true;
 	return 0;
 }
-/* Write @value to @file of @h and read it back; @expect: what reading
- * must give (NULL: @value). */
+
+/* Write @value to @file of @h; the caller checks what reads back where
+ * the kernel may round (check_u64) or reformat. */
 static int set_file(const struct cg_hier *h, const char *file,
 		    const char *value, struct jr_err *err)
 {
@@ -314,6 +314,12 @@ static int set_file(const struct cg_hier *h, const char *file,
 	r = write_text(path, value);
 	if (r == 0)
 		r = read_text(path, back, sizeof(back));
+	/* cpu.max reads back exactly as written ("QUOTA PERIOD"). */
+	if (r == 0 && strcmp(file, "cpu.max") == 0 && strcmp(back, value))
+		return jr_err_set(
+		    err, EIO,
+		    "%s reads back '%s', not '%s': the limit is not in force",
+		    path, back, value);
 	if (r < 0)
 		return jr_err_set(err, -r, "cannot set %s to %s: %s; %s", path,
 				  value, strerror(-r), fix_hint);
