@@ -242,6 +242,60 @@ static void test_end_names(void **state)
 	assert_string_equal(jr_end_name(JR_END_EXEC_FAILED), "exec-failed");
 }
 
+/* "limits": each figure, null where not asked for or not counted. */
+static void test_limits(void **state)
+{
+	char *const cmd[] = { "true", NULL };
+	struct jr_limits l = { .memory = 64ULL << 20, .pids = 20 };
+	struct jr_cgroup_report rep = {
+		.used = true,
+		.layout = "v1",
+		.have_memory_peak = true,
+		.memory_peak = 1234,
+		.have_oom_kills = true,
+		.oom_kills = 1,
+		.have_pids_peak = false,
+		.have_pids_refused = true,
+		.pids_refused = 3,
+		.removed = true,
+	};
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.net_mode = "none",
+		.limits = &l,
+		.limits_report = &rep,
+	};
+	char *out = NULL;
+
+	l.rlimit_set[JR_RLIMIT_NOFILE] = true;
+	l.rlimit[JR_RLIMIT_NOFILE] = 64;
+	l.rlimit_set[JR_RLIMIT_CORE] = true;
+	l.rlimit[JR_RLIMIT_CORE] = JR_RLIMIT_UNLIMITED;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(
+	    out, "\"limits\":{\"cgroup\":\"v1\",\"memory_max\":67108864,"
+		 "\"memory_peak\":1234,\"oom_kills\":1,\"pids_max\":20,"
+		 "\"pids_peak\":null,\"pids_refused\":3,"
+		 "\"cpu_quota_us\":null,\"cpu_period_us\":null,"
+		 "\"cgroup_removed\":true,"
+		 "\"rlimits\":{\"nofile\":64,\"core\":\"unlimited\"}}}\n"));
+	free(out);
+	/* rlimits only: no cgroup was made. */
+	memset(&l, 0, sizeof(l));
+	l.rlimit_set[JR_RLIMIT_FSIZE] = true;
+	l.rlimit[JR_RLIMIT_FSIZE] = 4096;
+	l.cpus_milli = 500;
+	s.limits_report = NULL;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"limits\":{\"cgroup\":null,"));
+	assert_non_null(strstr(out, "\"cpu_quota_us\":50000,"
+				    "\"cpu_period_us\":100000,"
+				    "\"cgroup_removed\":null,"
+				    "\"rlimits\":{\"fsize\":4096}}}\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_startup_phases),
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
+		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
