@@ -31,6 +31,7 @@
 #include <linux/seccomp.h>
 #include <libmnl/libmnl.h>
 
+#include "cgroup.h"
 #include "check.h"
 #include "landlock.h"
 #include "cleanup.h"
@@ -382,6 +383,7 @@ int jr_check_run(void)
 		}
 	}
 	report_layers();
+	jr_cgroup_check_report();
 	if (failed)
 		printf(
 		    "%d check%s failed: jailrun cannot run sandboxes here until fixed\n",

@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@
 #include "fslayout.h"
 #include "init.h"
 #include "secrets.h"
+#include "limits.h"
 #include "link.h"
 #include "log.h"
 #include "mounts.h"
@@ -451,6 +453,9 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 	sigemptyset(&none);
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The command's limits, not jailrun's: set last before the filter. */
+	if (a->limits && jr_rlimits_apply(a->limits, &err) < 0)
+		goto fail;
 
 	/* Last: from here on only what the command itself may do is left to
 	 * do (the filter needs no_new_privs, set by jr_privs_drop()). */
@@ -555,6 +560,13 @@ void jr_init_main(const struct jr_init_args *a)
 	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
 	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
 		_exit(1);
+	/* The runner has moved us into the sandbox's cgroup (cgroup.c): root
+	 * the cgroup namespace there, so the command sees it as "/". */
+	if (a->cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) {
+		jr_err_set(&err, errno, "unshare(CLONE_NEWCGROUP): %s",
+			   strerror(errno));
+		setup_fail(a->ctl, &err);
+	}
 
 	t_setup = jr_clock_us();
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)

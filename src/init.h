@@ -35,6 +35,10 @@ struct jr_init_args {
 	/* --secret/--inspect: the host's CA bundle plus the sandbox's CA
 	 * (secrets.c), shown over the system trust paths; NULL: none. */
 	const char *trust_bundle;
+	/* --rlimit, set in the pre-exec child */
+	const struct jr_limits *limits;
+	/* moved into a cgroup of its own: take a new cgroup namespace */
+	bool cgroup_ns;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */

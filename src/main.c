@@ -305,7 +305,8 @@ int main(int argc, char **argv)
 		return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);
-	if (raise_fd_limit(&opts, &err) < 0)
+	if (raise_fd_limit(&opts, &err) < 0 ||
+	    jr_rlimits_check(&opts.limits, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	/* --secret/--inspect: values read and scrubbed from our environment,
 	 * the CA made, before anything is cloned from this process. */
@@ -431,6 +432,8 @@ int main(int argc, char **argv)
 		sum.secret_injected = opts.secrets->injected;
 		sum.secret_misuse = opts.secrets->misuse;
 	}
+	sum.limits = &opts.limits;
+	sum.limits_report = &res.limits;
 	if (res.startup.complete) {
 		char line[512];
 

@@ -168,6 +168,18 @@ const char jr_usage_text[] =
     "  -h, --help          show this help and exit\n"
     "  -V, --version       show the version and exit\n"
     "\n"
+    "Resource limits (see jailrun(1) RESOURCE LIMITS):\n"
+    "  --rlimit NAME=N     setrlimit for the command, soft = hard = N\n"
+    "                      (repeatable; nofile, nproc, as, fsize, cpu, core,\n"
+    "                      stack; sizes with k/m/g; 'unlimited'); at most the\n"
+    "                      current hard limit\n"
+    "  --memory BYTES      memory (and swap) of the whole sandbox, k/m/g\n"
+    "  --pids N            tasks of the whole sandbox, init included\n"
+    "  --cpus N            CPU time, in CPUs (0.5 = half of one)\n"
+    "                      --memory/--pids/--cpus use a cgroup of the\n"
+    "                      sandbox's own (v1 or v2): root, or a delegated\n"
+    "                      subtree (systemd Delegate=yes); else exit 125\n"
+    "\n"
     "Exit status: COMMAND's own; 125 jailrun failed before COMMAND ran;\n"
     "126 COMMAND not executable; 127 COMMAND not found; 128+N COMMAND killed\n"
     "by signal N; 124 --timeout expired.\n"
@@ -220,6 +232,10 @@ enum {
 	OPT_INSPECT,
 	OPT_UPSTREAM_CA,
 	OPT_SECRET_ALLOW_PLAINTEXT,
+	OPT_RLIMIT,
+	OPT_MEMORY,
+	OPT_PIDS,
+	OPT_CPUS,
 };
 
 static const struct option jr_long_options[] = {
@@ -269,6 +285,10 @@ static const struct option jr_long_options[] = {
 	{ "upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA },
 	{ "secret-allow-plaintext", no_argument, NULL,
 	  OPT_SECRET_ALLOW_PLAINTEXT },
+	{ "rlimit", required_argument, NULL, OPT_RLIMIT },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -951,6 +971,26 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			break;
 		case OPT_SECRET_ALLOW_PLAINTEXT:
 			opts->secret_allow_plaintext = true;
+			break;
+		case OPT_RLIMIT:
+			if (jr_limits_parse_rlimit(optarg, &opts->limits, err) <
+			    0)
+				return -EINVAL;
+			break;
+		case OPT_MEMORY:
+			if (jr_limits_parse_memory(optarg, &opts->limits, err) <
+			    0)
+				return -EINVAL;
+			break;
+		case OPT_PIDS:
+			if (jr_limits_parse_pids(optarg, &opts->limits, err) <
+			    0)
+				return -EINVAL;
+			break;
+		case OPT_CPUS:
+			if (jr_limits_parse_cpus(optarg, &opts->limits, err) <
+			    0)
+				return -EINVAL;
 			break;
 		case ':':
 			return jr_err_set(

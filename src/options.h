@@ -15,6 +15,7 @@
 #include "lane.h"
 
 struct jr_secrets;
+#include "limits.h"
 
 enum jr_action {
 	JR_ACTION_RUN = 0,
@@ -138,6 +139,8 @@ struct jr_options {
 	bool secret_allow_plaintext; /* --secret-allow-plaintext */
 	struct jr_secrets *secrets;  /* runtime state, set by main.c; NULL:
 					no --secret and no --inspect */
+	/* --rlimit, --memory, --pids, --cpus (limits.h) */
+	struct jr_limits limits;
 };
 
 /* --deny-message: at most this many bytes (it goes into every 403). */

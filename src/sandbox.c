@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#include "cgroup.h"
 #include "cleanup.h"
 #include "ctl.h"
 #include "exitcode.h"
@@ -99,6 +100,7 @@ struct sandbox {
 	char cwd[4096];	       /* the writable root under --fs host */
 	bool init_reaped;
 	int init_status;
+	struct jr_cgroup *cgroup; /* --memory/--pids/--cpus; NULL: none */
 };
 
 static pid_t raw_clone(unsigned long flags)
@@ -187,6 +189,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.lanes = &opts->lanes,
 			.trust_bundle =
 			    opts->secrets ? opts->secrets->trust_bundle : NULL,
+			.limits = &opts->limits,
+			.cgroup_ns = sb->cgroup != NULL,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -201,6 +205,11 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	}
 	jr_startup_lap(sb->startup, JR_PHASE_CLONE);
 	jr_verbose("sandbox init started (pid %d)", (int)sb->init_pid);
+	/* Before MAPS_DONE: init does nothing before it, so the whole setup
+	 * and every process after it are in the limits. */
+	r = jr_cgroup_attach(sb->cgroup, sb->init_pid, err);
+	if (r < 0)
+		return r;
 
 	r = jr_userns_write_maps(sb->init_pid, ids, err);
 	if (r < 0)
@@ -740,6 +749,8 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	struct jr_watchdog_report rep;
 
 	kill_and_reap(sb);
+	jr_cgroup_destroy(sb->cgroup, &res->limits);
+	sb->cgroup = NULL;
 	if (sb->unixguard) {
 		struct jr_unixguard_stats st;
 
@@ -896,6 +907,11 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;
+	if (jr_limits_need_cgroup(&opts->limits)) {
+		r = jr_cgroup_create(&opts->limits, &sb.cgroup, &res->err);
+		if (r < 0)
+			goto fail;
+	}
 	r = spawn(&sb, opts, ids, fs, &res->err);
 	/* Only the sandbox may hold the slave from now on. */
 	if (sb.pty.slave >= 0) {

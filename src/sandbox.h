@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgroup.h"
 #include "err.h"
 #include "fslayout.h"
 #include "ids.h"
@@ -31,6 +32,7 @@ struct jr_run_result {
 	/* Start-up phases; the caller may jr_startup_begin() it before the
 	 * call to count its own preparation, and jr_sandbox_run keeps that. */
 	struct jr_startup startup;
+	struct jr_cgroup_report limits; /* --memory/--pids/--cpus (cgroup.c) */
 };
 
 /*

@@ -189,6 +189,7 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_key(&j, "error");
 	jr_json_string(&j, s->error);
 	startup_to_json(&j, s->startup);
+	jr_limits_to_json(&j, s->limits, s->limits_report);
 	jr_json_object_end(&j);
 
 	text = jr_json_finish(&j);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "audit.h"
+#include "cgroup.h"
 #include "fslayout.h"
 #include "startup.h"
 
@@ -59,6 +60,9 @@ struct jr_summary {
 	int landlock_abi; /* "filesystem"."landlock"; 0: null */
 	/* Start-up phases; NULL or not complete: "startup_us" is null. */
 	const struct jr_startup *startup;
+	/* "limits" (cgroup.c): NULL: null. */
+	const struct jr_limits *limits;
+	const struct jr_cgroup_report *limits_report;
 };
 
 const char *jr_end_name(enum jr_end end);

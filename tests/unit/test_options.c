@@ -851,6 +851,73 @@ static void test_secret_options(void **state)
 	assert_non_null(strstr(jr_usage_text, "--secret-allow-plaintext"));
 }
 
+/* --rlimit, --memory, --pids, --cpus (limits.c). */
+static void test_limits_options(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	assert_int_equal(PARSE(&o, &e, "--rlimit", "nofile=64", "--rlimit",
+			       "fsize=1m", "--rlimit", "core=unlimited",
+			       "--rlimit", "nofile=128", "--memory", "64m",
+			       "--pids", "20", "--cpus", "0.5", "true"),
+			 0);
+	assert_true(o.limits.rlimit_set[JR_RLIMIT_NOFILE]);
+	assert_int_equal(o.limits.rlimit[JR_RLIMIT_NOFILE],
+			 128); /* last wins */
+	assert_int_equal(o.limits.rlimit[JR_RLIMIT_FSIZE], 1 << 20);
+	assert_true(o.limits.rlimit[JR_RLIMIT_CORE] == JR_RLIMIT_UNLIMITED);
+	assert_false(o.limits.rlimit_set[JR_RLIMIT_NPROC]);
+	assert_int_equal(o.limits.memory, 64ULL << 20);
+	assert_int_equal(o.limits.pids, 20);
+	assert_int_equal(o.limits.cpus_milli, 500);
+	assert_true(jr_limits_need_cgroup(&o.limits));
+	jr_options_release(&o);
+	assert_int_equal(
+	    PARSE(&o, &e, "--rlimit", "cpu=10", "--cpus", "2", "true"), 0);
+	assert_int_equal(o.limits.cpus_milli, 2000);
+	assert_false(jr_limits_need_cgroup(&(struct jr_limits){ 0 }));
+	jr_options_release(&o);
+
+	static const char *const bad[][3] = {
+		{ "--rlimit", "nofile", "expected NAME=VALUE" },
+		{ "--rlimit", "=5", "expected NAME=VALUE" },
+		{ "--rlimit", "files=5", "unknown resource 'files'" },
+		{ "--rlimit", "nofile=-1", "whole number" },
+		{ "--rlimit", "nofile=1k", "whole number" }, /* a count */
+		{ "--rlimit", "as=1t", "number of bytes" },
+		{ "--rlimit", "nofile=99999999999999999999", "whole number" },
+		{ "--memory", "1000", "--memory 1000" },
+		{ "--memory", "64mb", "--memory 64mb" },
+		{ "--memory", "", "--memory" },
+		{ "--pids", "1", "from 2" },
+		{ "--pids", "0x10", "--pids 0x10" },
+		{ "--pids", "5000000", "--pids 5000000" },
+		{ "--cpus", "0", "--cpus 0" },
+		{ "--cpus", "0.001", "--cpus 0.001" },
+		{ "--cpus", "1.", "--cpus 1." },
+		{ "--cpus", "2000", "--cpus 2000" },
+		{ "--cpus", "-1", "--cpus -1" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(
+		    jr_options_parse(4,
+				     (char *[]){ "jailrun", (char *)bad[i][0],
+						 (char *)bad[i][1], "true",
+						 NULL },
+				     &o, &e),
+		    -EINVAL);
+		if (!strstr(e.msg, bad[i][2]))
+			fail_msg("%s %s: message '%s' lacks '%s'", bad[i][0],
+				 bad[i][1], e.msg, bad[i][2]);
+	}
+	assert_non_null(strstr(jr_usage_text, "--rlimit NAME=N"));
+	assert_non_null(strstr(jr_usage_text, "--memory BYTES"));
+	assert_non_null(strstr(jr_usage_text, "--pids N"));
+	assert_non_null(strstr(jr_usage_text, "--cpus N"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -875,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_config_options),
 		cmocka_unit_test(test_allow_http_option),
 		cmocka_unit_test(test_secret_options),
+		cmocka_unit_test(test_limits_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

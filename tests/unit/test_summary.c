@@ -46,7 +46,7 @@ static void test_exited(void **state)
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
-	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null}\n");
+	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null,\"limits\":null}\n");
 	free(out);
 }
 
@@ -187,14 +187,14 @@ static void test_startup_phases(void **state)
 			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
 			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
 			"\"exec\":110,"
-			"\"total\":9000},\"teardown_us\":77}\n"));
+			"\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
 	free(out);
 
 	/* The command never started: no total, so no breakdown either. */
 	st.complete = false;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(
-	    strstr(out, "\"startup_us\":null,\"teardown_us\":null}"));
+	    strstr(out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null}"));
 	free(out);
 }
 
@@ -287,6 +287,60 @@ static void test_network_mode_names(void **state)
 	}
 }
 
+/* "limits": each figure, null where not asked for or not counted. */
+static void test_limits(void **state)
+{
+	char *const cmd[] = { "true", NULL };
+	struct jr_limits l = { .memory = 64ULL << 20, .pids = 20 };
+	struct jr_cgroup_report rep = {
+		.used = true,
+		.layout = "v1",
+		.have_memory_peak = true,
+		.memory_peak = 1234,
+		.have_oom_kills = true,
+		.oom_kills = 1,
+		.have_pids_peak = false,
+		.have_pids_refused = true,
+		.pids_refused = 3,
+		.removed = true,
+	};
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.net_mode = "none",
+		.limits = &l,
+		.limits_report = &rep,
+	};
+	char *out = NULL;
+
+	l.rlimit_set[JR_RLIMIT_NOFILE] = true;
+	l.rlimit[JR_RLIMIT_NOFILE] = 64;
+	l.rlimit_set[JR_RLIMIT_CORE] = true;
+	l.rlimit[JR_RLIMIT_CORE] = JR_RLIMIT_UNLIMITED;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(
+	    out, "\"limits\":{\"cgroup\":\"v1\",\"memory_max\":67108864,"
+		 "\"memory_peak\":1234,\"oom_kills\":1,\"pids_max\":20,"
+		 "\"pids_peak\":null,\"pids_refused\":3,"
+		 "\"cpu_quota_us\":null,\"cpu_period_us\":null,"
+		 "\"cgroup_removed\":true,"
+		 "\"rlimits\":{\"nofile\":64,\"core\":\"unlimited\"}}}\n"));
+	free(out);
+	/* rlimits only: no cgroup was made. */
+	memset(&l, 0, sizeof(l));
+	l.rlimit_set[JR_RLIMIT_FSIZE] = true;
+	l.rlimit[JR_RLIMIT_FSIZE] = 4096;
+	l.cpus_milli = 500;
+	s.limits_report = NULL;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"limits\":{\"cgroup\":null,"));
+	assert_non_null(strstr(out, "\"cpu_quota_us\":50000,"
+				    "\"cpu_period_us\":100000,"
+				    "\"cgroup_removed\":null,"
+				    "\"rlimits\":{\"fsize\":4096}}}\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
 		cmocka_unit_test(test_network_mode_names),
+		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
