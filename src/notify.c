@@ -31,7 +31,8 @@
  *    ended the sandbox sends nothing more, and WatchdogSec= acts.
  *  - STATUS= with the allowed/denied counts on a watchdog tick, when
  *    they changed (at most once a second) or every minute.
- *  - STOPPING=1 when the sandbox starts going down.
+ *  - STOPPING=1 when the sandbox starts going down (SIGTERM, or the
+ *    command ended); no WATCHDOG=1 follows it.
  *
  * Failures to send are ignored (sd_notify's callers do the same): the
  * service manager notices a missing READY or WATCHDOG by itself.
@@ -151,7 +152,8 @@ void jr_notify_watchdog_tick(struct jr_audit *audit)
 	uint64_t now, allowed = 0, denied = 0;
 	char msg[160];
 
-	if (!nt.addr_len)
+	if (!nt.addr_len ||
+	    __atomic_load_n(&nt.stopping_sent, __ATOMIC_SEQ_CST))
 		return;
 	if (!audit) {
 		notify_send("WATCHDOG=1");
@@ -182,8 +184,9 @@ void jr_notify_watchdog_tick(struct jr_audit *audit)
 
 void jr_notify_stopping(void)
 {
-	if (nt.stopping_sent)
+	/* Read by the watchdog thread: after STOPPING=1 it pings no more
+	 * (systemd stops the unit's watchdog when it begins stopping). */
+	if (__atomic_exchange_n(&nt.stopping_sent, true, __ATOMIC_SEQ_CST))
 		return;
-	nt.stopping_sent = true;
 	notify_send("STOPPING=1");
 }
