@@ -430,6 +430,17 @@ for i in 1 2 3 4; do
 	else
 		fail "$u: $(prop "$u" ActiveState); summary: $(head -c 300 "$j" 2>/dev/null)"
 	fi
+	# jailrun's own measure, main() to the command's start, taken from the
+	# exec systemd recorded, must end before systemd saw READY (both of
+	# the last run).
+	total=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["startup_us"]["total"])' "$j" 2>/dev/null || true)
+	start=$(prop "$u" ExecMainStartTimestampMonotonic)
+	ready=$(prop "$u" ActiveEnterTimestampMonotonic)
+	if [ -n "$total" ] && [ "$total" -gt 0 ] && [ $((start + total)) -le "$ready" ]; then
+		ok "$u: exec $start + start-up $total us (summary) <= READY $ready"
+	else
+		fail "$u: start-up total '$total' us from exec $start ends after READY $ready"
+	fi
 done
 nsfs=$(awk '$9 == "nsfs" { print $5 }' "/proc/$SD_PID/mountinfo")
 tables=$(nsenter -t "$SD_PID" -n nft list tables 2>&1 || true)
