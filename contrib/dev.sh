@@ -26,6 +26,7 @@ PACKAGES=(
 	libssl-dev libcmocka-dev
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
 	nodejs
+	systemd
 	clang libclang-rt-14-dev
 )
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "notify.h"
 #include "check.h"
 #include "cleanup.h"
 #include "clock.h"
@@ -230,6 +231,8 @@ int main(int argc, char **argv)
 	if (cfg.managed.deny.n)
 		policy.deny = &cfg.managed.deny;
 	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
+	/* Before any sandbox: the command never inherits NOTIFY_SOCKET. */
+	jr_notify_init(&opts.watchdog_interval_ms);
 
 	switch (opts.action) {
 	case JR_ACTION_HELP:

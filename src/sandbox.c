@@ -62,6 +62,7 @@
 #include "init.h"
 #include "log.h"
 #include "nft.h"
+#include "notify.h"
 #include "pty.h"
 #include "publish.h"
 #include "relay.h"
@@ -392,6 +393,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	}
 	jr_startup_lap(sb->startup, JR_PHASE_NFT);
 	res->rules_verified = true;
+	jr_notify_verified();
 	res->nft_chains = jr_ruleset_chain_count(rs);
 	res->nft_rules = jr_ruleset_rule_count(rs);
 	jr_verbose(
@@ -576,6 +578,7 @@ static void handle_ctl(struct sandbox *sb, struct outcome *o)
 		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
+		jr_notify_ready(); /* verified, self-checked: notify.c */
 		break;
 	case JR_CTL_EXEC_FAIL:
 		o->exec_failed = true;
@@ -615,6 +618,8 @@ static void handle_signals(struct sandbox *sb)
 			continue;
 		}
 		jr_debug("forwarding signal %d", sig);
+		if (sig == SIGTERM)
+			jr_notify_stopping();
 		if (!sb->init_reaped)
 			kill(sb->init_pid, sig);
 	}
@@ -944,6 +949,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	}
 	jr_pty_raw(&sb.pty);
 	supervise(&sb, opts->timeout_ms, &o);
+	jr_notify_stopping();
 	jr_pty_restore(&sb.pty);
 	sandbox_release(&sb, res);
 	fill_result(&sb, &o, res);

@@ -54,6 +54,7 @@
 #include "clock.h"
 #include "log.h"
 #include "nft.h"
+#include "notify.h"
 #include "watchdog.h"
 
 struct ns_id {
@@ -220,6 +221,9 @@ static void *watchdog_loop(void *arg)
 			verify(w, jr_clock_us());
 			if (!w->rep.killed)
 				check_namespaces(w);
+			/* Only a tick that ended verified feeds WatchdogSec=. */
+			if (!w->rep.killed)
+				jr_notify_watchdog_tick(w->cfg.audit);
 		}
 	}
 	return NULL;
