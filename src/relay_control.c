@@ -497,7 +497,9 @@ void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events)
 	}
 	if (cl->fd >= 0 && cl->out && cl->out_off == 0)
 		client_flush(r, cl); /* most answers go out at once */
-	if (cl->fd >= 0)
+	if (cl->fd >= 0 && cl->closing && !cl->out)
+		client_close(cl); /* no answer could be made: out of memory */
+	else if (cl->fd >= 0)
 		client_set_events(r, cl);
 }
 
