@@ -106,8 +106,18 @@ for m in $(jr_modes); do
 		"${C[*]} \"\$JAILRUN_LANE_8080/t-lane-allow\" && ${C[*]} http://allowed.test/t-allow-too"
 	expect_output_has "$m: allowlist: the lane served" "path: /t-lane-allow"
 	expect_output_has "$m: allowlist: allowed.test served" "served-by: allowed.test"
-	# TODO(lead): once --net public exists (netmodes), add the same lane
-	# check under --net public here.
+	# public: the lane is the one way to the host's loopback; the proxy
+	# still refuses it (the guard), while any other name is reached.
+	expect_status 0 "$m: public: the lane and denied.test" \
+		jl "$m" --net public "${LANE[@]}" -- sh -c \
+		"${C[*]} \"\$JAILRUN_LANE_8080/t-lane-public\" && ${C[*]} http://denied.test/t-public-too"
+	expect_output_has "$m: public: the lane served" "path: /t-lane-public"
+	expect_output_has "$m: public: denied.test served" "served-by: denied.test"
+	expect_status 0 "$m: public: the proxy still refuses the host's loopback" \
+		jl "$m" --net public "${LANE[@]}" -- "${C[@]}" --noproxy '' -i http://127.0.0.1:8080/t-public-loop
+	expect_output_has "$m: public: loopback refused by the guard" "X-Jailrun-Deny: special-address"
+	if lab_web_served lab-host-loopback /t-public-loop; then fail "$m: public: the proxy reached the host's loopback"
+	else ok "$m: public: the proxy never reached the host's loopback"; fi
 
 	# ---------------------------------------------- name lane, --net none
 	lab_logs_clear
