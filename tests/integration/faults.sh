@@ -85,8 +85,8 @@ relay_ticks() {
 }
 
 # hear FIFO / tell FIFO - the test's side of a load.py handshake (bounded).
-hear() { timeout 60 cat "$1"; }
-tell() { timeout 60 sh -c 'echo go >"$1"' _ "$1"; }
+hear() { timeout 150 cat "$1"; }
+tell() { timeout 150 sh -c 'echo go >"$1"' _ "$1"; }
 
 # audit_check LOG PYTHON - assertions on the parsed audit lines in `conns`.
 audit_check() {

@@ -145,6 +145,11 @@ for m in $(jr_modes); do
 		'"via":"inspect"' '"method":"GET"' '"host":"allowed.test"' '"status":200'
 	audit_has "$m: audit: inspected POST refused, http-rule" "$log" \
 		'"via":"inspect"' '"method":"POST"' '"reason":"http-rule"' '"status":403'
+	for p in /other /ok/../other; do
+		if lab_web_served allowed.test "$p"; then fail "$m: refused inspected request $p reached allowed.test"
+		else ok "$m: refused inspected request $p never reached allowed.test"; fi
+	done
+	lab_logs_clear
 	# An https rule's host is allowed on 443 only; plain HTTP to it would
 	# need its own --allow, and then the host's rules govern it too.
 	expect_status 0 "$m: port 80 of an https-ruled host" jl "$m" \
