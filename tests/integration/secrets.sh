@@ -194,9 +194,12 @@ hits=$(grep -rlF -e "$REAL_F" -e "$REAL_E" "$JR_W" "$JR_TMP" 2>/dev/null | grep 
 if [ -z "$hits" ]; then ok "no real value in any audit log, summary or file jailrun wrote"
 else fail "a real value in: $hits"; fi
 # Every lab's own CA and server keys live under /run/jailrun-lab (made by
-# the lab tool, this test's and the other tests' running meanwhile).
+# the lab tool, this test's and the other tests' running meanwhile). The
+# match is a PEM key's own first line, so the suite's logs (which may live
+# under /tmp, and name what this test looks for) never match.
 new_keys=$(find /tmp /var/tmp /dev/shm /run -xdev -type f -newer "$START" -size -2M 2>/dev/null |
-	xargs -r grep -lsF "PRIVATE KEY" 2>/dev/null | grep -v "^/run/jailrun-lab/" || true)
+	xargs -r grep -lsE -e '-----BEGIN ([A-Z0-9]+ )?PRIVATE KEY-----' 2>/dev/null |
+	grep -v "^/run/jailrun-lab/" || true)
 if [ -z "$new_keys" ]; then ok "no PEM private key in a file made on the host during the runs"
 else fail "PEM private keys written during the run: $new_keys"; fi
 finish
