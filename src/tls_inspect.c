@@ -498,7 +498,11 @@ static long prefix_ctrl(BIO *b, int cmd, long num, void *ptr)
 
 static int prefix_free(BIO *b)
 {
-	free(BIO_get_data(b));
+	struct prefix *pf = BIO_get_data(b);
+
+	if (pf)
+		free(pf->p); /* the early bytes: client_bio() gave them here */
+	free(pf);
 	BIO_set_data(b, NULL);
 	return 1;
 }
