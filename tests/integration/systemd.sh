@@ -173,6 +173,13 @@ StandardOutput=append:$C/log/%i.log
 StandardError=append:$C/log/%i.log
 WatchdogSec=6s
 EOF
+# An AddressSanitizer build: LeakSanitizer's exit check stops the process's
+# threads with ptrace, which the unit's SystemCallFilter refuses, so it
+# fails fatally and turns every exit status into 1. Leaks are the rest of
+# the suite's to find; here the exit statuses are what is tested.
+if [ "$JR_ASAN" = 1 ]; then
+	printf 'Environment=ASAN_OPTIONS=detect_leaks=0\n' >>"$H/units/jailrun-worker@.service.d/test.conf"
+fi
 # The documented incompatibility, checked: jailrun cannot make its
 # namespaces, so it refuses (125) and is not restarted.
 printf '[Service]\nRestrictNamespaces=yes\n' >"$H/units/jailrun-worker@rns.service.d/rns.conf"
@@ -200,8 +207,9 @@ exec 9<"$H"
 mount --make-rprivate /
 # The copy of the host's mounts may hold other network namespaces' nsfs
 # mounts (ip netns): drop them here, so nothing pins them and any nsfs
-# mount found at the end is one the workers left.
-findmnt -rn -t nsfs -o TARGET | sort -r | while read -r m; do umount -l "$m"; done
+# mount found at the end is one the workers left. (findmnt fails when it
+# finds none: on a host with no other network namespace mounted.)
+{ findmnt -rn -t nsfs -o TARGET || true; } | sort -r | while read -r m; do umount -l "$m"; done
 mount -t proc proc /proc
 # A fresh sysfs for the new network namespace, without the host's cgroup
 # mounts below it; read-only, like a container's.
