@@ -851,7 +851,8 @@ static void print_value(FILE *out, const char *v)
 {
 	size_t n = strlen(v);
 	bool quote = n == 0 || is_space(v[0]) || is_space(v[n - 1]) ||
-		     v[0] == '"' || strstr(v, " #") || strstr(v, "\t#");
+		     v[0] == '"' || v[0] == '#' || strstr(v, " #") ||
+		     strstr(v, "\t#");
 
 	fprintf(out, quote ? " \"%s\"" : " %s", v);
 }

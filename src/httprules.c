@@ -225,6 +225,23 @@ long jr_httprules_normalise_path(const char *t, size_t len, char *out,
 		*why = "a fragment ('#') is not part of a request";
 		return -EINVAL;
 	}
+	/* Once more on the result: decoding an unreserved escape can complete
+	 * a double encoding the input did not spell out ("%252%65" gives
+	 * "%252e"), and the normal form must pass its own check. */
+	for (size_t k = 0; k + 5 <= (size_t)o; k++) {
+		int h2, l2, w;
+
+		if (out[k] != '%' || out[k + 1] != '2' || out[k + 2] != '5')
+			continue;
+		h2 = hex_value((unsigned char)out[k + 3]);
+		l2 = hex_value((unsigned char)out[k + 4]);
+		w = h2 < 0 || l2 < 0 ? -1 : h2 * 16 + l2;
+		if (w == '.' || w == '/' || w == '\\' || w == 0) {
+			*why =
+			    "a double-encoded '.', '/', '\\' or NUL (such as %252e) is not allowed in a path";
+			return -EINVAL;
+		}
+	}
 	out[o] = '\0';
 	return (long)o;
 }

@@ -34,8 +34,8 @@ targets=(
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c"
 	"lane src/lane.c src/policy.c"
-	"control src/control_proto.c src/livepolicy.c src/policy.c src/managed.c src/conffile.c src/options.c src/lane.c src/httprules.c"
-	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c"
+	"control src/control_proto.c src/livepolicy.c src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
+	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 	"httprules src/httprules.c"
 )
 failed=0 passed=0
@@ -44,7 +44,8 @@ for t in "${targets[@]}"; do
 	bin="$work/fuzz_$name"
 	srcs=()
 	for f in $src; do srcs+=("$top/$f"); done
-	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin"
+	# options.c's checks reach secrets.c, which links OpenSSL.
+	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin" -lssl -lcrypto
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true
 	if (cd "$work" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
