@@ -73,7 +73,9 @@ JR="$JR_TMP/jailrun"
 # An AddressSanitizer build's memory figures (shadow memory, the quarantine
 # of freed blocks) say nothing about jailrun's own: tests print them instead
 # of judging them there.
-if ldd "$JAILRUN" 2>/dev/null | grep -q libasan; then JR_ASAN=1; else JR_ASAN=0; fi
+# (Not "ldd | grep -q": under pipefail, grep leaving at the first match
+# can kill ldd with SIGPIPE, and the pipeline then reads as "no match".)
+case "$(ldd "$JAILRUN" 2>/dev/null || true)" in *libasan*) JR_ASAN=1 ;; *) JR_ASAN=0 ;; esac
 # Sanitizer builds: the suppressions must be readable by the rootless user.
 install -m 644 "$JR_TOP_SRCDIR/tests/lsan.supp" "$JR_TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$JR_TMP/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

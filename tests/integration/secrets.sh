@@ -88,7 +88,7 @@ for m in $(jr_modes); do
 		leaked=0 n=0
 		for p in $(pgrep -f "jrsecrets-wait-$m|secret FKEY=file:$JR_W/key"); do
 			n=$((n + 1))
-			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qF -e "$REAL_E" -e "$REAL_F"; then
+			if grep -qF -e "$REAL_E" -e "$REAL_F" <<<"$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null || true)"; then
 				leaked=1
 				fail "$m: pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)) has a real value in its environ"
 			fi
@@ -155,8 +155,8 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 	expect_output_has "$m: https: 403 secret-misuse" "X-Jailrun-Deny: secret-misuse"
 	if grep -q '"secret_misuse": *1' "$sum"; then ok "$m: the summary counts the misuse"
 	else fail "$m: summary lacks secret_misuse 1: $(cat "$sum")"; fi
-	if grep '"reason":"secret-misuse"' "$log" | grep -q '"via":"inspect"' &&
-		grep '"reason":"secret-misuse"' "$log" | grep -q '"via":"proxy"'; then
+	misuse=$(grep '"reason":"secret-misuse"' "$log" || true)
+	if grep -q '"via":"inspect"' <<<"$misuse" && grep -q '"via":"proxy"' <<<"$misuse"; then
 		ok "$m: audit: secret-misuse lines, inspected and plain"
 	else fail "$m: audit lacks the secret-misuse lines: $(cat "$log")"; fi
 	never_served "$m" other.test
