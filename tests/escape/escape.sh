@@ -252,9 +252,11 @@ probe host-pids "list /proc for host processes (the lab's server, pid $LAB_NET_P
 # Prints the probe's view, whether the server's pid exists, and how many
 # command lines of lab servers ("servers.py serve --state=...") it can read
 # (the bracket keeps the pattern from matching this script's own command line).
+# This runs under sh (no pipefail there, and no here-strings), so the pipe
+# into grep -q is safe.
 procs_view='"$0" "$1" procs; [ -e /proc/"$2" ] && echo SERVER-PID-VISIBLE
 	n=0; for f in /proc/[0-9]*/cmdline; do
-		grep -q "servers[.]py serve --state=" <<<"$(tr "\0" " " <"$f" 2>/dev/null || true)" && n=$((n + 1))
+		tr "\0" " " <"$f" 2>/dev/null | grep -q "servers[.]py serve --state=" && n=$((n + 1))
 	done; echo "lab-server-cmdlines=$n"'
 expect_status 0 "baseline: /proc" base sh -c "$procs_view" "$PY" "$PR" "$LAB_NET_PID"
 has_re "baseline: many processes" "RESULT procs count=([2-9][0-9]|[0-9]{3,})"
