@@ -146,6 +146,23 @@ expect_output_has() {
 	fi
 }
 
+# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
+audit_has() {
+	local label=$1 file=$2 line
+	shift 2
+	while IFS= read -r line; do
+		local all=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) all=0 ;; esac
+		done
+		if [ "$all" = 1 ]; then
+			ok "$label"
+			return
+		fi
+	done <"$file"
+	fail "$label: no line with $*: $(cat "$file")"
+}
+
 # wait_until SECONDS CMD... - poll CMD until it succeeds: a wait for a
 # readiness signal (a file, a log line, a process), bounded only so that
 # nothing hangs. SECONDS is a hang guard, never a latency judgement: make

@@ -48,23 +48,6 @@ echo "keepalive $(curl -sS -m 10 $X -o /dev/null -o /dev/null -w "%{http_code} "
 r free -d x=1 http://other.test/anything
 '
 
-# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
-audit_has() {
-	local label=$1 file=$2 line
-	shift 2
-	while IFS= read -r line; do
-		local all=1 p
-		for p in "$@"; do
-			case $line in *"$p"*) ;; *) all=0 ;; esac
-		done
-		if [ "$all" = 1 ]; then
-			ok "$label"
-			return
-		fi
-	done <"$file"
-	fail "$label: no line with $*: $(cat "$file")"
-}
-
 for m in $(jr_modes); do
 	for via in proxy transparent; do
 		log="$JR_W/audit-$m-$via.log"
