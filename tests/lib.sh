@@ -218,6 +218,19 @@ jl() {
 	esac
 }
 
+# jl_tty CALLER ARGS... - jl with a terminal on stderr (script(1)): the
+# denied line at exit is printed only there.
+jl_tty() {
+	local c=$1 cmd
+	shift
+	printf -v cmd '%q ' "$JR" "$@"
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" script -qec "$cmd" /dev/null </dev/null ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
+		env -C "$JR_TMP" HOME="$JR_HOME" script -qec "$cmd" /dev/null </dev/null ;;
+	esac
+}
+
 # never_served LABEL NAME - NAME's lab web server answered no request.
 never_served() {
 	if lab_web_served "$2"; then
