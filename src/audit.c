@@ -200,9 +200,14 @@ void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
 	if (r->allowed) {
 		a->allowed++;
 	} else {
+		enum jr_deny_fix fix = jr_deny_fix_of(r->reason, false);
+
 		a->denied++;
 		count_denied(a, r);
-		a->deny_fixes |= 1u << jr_deny_fix_of(r->reason, false);
+		a->deny_fixes |= 1u << fix;
+		if (fix == JR_FIX_HTTP_RULE || fix == JR_FIX_HTTP_PATH ||
+		    fix == JR_FIX_INSPECT)
+			a->http_rule_denied++;
 	}
 	jr_learn_record(a->learn, r);
 	if (line)

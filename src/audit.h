@@ -65,6 +65,9 @@ struct jr_audit {
 	/* The kinds of fix the denials so far call for (jr_deny_fix_of()),
 	 * one bit each, for the hint at the end of the denied line. */
 	unsigned int deny_fixes;
+	/* Requests the HTTP rules refused (http-rule, http-path,
+	 * http-rules-need-inspection): the summary's http_rule_denied. */
+	uint64_t http_rule_denied;
 	/* Names given a synthetic address (transparent egress); set by the
 	 * relay when it stops, after its thread has ended. */
 	uint64_t synthetic_names;
