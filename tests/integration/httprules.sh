@@ -14,7 +14,8 @@
 # onto other hosts, a CONNECT to a ruled host is tunnelled unchecked, the
 # audit line lacks the reason, or a bad rule is accepted; the --json
 # summary's http_rule_denied miscounts the refusals (each of the three
-# reasons, proxy, captured and inspected).
+# reasons, proxy, captured and inspected); the terminal's denied line
+# tells an http-rule refusal to add --allow.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -122,6 +123,17 @@ for m in $(jr_modes); do
 		curl -sS -m 10 -X DELETE http://allowed.test/ok/x
 	expect_output_has "$m: the body names the request and the reason" \
 		"jailrun: DELETE /ok/x on allowed.test refused: no --allow-http rule allows this method and path"
+
+	# --- on a terminal, the denied line names the fix: a rule, not --allow
+	expect_status 0 "$m: an http-rule refusal on a terminal" jl_tty "$m" "${RULE[@]}" -- \
+		curl -sS -m 10 -o /dev/null -d x=1 http://allowed.test/ok/tty
+	expect_output_has "$m: the denied line points at the rules" \
+		"jailrun: denied 1 connection: allowed.test:80 (1) (a request no --allow-http rule allows: add a rule for its method and path)"
+	if grep -qF -- "add --allow for" <<<"$OUT"; then
+		fail "$m: the denied line says add --allow for an http-rule refusal: $OUT"
+	else
+		ok "$m: the denied line does not say add --allow"
+	fi
 
 	# --- a CONNECT tunnel to a ruled host cannot be read: refused, counted
 	sum="$JR_W/sum-$m-tunnel.json"
