@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "cleanup.h"
 #include "learn.h"
 #include "json.h"
 
@@ -199,8 +200,14 @@ void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
 	if (r->allowed) {
 		a->allowed++;
 	} else {
+		enum jr_deny_fix fix = jr_deny_fix_of(r->reason, false);
+
 		a->denied++;
 		count_denied(a, r);
+		a->deny_fixes |= 1u << fix;
+		if (fix == JR_FIX_HTTP_RULE || fix == JR_FIX_HTTP_PATH ||
+		    fix == JR_FIX_INSPECT)
+			a->http_rule_denied++;
 	}
 	jr_learn_record(a->learn, r);
 	if (line)
@@ -258,5 +265,87 @@ char *jr_audit_denied_line(const struct jr_audit *a)
 		    (unsigned long long)a->denied_dest[i].count);
 	if (a->denied_dest_truncated)
 		snprintf(out + len, size - len, ", ...");
+	return out;
+}
+
+/* The audit reasons of each kind of fix; everything else is JR_FIX_NONE. */
+static const struct {
+	const char *reason;
+	enum jr_deny_fix fix;
+} deny_fixes[] = {
+	{ "not-allowed", JR_FIX_ALLOW },
+	{ "port-not-allowed", JR_FIX_ALLOW },
+	{ "special-address", JR_FIX_PRIVATE },
+	{ "local-address", JR_FIX_PRIVATE },
+	{ "http-rule", JR_FIX_HTTP_RULE },
+	{ "http-path", JR_FIX_HTTP_PATH },
+	{ "http-rules-need-inspection", JR_FIX_INSPECT },
+	{ "secret-misuse", JR_FIX_SECRET_HOST },
+	{ "secret-plaintext", JR_FIX_SECRET_HTTPS },
+	{ "managed-deny", JR_FIX_MANAGED },
+};
+
+enum jr_deny_fix jr_deny_fix_of(const char *reason, bool net_public)
+{
+	for (size_t i = 0; reason && i < ARRAY_SIZE(deny_fixes); i++) {
+		if (strcmp(reason, deny_fixes[i].reason) != 0)
+			continue;
+		if (net_public && deny_fixes[i].fix == JR_FIX_ALLOW)
+			return JR_FIX_PRIVATE;
+		return deny_fixes[i].fix;
+	}
+	return JR_FIX_NONE;
+}
+
+const char *jr_deny_fix_text(enum jr_deny_fix f)
+{
+	switch (f) {
+	case JR_FIX_ALLOW:
+		return "add --allow for what the command needs";
+	case JR_FIX_PRIVATE:
+		return "refused by the address guard; --allow-private opens a private range";
+	case JR_FIX_HTTP_RULE:
+		return "a request no --allow-http rule allows: add a rule for its method and path";
+	case JR_FIX_HTTP_PATH:
+		return "a request path no --allow-http rule can allow (a dot segment, an encoded slash, ...): the command must send it normalised";
+	case JR_FIX_INSPECT:
+		return "a tunnel or TLS to a host with --allow-http rules cannot be checked: give it an https:// rule or --inspect it, or use plain http";
+	case JR_FIX_SECRET_HOST:
+		return "a secret's placeholder went to a host its --secret does not name";
+	case JR_FIX_SECRET_HTTPS:
+		return "plain http to a host bound to a secret: use https, or --secret-allow-plaintext";
+	case JR_FIX_MANAGED:
+		return "denied by the administrator's managed policy, which no option loosens";
+	case JR_FIX_NONE:
+	case JR_FIX_COUNT:
+		break;
+	}
+	return "the audit log (--log) says why each was refused";
+}
+
+char *jr_audit_deny_hint(const struct jr_audit *a, bool net_public)
+{
+	unsigned int fixes = a->deny_fixes;
+	size_t size = 1, len = 0;
+	char *out;
+
+	if (!a->denied || !fixes)
+		return NULL;
+	/* Recorded without the mode: under --net public, an ALLOW is the
+	 * address guard's (jr_deny_fix_of()). */
+	if (net_public && (fixes & (1u << JR_FIX_ALLOW)))
+		fixes = (fixes & ~(1u << JR_FIX_ALLOW)) | 1u << JR_FIX_PRIVATE;
+	for (int f = 0; f < JR_FIX_COUNT; f++)
+		if (fixes & (1u << f))
+			size += strlen(jr_deny_fix_text(f)) + 2;
+	out = malloc(size);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (int f = 0; f < JR_FIX_COUNT; f++)
+		if (fixes & (1u << f))
+			len += (size_t)snprintf(out + len, size - len, "%s%s",
+						len ? "; " : "",
+						jr_deny_fix_text(f));
 	return out;
 }

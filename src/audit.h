@@ -62,6 +62,12 @@ struct jr_audit {
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;
 	bool denied_dest_truncated;
+	/* The kinds of fix the denials so far call for (jr_deny_fix_of()),
+	 * one bit each, for the hint at the end of the denied line. */
+	unsigned int deny_fixes;
+	/* Requests the HTTP rules refused (http-rule, http-path,
+	 * http-rules-need-inspection): the summary's http_rule_denied. */
+	uint64_t http_rule_denied;
 	/* Names given a synthetic address (transparent egress); set by the
 	 * relay when it stops, after its thread has ended. */
 	uint64_t synthetic_names;
@@ -100,5 +106,39 @@ char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms);
  * b.test (1)", or NULL when nothing was denied. malloc'd.
  */
 char *jr_audit_denied_line(const struct jr_audit *a);
+
+/*
+ * What a person can do about a denial, by its audit reason. The hint on a
+ * terminal names the fix; "add --allow" is only one of them.
+ */
+enum jr_deny_fix {
+	JR_FIX_ALLOW,	     /* not-allowed, port-not-allowed */
+	JR_FIX_PRIVATE,	     /* special-address, local-address */
+	JR_FIX_HTTP_RULE,    /* http-rule */
+	JR_FIX_HTTP_PATH,    /* http-path */
+	JR_FIX_INSPECT,	     /* http-rules-need-inspection */
+	JR_FIX_SECRET_HOST,  /* secret-misuse */
+	JR_FIX_SECRET_HTTPS, /* secret-plaintext */
+	JR_FIX_MANAGED,	     /* managed-deny */
+	JR_FIX_NONE,	     /* any other reason: no option is the fix */
+	JR_FIX_COUNT
+};
+
+/*
+ * jr_deny_fix_of - the kind of fix for a denial with audit @reason (NULL:
+ * none given). @net_public: under --net public nothing is refused for
+ * want of an --allow; a port refusal there is the address guard's.
+ */
+enum jr_deny_fix jr_deny_fix_of(const char *reason, bool net_public);
+
+/* jr_deny_fix_text - the hint for @f, a static string. */
+const char *jr_deny_fix_text(enum jr_deny_fix f);
+
+/*
+ * jr_audit_deny_hint - the hints for every kind of fix the denials so far
+ * call for, in jr_deny_fix order, joined by "; "; NULL when nothing was
+ * denied. @net_public as for jr_deny_fix_of(). malloc'd.
+ */
+char *jr_audit_deny_hint(const struct jr_audit *a, bool net_public);
 
 #endif

@@ -168,11 +168,14 @@ static int keyed_u64(const char *dir, const char *file, const char *key,
 }
 
 /*
- * discover - fill @lo from /proc/self/cgroup ("ID:CONTROLLERS:PATH") and
- * /proc/self/mountinfo (root and mount point in fields 4 and 5, the
- * filesystem type and super options after " - ").
+ * discover_from - fill @lo from @cgroup_file (/proc/self/cgroup's format,
+ * "ID:CONTROLLERS:PATH") and @mountinfo_file (/proc/self/mountinfo's: root
+ * and mount point in fields 4 and 5, the filesystem type and super options
+ * after " - "). The files are parameters so that tests/unit/test_cgroup.c
+ * can lay out a v2, hybrid or container host in a directory of its own.
  */
-static int discover(struct cg_layout *lo)
+static int discover_from(struct cg_layout *lo, const char *cgroup_file,
+			 const char *mountinfo_file)
 {
 	char v1_path[CG_COUNT][256] = { { 0 } }, v2_path[256] = "";
 	_cleanup_free_ char *line = NULL;
@@ -180,7 +183,7 @@ static int discover(struct cg_layout *lo)
 	FILE *f;
 
 	memset(lo, 0, sizeof(*lo));
-	f = fopen("/proc/self/cgroup", "re");
+	f = fopen(cgroup_file, "re");
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
@@ -204,7 +207,7 @@ static int discover(struct cg_layout *lo)
 	}
 	fclose(f);
 
-	f = fopen("/proc/self/mountinfo", "re");
+	f = fopen(mountinfo_file, "re");
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
@@ -251,6 +254,12 @@ static int discover(struct cg_layout *lo)
 			lo->v2_controllers[0] = '\0';
 	}
 	return 0;
+}
+
+/* discover - the runner's own layout (discover_from). */
+static int discover(struct cg_layout *lo)
+{
+	return discover_from(lo, "/proc/self/cgroup", "/proc/self/mountinfo");
 }
 
 /* The directory holding the runner for controller @c, and whether it is

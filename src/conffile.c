@@ -353,8 +353,8 @@ static int include_file(struct jr_config *cfg, const char *origin,
 	return load_file(cfg, path, origin, err);
 }
 
-int jr_config_parse_text(struct jr_config *cfg, const char *name,
-			 const char *text, size_t len, struct jr_err *err)
+int jr_conf_each_line(const char *name, const char *text, size_t len,
+		      jr_conf_line_fn fn, void *ctx, struct jr_err *err)
 {
 	size_t off = 0, lineno = 0;
 
@@ -380,19 +380,41 @@ int jr_config_parse_text(struct jr_config *cfg, const char *name,
 			return jr_err_set(err, EINVAL, "%s: %s", origin, why);
 		if (r == 0)
 			continue;
-		if (strcmp(kw, "include") == 0)
-			r = include_file(cfg, origin, name, value, err);
-		else if (strcmp(kw, "deny") == 0 || strcmp(kw, "require") == 0)
-			r = jr_err_set(
-			    err, EINVAL,
-			    "%s: '%s' belongs in the managed policy %s only",
-			    origin, kw, JR_POLICY_FILE);
-		else
-			r = add_setting(cfg, origin, kw, value, err);
+		r = fn(ctx, origin, kw, value, err);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* What config_line() needs besides the line: the settings and the file. */
+struct config_parse {
+	struct jr_config *cfg;
+	const char *name;
+};
+
+/* One line of a configuration file (jr_conf_line_fn). */
+static int config_line(void *ctx, const char *origin, char *kw, char *value,
+		       struct jr_err *err)
+{
+	const struct config_parse *p = ctx;
+
+	if (strcmp(kw, "include") == 0)
+		return include_file(p->cfg, origin, p->name, value, err);
+	if (strcmp(kw, "deny") == 0 || strcmp(kw, "require") == 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s: '%s' belongs in the managed policy %s only", origin,
+		    kw, JR_POLICY_FILE);
+	return add_setting(p->cfg, origin, kw, value, err);
+}
+
+int jr_config_parse_text(struct jr_config *cfg, const char *name,
+			 const char *text, size_t len, struct jr_err *err)
+{
+	struct config_parse p = { .cfg = cfg, .name = name };
+
+	return jr_conf_each_line(name, text, len, config_line, &p, err);
 }
 
 /*

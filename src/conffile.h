@@ -80,6 +80,26 @@ struct jr_config {
  */
 int jr_conf_split(char *line, char **kw, char **value, const char **why);
 
+/*
+ * jr_conf_line_fn - what jr_conf_each_line() calls for each line that is
+ * not blank or a comment. @origin is "name:line" for messages; @kw and
+ * @value (NULL if none) are jr_conf_split()'s, valid during the call only.
+ * Return: 0, or -errno with @err set (stops the walk).
+ */
+typedef int (*jr_conf_line_fn)(void *ctx, const char *origin, char *kw,
+			       char *value, struct jr_err *err);
+
+/*
+ * jr_conf_each_line - the one line walk of jailrun.conf(5) and the managed
+ * policy: cut @text into lines, refuse a NUL byte, split each line with
+ * jr_conf_split() and hand the keyword lines to @fn, so both files number
+ * lines and word their errors the same way.
+ * @name: the file's name, for origins ("name:line")
+ * Return: 0 or -errno; @err is "name:line: what is wrong".
+ */
+int jr_conf_each_line(const char *name, const char *text, size_t len,
+		      jr_conf_line_fn fn, void *ctx, struct jr_err *err);
+
 void jr_config_init(struct jr_config *cfg);
 void jr_config_release(struct jr_config *cfg);
 

@@ -148,24 +148,22 @@ static int raise_fd_limit(const struct jr_options *opts, struct jr_err *err)
 	return 0;
 }
 
-/* On a terminal, say at exit what was denied: the missing --allow. */
+/* On a terminal, say at exit what was denied and what would fix it. */
 static void report_denied(const struct jr_audit *audit,
 			  const struct jr_options *opts)
 {
-	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *line = NULL, *hint = NULL;
 
 	if (opts->net != JR_NET_ALLOWLIST || opts->verbosity < 0 ||
 	    !isatty(STDERR_FILENO))
 		return;
 	line = jr_audit_denied_line(audit);
+	hint = jr_audit_deny_hint(audit, opts->net_public);
 	if (line)
-		jr_info(
-		    "%s (%s)%s%s", line,
-		    opts->net_public
-			? "refused by the address guard; --allow-private opens a private range"
-			: "add --allow for what the command needs",
-		    opts->deny_message ? " " : "",
-		    opts->deny_message ? opts->deny_message : "");
+		jr_info("%s (%s)%s%s", line,
+			hint ? hint : jr_deny_fix_text(JR_FIX_NONE),
+			opts->deny_message ? " " : "",
+			opts->deny_message ? opts->deny_message : "");
 }
 
 /*

@@ -278,49 +278,29 @@ static int add_deny(struct jr_managed *m, const char *origin, const char *value,
 	return 0;
 }
 
+/* One line of the managed policy (jr_conf_line_fn). */
+static int managed_line(void *ctx, const char *origin, char *kw, char *value,
+			struct jr_err *err)
+{
+	struct jr_managed *m = ctx;
+
+	if (!value)
+		return jr_err_set(err, EINVAL, "%s: %s needs a value", origin,
+				  kw);
+	if (strcmp(kw, "deny") == 0)
+		return add_deny(m, origin, value, err);
+	if (strcmp(kw, "require") == 0)
+		return add_require(m, origin, value, err);
+	return jr_err_set(
+	    err, EINVAL,
+	    "%s: unknown keyword '%s' (the managed policy holds deny and require lines; see jailrun.conf(5))",
+	    origin, kw);
+}
+
 int jr_managed_parse_text(struct jr_managed *m, const char *name,
 			  const char *text, size_t len, struct jr_err *err)
 {
-	size_t off = 0, lineno = 0;
-
-	while (off < len) {
-		const char *nl = memchr(text + off, '\n', len - off);
-		size_t ll = nl ? (size_t)(nl - (text + off)) : len - off;
-		_cleanup_free_ char *line = NULL;
-		char origin[512], *kw, *value;
-		const char *why;
-		int r;
-
-		lineno++;
-		snprintf(origin, sizeof(origin), "%s:%zu", name, lineno);
-		if (memchr(text + off, '\0', ll))
-			return jr_err_set(err, EINVAL, "%s: a NUL byte",
-					  origin);
-		line = strndup(text + off, ll);
-		if (!line)
-			return jr_err_set(err, ENOMEM, "out of memory");
-		off += ll + (nl ? 1 : 0);
-		r = jr_conf_split(line, &kw, &value, &why);
-		if (r < 0)
-			return jr_err_set(err, EINVAL, "%s: %s", origin, why);
-		if (r == 0)
-			continue;
-		if (!value)
-			return jr_err_set(err, EINVAL, "%s: %s needs a value",
-					  origin, kw);
-		if (strcmp(kw, "deny") == 0)
-			r = add_deny(m, origin, value, err);
-		else if (strcmp(kw, "require") == 0)
-			r = add_require(m, origin, value, err);
-		else
-			r = jr_err_set(
-			    err, EINVAL,
-			    "%s: unknown keyword '%s' (the managed policy holds deny and require lines; see jailrun.conf(5))",
-			    origin, kw);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return jr_conf_each_line(name, text, len, managed_line, m, err);
 }
 
 /* Is @name strictly below @suffix ("a.b.c" below "b.c")? */

@@ -152,6 +152,8 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_uint(&j, s->audit ? s->audit->synthetic_names : 0);
 	jr_json_key(&j, "control_changes");
 	jr_json_uint(&j, s->audit ? s->audit->control_changes : 0);
+	jr_json_key(&j, "http_rule_denied");
+	jr_json_uint(&j, s->audit ? s->audit->http_rule_denied : 0);
 	if (s->secrets_on) {
 		jr_json_key(&j, "secrets");
 		jr_json_object_begin(&j);

@@ -146,6 +146,23 @@ expect_output_has() {
 	fi
 }
 
+# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
+audit_has() {
+	local label=$1 file=$2 line
+	shift 2
+	while IFS= read -r line; do
+		local all=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) all=0 ;; esac
+		done
+		if [ "$all" = 1 ]; then
+			ok "$label"
+			return
+		fi
+	done <"$file"
+	fail "$label: no line with $*: $(cat "$file")"
+}
+
 # wait_until SECONDS CMD... - poll CMD until it succeeds: a wait for a
 # readiness signal (a file, a log line, a process), bounded only so that
 # nothing hangs. SECONDS is a hang guard, never a latency judgement: make
@@ -198,6 +215,19 @@ jl() {
 	rootless) lab_host_as nobody "${lim[@]}" timeout -k 5 "$JR_RUN_LIMIT" \
 		env -C "$JR_TMP" HOME="$JR_HOME" "$JR" "$@" </dev/null ;;
 	*) echo "jl: unknown caller $c" >&2; return 2 ;;
+	esac
+}
+
+# jl_tty CALLER ARGS... - jl with a terminal on stderr (script(1)): the
+# denied line at exit is printed only there.
+jl_tty() {
+	local c=$1 cmd
+	shift
+	printf -v cmd '%q ' "$JR" "$@"
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" script -qec "$cmd" /dev/null </dev/null ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
+		env -C "$JR_TMP" HOME="$JR_HOME" script -qec "$cmd" /dev/null </dev/null ;;
 	esac
 }
 

@@ -23,6 +23,12 @@
                                   ("{fd}" in CMD becomes its number), ask
                                   {"op":"status"} on the other end, print the
                                   answer, create PREFIX.done, wait for CMD.
+  control.py fdlisten PATH UID -- CMD...
+                                  bind a unix stream socket at PATH (mode 0600,
+                                  owned by UID), listen, run CMD with it
+                                  inherited ("{fd}" becomes its number), close
+                                  this process's copy and wait for CMD: the
+                                  test connects to PATH meanwhile.
 Every wait is bounded (a hang guard).
 """
 import os
@@ -170,6 +176,19 @@ def fdrun(prefix, cmd):
     return p.wait(timeout=LIMIT)
 
 
+def fdlisten(path, uid, cmd):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    os.chmod(path, 0o600)
+    os.chown(path, int(uid), -1)
+    s.listen(8)
+    fd = s.fileno()
+    os.set_inheritable(fd, True)
+    p = subprocess.Popen([c.replace("{fd}", str(fd)) for c in cmd], pass_fds=[fd])
+    s.close()  # CMD's is the only listener: its accept() serves each client
+    return p.wait(timeout=LIMIT)
+
+
 def main(argv):
     if argv[1] == "raw":
         return raw(argv[2], argv[3:])
@@ -181,6 +200,8 @@ def main(argv):
         return stall(argv[2], argv[3])
     if argv[1] == "fdrun":
         return fdrun(argv[2], argv[4:])
+    if argv[1] == "fdlisten":
+        return fdlisten(argv[2], argv[3], argv[5:])
     print("usage: see the top of control.py", file=sys.stderr)
     return 2
 

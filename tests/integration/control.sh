@@ -18,7 +18,9 @@
 # control socket; the socket is not mode 0600 or outlives the run; status
 # and list miscount; the audit log lacks a control line per change; the
 # summary's control_changes is wrong; --control-fd does not answer or
-# leaks its fd into the sandbox.
+# leaks its fd into the sandbox; a listening --control-fd does not serve
+# each connection as a client (jailrun ctl, one connection per request), or
+# its changes do not reach the sandbox's policy.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -84,6 +86,14 @@ ctl_ok() {
 	shift
 	expect_status "$want" "$m: ctl $*: $label" as_mode "$m" "$JR" ctl "$S" "$@"
 	for n in "${needles[@]}"; do expect_output_has "$m: ctl $*: answer has $n" "$n"; done
+}
+# ended_ok LABEL PID OUT - the jailrun running in the background as PID
+# ended with status 0; else its output (file OUT) goes into the failure.
+ended_ok() {
+	local st=0
+	wait "$2" || st=$?
+	[ "$st" = 0 ] && ok "$m: $1 ended (status 0)" ||
+		fail "$m: $1: jailrun exited $st: $(cat "$3")"
 }
 CURL='curl -sS -m 10 -o /dev/null -w %{http_code}'
 CURLN="curl --noproxy '*' -sS -m 10"
@@ -243,12 +253,7 @@ for m in $(jr_modes); do
 
 	# ------------------------------------------------ the end
 	inside exit
-	set +e
-	wait "$pid"
-	st=$?
-	set -e
-	[ "$st" = 0 ] && ok "$m: the sandbox ended (status 0)" ||
-		fail "$m: jailrun exited $st: $(cat "$JR_W/run-$m.out")"
+	ended_ok "the sandbox" "$pid" "$JR_W/run-$m.out"
 	[ ! -e "$S" ] && ok "$m: the socket is gone" || fail "$m: the socket outlived the run"
 	n=$(grep -c '"event":"control","detail":"\(allow\|remove\|lock\)' "$log" || true)
 	[ "$n" = 9 ] && ok "$m: nine control lines in the audit log" ||
@@ -276,5 +281,41 @@ for m in $(jr_modes); do
 	else
 		fail "$m: a descriptor reached the command: $OUT"
 	fi
+
+	# ------------------------------------------------ --control-fd, listening
+	# The caller binds and listens; jailrun gets the listening socket as
+	# fd N and serves each connection to it: here four jailrun ctl runs,
+	# each its own client, change and read this sandbox's policy, and the
+	# command sees the change (403 before the allow, 200 after).
+	L="$JR_W/lfd-$m.sock"
+	rm -f "$L" "$D"/lfd.*
+	"${PY[@]}" fdlisten "$L" "$owner" -- "$LAB_TOOL" exec "$LAB_NAME" host "${who[@]}" -- \
+		timeout -k 5 120 env -C "$JR_TMP" HOME="$JR_HOME" "$JR" --allow allowed.test \
+		--control-fd '{fd}' -- sh -c "$JR_TMP/fdcheck; echo \$? >$D/lfd.fdcheck;
+			$CURL http://other.test/lfd-before >$D/lfd.before; : >$D/lfd.ready
+			while [ ! -e $D/lfd.go ]; do sleep 0.02; done
+			$CURL http://other.test/lfd-after >$D/lfd.after; : >$D/lfd.checked
+			while [ ! -e $D/lfd.done ]; do sleep 0.02; done" >"$JR_W/lfd-$m.out" 2>&1 &
+	lpid=$!
+	if wait_until 120 test -e "$D/lfd.ready"; then
+		ok "$m: listening --control-fd: the sandbox runs"
+	else
+		fail "$m: listening --control-fd: the sandbox never ran: $(cat "$JR_W/lfd-$m.out")"
+	fi
+	S=$L
+	ctl_ok "listening --control-fd" 0 '"entries":1,' '"live_entries":0,' -- status
+	ctl_ok "listening --control-fd" 0 '"ok":true' '"changed":true' -- allow other.test
+	ctl_ok "listening --control-fd, a third client" 0 '"live_entries":1,' '"changes":1,' -- status
+	ctl_ok "listening --control-fd, a fourth client" 0 'other.test' -- list
+	: >"$D/lfd.go"
+	wait_until 120 test -e "$D/lfd.checked" || true
+	[ "$(cat "$D/lfd.before" 2>&1)" = 403 ] && ok "$m: listening --control-fd: other.test refused before the allow" ||
+		fail "$m: listening --control-fd: before the allow: $(cat "$D/lfd.before" 2>&1)"
+	[ "$(cat "$D/lfd.after" 2>&1)" = 200 ] && ok "$m: listening --control-fd: other.test reached after the allow" ||
+		fail "$m: listening --control-fd: after the allow: $(cat "$D/lfd.after" 2>&1)"
+	[ "$(cat "$D/lfd.fdcheck" 2>&1)" = 0 ] && ok "$m: the listening control fd did not reach the command" ||
+		fail "$m: a descriptor reached the command: $(cat "$D/lfd.fdcheck" 2>&1)"
+	: >"$D/lfd.done"
+	ended_ok "listening --control-fd: the sandbox" "$lpid" "$JR_W/lfd-$m.out"
 done
 finish

@@ -12,7 +12,10 @@
 # past a segment boundary, a dot segment is passed on (normalised or not),
 # a captured keep-alive connection carries an unchecked request, rules leak
 # onto other hosts, a CONNECT to a ruled host is tunnelled unchecked, the
-# audit line lacks the reason, or a bad rule is accepted.
+# audit line lacks the reason, or a bad rule is accepted; the --json
+# summary's http_rule_denied miscounts the refusals (each of the three
+# reasons, proxy, captured and inspected); the terminal's denied line
+# tells an http-rule refusal to add --allow.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -48,21 +51,16 @@ echo "keepalive $(curl -sS -m 10 $X -o /dev/null -o /dev/null -w "%{http_code} "
 r free -d x=1 http://other.test/anything
 '
 
-# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
-audit_has() {
-	local label=$1 file=$2 line
-	shift 2
-	while IFS= read -r line; do
-		local all=1 p
-		for p in "$@"; do
-			case $line in *"$p"*) ;; *) all=0 ;; esac
-		done
-		if [ "$all" = 1 ]; then
-			ok "$label"
-			return
-		fi
-	done <"$file"
-	fail "$label: no line with $*: $(cat "$file")"
+# http_rule_denied LABEL FILE N - the --json summary FILE counts N refusals
+# by the HTTP rules.
+http_rule_denied() {
+	local got
+	got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["network"]["http_rule_denied"])' "$2" 2>&1) || true
+	if [ "$got" = "$3" ]; then
+		ok "$1: the summary counts $3 HTTP-rule refusals"
+	else
+		fail "$1: http_rule_denied is '$got', want $3: $(cat "$2" 2>&1)"
+	fi
 }
 
 for m in $(jr_modes); do
@@ -73,8 +71,10 @@ for m in $(jr_modes); do
 		lab_logs_clear
 		X=
 		[ "$via" = proxy ] || X="--noproxy *"
-		expect_status 0 "$m/$via: the requests ran" jl "$m" "${RULE[@]}" --log "$log" -- \
-			env X="$X" sh -c "$REQS"
+		sum="$JR_W/sum-$m-$via.json"
+		rm -f "$sum"
+		expect_status 0 "$m/$via: the requests ran" jl "$m" "${RULE[@]}" --log "$log" \
+			--json "$sum" -- env X="$X" sh -c "$REQS"
 		expect_output_has "$m/$via: GET under the prefix" "get 200 -"
 		expect_output_has "$m/$via: HEAD under the prefix" "head 200 -"
 		expect_output_has "$m/$via: POST refused" "post 403 http-rule"
@@ -113,6 +113,9 @@ for m in $(jr_modes); do
 			"\"via\":\"$via\"" '"method":"GET"' '"verdict":"deny"' '"reason":"http-path"'
 		audit_has "$m/$via: audit: GET allowed" "$log" \
 			"\"via\":\"$via\"" '"method":"GET"' '"host":"allowed.test"' '"verdict":"allow"' '"status":200'
+		# post, put, other, boundary, noslash and the kept-alive second
+		# request (http-rule), dots, encdots and slash (http-path).
+		http_rule_denied "$m/$via" "$sum" 9
 	done
 
 	# --- the body of a refusal says what was refused and why
@@ -120,6 +123,24 @@ for m in $(jr_modes); do
 		curl -sS -m 10 -X DELETE http://allowed.test/ok/x
 	expect_output_has "$m: the body names the request and the reason" \
 		"jailrun: DELETE /ok/x on allowed.test refused: no --allow-http rule allows this method and path"
+
+	# --- on a terminal, the denied line names the fix: a rule, not --allow
+	expect_status 0 "$m: an http-rule refusal on a terminal" jl_tty "$m" "${RULE[@]}" -- \
+		curl -sS -m 10 -o /dev/null -d x=1 http://allowed.test/ok/tty
+	expect_output_has "$m: the denied line points at the rules" \
+		"jailrun: denied 1 connection: allowed.test:80 (1) (a request no --allow-http rule allows: add a rule for its method and path)"
+	if grep -qF -- "add --allow for" <<<"$OUT"; then
+		fail "$m: the denied line says add --allow for an http-rule refusal: $OUT"
+	else
+		ok "$m: the denied line does not say add --allow"
+	fi
+
+	# --- a CONNECT tunnel to a ruled host cannot be read: refused, counted
+	sum="$JR_W/sum-$m-tunnel.json"
+	rm -f "$sum"
+	expect_status 0 "$m: a CONNECT tunnel to a ruled host" jl "$m" "${RULE[@]}" --json "$sum" -- \
+		sh -c 'curl -sS -m 10 -p http://allowed.test/ok/tunnel -o /dev/null 2>&1; true'
+	http_rule_denied "$m: the tunnel (http-rules-need-inspection)" "$sum" 1
 
 	# --- https:// rules: the host's TLS is inspected (the relay's own CA,
 	# which jailrun makes the command trust), each request checked inside.
@@ -134,9 +155,12 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: CONNECT, another method" jl "$m" "${TLSRULE[@]}" -- \
 		curl -sS -i -m 20 -X POST https://allowed.test/ok/x
 	expect_output_has "$m: POST inside TLS refused by http-rule" "X-Jailrun-Deny: http-rule"
-	expect_status 0 "$m: CONNECT, a dot segment" jl "$m" "${TLSRULE[@]}" -- \
+	sum="$JR_W/sum-$m-tls.json"
+	rm -f "$sum"
+	expect_status 0 "$m: CONNECT, a dot segment" jl "$m" "${TLSRULE[@]}" --json "$sum" -- \
 		curl -sS -i -m 20 --path-as-is https://allowed.test/ok/../other
 	expect_output_has "$m: a dot segment inside TLS refused by http-path" "X-Jailrun-Deny: http-path"
+	http_rule_denied "$m: inspected" "$sum" 1
 	expect_status 0 "$m: captured TLS to a host with https rules" jl "$m" "${TLSRULE[@]}" -- \
 		sh -c 'curl --noproxy "*" -sS -f -m 20 https://allowed.test/ok/y && curl --noproxy "*" -sS -i -m 20 https://allowed.test/other'
 	expect_output_has "$m: captured TLS, allowed request reached" "served-by: allowed.test"

@@ -29,36 +29,6 @@ CTS="curl --noproxy '*' -sS -m 10" # the same, for sh -c (no glob)
 CP='curl -sS -m 10 -x "$HTTP_PROXY" --noproxy ""'
 MSG='ask the operator to add the host to the allowlist'
 
-# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
-audit_has() {
-	local label=$1 file=$2 line
-	shift 2
-	while IFS= read -r line; do
-		local all=1 p
-		for p in "$@"; do
-			case $line in *"$p"*) ;; *) all=0 ;; esac
-		done
-		if [ "$all" = 1 ]; then
-			ok "$label"
-			return
-		fi
-	done <"$file"
-	fail "$label: no line with $*: $(cat "$file")"
-}
-
-# jl_tty CALLER ARGS... - jl with a terminal on stderr (script(1)): the
-# denied line at exit is printed only there.
-jl_tty() {
-	local c=$1 cmd
-	shift
-	printf -v cmd '%q ' "$JR" "$@"
-	case $c in
-	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" script -qec "$cmd" /dev/null </dev/null ;;
-	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
-		env -C "$JR_TMP" HOME="$JR_HOME" script -qec "$cmd" /dev/null </dev/null ;;
-	esac
-}
-
 # Positive controls: each target answers from the lab host without jailrun.
 for u in http://denied.test/control http://127.0.0.1:8080/control \
 	http://metadata.test/control http://private.test/control \

@@ -28,23 +28,6 @@ C=(curl --noproxy '*' -sS -m 10)
 ALLOW=(--allow allowed.test --allow raw.test:9000)
 NODE=$(command -v node || true)
 
-# audit_has LABEL FILE PATTERN... - one line of FILE has every PATTERN.
-audit_has() {
-	local label=$1 file=$2 line
-	shift 2
-	while IFS= read -r line; do
-		local all=1 p
-		for p in "$@"; do
-			case $line in *"$p"*) ;; *) all=0 ;; esac
-		done
-		if [ "$all" = 1 ]; then
-			ok "$label"
-			return
-		fi
-	done <"$file"
-	fail "$label: no line with $*: $(cat "$file")"
-}
-
 for m in $(jr_modes); do
 	log="$JR_W/audit-$m.log"
 	: >"$log"

@@ -111,6 +111,86 @@ static void test_counts_and_denied_line(void **state)
 	jr_audit_close(&a);
 }
 
+/* The hint names the fix each denial calls for, not always --allow. */
+static void test_deny_hint(void **state)
+{
+	static const struct {
+		const char *reason;
+		enum jr_deny_fix fix;
+	} cases[] = {
+		{ "not-allowed", JR_FIX_ALLOW },
+		{ "port-not-allowed", JR_FIX_ALLOW },
+		{ "special-address", JR_FIX_PRIVATE },
+		{ "local-address", JR_FIX_PRIVATE },
+		{ "http-rule", JR_FIX_HTTP_RULE },
+		{ "http-path", JR_FIX_HTTP_PATH },
+		{ "http-rules-need-inspection", JR_FIX_INSPECT },
+		{ "secret-misuse", JR_FIX_SECRET_HOST },
+		{ "secret-plaintext", JR_FIX_SECRET_HTTPS },
+		{ "managed-deny", JR_FIX_MANAGED },
+		{ "bad-request", JR_FIX_NONE },
+		{ "policy-removed", JR_FIX_NONE },
+		{ NULL, JR_FIX_NONE },
+	};
+	struct jr_audit a;
+	struct jr_err e = { 0 };
+	struct jr_audit_record rule = { .via = "proxy",
+					.host = "api.test",
+					.port = 80,
+					.reason = "http-rule",
+					.status = 403 };
+	struct jr_audit_record misuse = { .via = "inspect",
+					  .host = "other.test",
+					  .port = 443,
+					  .reason = "secret-misuse",
+					  .status = 403 };
+	struct jr_audit_record notallowed = { .via = "proxy",
+					      .host = "denied.test",
+					      .port = 80,
+					      .reason = "not-allowed",
+					      .status = 403 };
+	char *hint;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(jr_deny_fix_of(cases[i].reason, false),
+				 cases[i].fix);
+	assert_int_equal(jr_deny_fix_of("not-allowed", true), JR_FIX_PRIVATE);
+	assert_int_equal(jr_deny_fix_of("http-rule", true), JR_FIX_HTTP_RULE);
+	/* every kind has its own text */
+	for (int f = 0; f < JR_FIX_COUNT; f++)
+		for (int g = f + 1; g < JR_FIX_COUNT; g++)
+			assert_string_not_equal(jr_deny_fix_text(f),
+						jr_deny_fix_text(g));
+
+	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	assert_null(jr_audit_deny_hint(&a, false));
+	jr_audit_connection(&a, &rule);
+	jr_audit_connection(&a, &rule);
+	hint = jr_audit_deny_hint(&a, false);
+	assert_non_null(hint);
+	assert_string_equal(hint, jr_deny_fix_text(JR_FIX_HTTP_RULE));
+	assert_null(strstr(hint, "add --allow"));
+	free(hint);
+	jr_audit_connection(&a, &misuse);
+	jr_audit_connection(&a, &notallowed);
+	hint = jr_audit_deny_hint(&a, false);
+	assert_non_null(hint);
+	/* one hint per kind, in jr_deny_fix order */
+	assert_non_null(strstr(hint, "add --allow for what the command needs; "
+				     "a request no --allow-http rule allows"));
+	assert_non_null(strstr(hint, "; a secret's placeholder went to a host "
+				     "its --secret does not name"));
+	free(hint);
+	/* --net public: no allowlist to add to */
+	hint = jr_audit_deny_hint(&a, true);
+	assert_non_null(hint);
+	assert_null(strstr(hint, "add --allow"));
+	assert_non_null(strstr(hint, "--allow-private opens a private range"));
+	free(hint);
+	jr_audit_close(&a);
+}
+
 static void test_log_file(void **state)
 {
 	char path[] = "/tmp/jailrun-audit-XXXXXX";
@@ -167,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_format_allow),
 		cmocka_unit_test(test_format_deny_and_nulls),
 		cmocka_unit_test(test_counts_and_denied_line),
+		cmocka_unit_test(test_deny_hint),
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_open_errors),
 	};

@@ -10,6 +10,7 @@
 
 #include "options.h"
 #include "summary.h"
+#include "cleanup.h"
 
 static void test_exited(void **state)
 {
@@ -42,7 +43,7 @@ static void test_exited(void **state)
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
-	    "\"synthetic_names\":0,\"control_changes\":0,"
+	    "\"synthetic_names\":0,\"control_changes\":0,\"http_rule_denied\":0,"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
@@ -159,6 +160,23 @@ static void test_relay_counts(void **state)
 	a.control_changes = 3; /* likewise, with --control */
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(out, "\"control_changes\":3,"));
+	free(out);
+	/* Refusals by the HTTP rules, whichever of their three reasons; a
+	 * not-allowed or secret refusal is not one. */
+	{
+		static const char *const reasons[] = {
+			"http-rule", "http-path", "http-rules-need-inspection",
+			"secret-misuse", "not-allowed"
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(reasons); i++) {
+			d.reason = reasons[i];
+			jr_audit_connection(&a, &d);
+		}
+	}
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"control_changes\":3,"
+				    "\"http_rule_denied\":3,"));
 	free(out);
 	jr_audit_close(&a);
 }
