@@ -114,6 +114,7 @@ struct inspect_conn {
 	/* Where the time goes (-vv, bench/run): jr_clock_us() at each step. */
 	struct {
 		uint64_t handoff, thread, accepted, upstream, head, answer;
+		uint64_t cpu_accept; /* this thread's CPU time in SSL_accept */
 	} t;
 };
 
@@ -981,6 +982,15 @@ static void set_blocking(int fd, uint64_t timeout_ms)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+static uint64_t thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 /* -vv: where an inspected connection's time went, step by step, in us
  * since the previous step (0: the step was not reached). bench/run. */
 static void log_phases(const struct inspect_conn *ic)
@@ -997,9 +1007,11 @@ static void log_phases(const struct inspect_conn *ic)
 	}
 	jr_debug("inspect %llu: us: thread start %llu, client handshake %llu, "
 		 "upstream handshake rest %llu, request head %llu, upstream "
-		 "answer %llu, rest %llu",
-		 (unsigned long long)ic->id, d[0], d[1], d[2], d[3], d[4],
-		 d[5]);
+		 "answer %llu, rest %llu; CPU in the client handshake %llu, "
+		 "in all %llu",
+		 (unsigned long long)ic->id, d[0], d[1], d[2], d[3], d[4], d[5],
+		 (unsigned long long)ic->t.cpu_accept,
+		 (unsigned long long)thread_cpu_us());
 }
 
 static void *conn_thread(void *arg)
@@ -1033,6 +1045,7 @@ static void *conn_thread(void *arg)
 			goto done;
 		SSL_set_bio(cs, b, b);
 	}
+	ic->t.cpu_accept = thread_cpu_us();
 	if (SSL_accept(cs) != 1) {
 		/* A client that does not trust the CA ends here. */
 		l.reason = "client-tls-failed";
@@ -1047,6 +1060,7 @@ static void *conn_thread(void *arg)
 		goto done;
 	}
 	ic->t.accepted = jr_clock_us();
+	ic->t.cpu_accept = thread_cpu_us() - ic->t.cpu_accept;
 	/*
 	 * The client's Finished came last and we answer nothing to it (no
 	 * session tickets), so its ACK would wait for the delayed-ACK timer
