@@ -23,6 +23,11 @@
  *                          tunnel, in which a keep-alive client's second
  *                          request would pass unread.
  *
+ * With --secret, every captured plain HTTP request is read this way too
+ * (ruled host or not), so that relay_inspect_plain() sees its head as it
+ * sees the proxy's: placeholders refused on a host they are not bound to,
+ * swapped on one they are.
+ *
  * Everything else that reaches such a host cannot be read request by
  * request: a CONNECT tunnel, a captured TLS connection, a captured
  * connection in another protocol or one where the server speaks first.
@@ -173,13 +178,19 @@ static char *absolute_form(const struct conn *c, size_t *len, bool *bad)
  */
 bool relay_httprules_transparent(struct jr_relay *r, struct conn *c)
 {
+	const struct jr_secrets *set = r->cfg.secrets;
+	bool ruled = jr_httprules_host_has_rules(rules_of(r), c->host);
 	struct jr_err err = { 0 };
 	size_t len = 0;
 	bool bad;
 	char *buf;
 	long hl;
 
-	if (!jr_httprules_host_has_rules(rules_of(r), c->host))
+	/* With --secret, captured plain HTTP is read like the proxy's too:
+	 * a placeholder in it must meet relay_inspect_plain() (misuse,
+	 * plaintext to a bound host), and a keep-alive second request must
+	 * not pass unread. */
+	if (!ruled && !(set && set->n && c->answer_http && c->in_len))
 		return true;
 	if (!c->answer_http || !c->in_len) {
 		if (inspected(r, c, true))
@@ -215,5 +226,7 @@ bool relay_httprules_transparent(struct jr_relay *r, struct conn *c)
 	free(c->in);
 	c->in = buf;
 	c->in_len = c->in_cap = len;
-	return check_request(r, c);
+	if (ruled && !check_request(r, c))
+		return false;
+	return !relay_inspect_plain(r, c); /* --secret */
 }

@@ -16,11 +16,11 @@
  *
  * relay_inspect_captured(): the same for a captured connection
  * (transparent egress) to an inspected name whose first bytes were a TLS
- * ClientHello: they go along to the handshake. Captured plain HTTP is
- * not inspected (jailrun(1) SECRETS AND INSPECTION says so).
+ * ClientHello: they go along to the handshake.
  *
  * relay_inspect_plain(): an absolute-form (plain HTTP) request that the
- * policy allowed. To a bound host it is refused unless
+ * policy allowed: the proxy's, or a captured one relay_httprules.c put in
+ * absolute form. To a bound host it is refused unless
  * --secret-allow-plaintext (the real value would cross the network in
  * clear); a placeholder headed for a host it is not bound to is refused
  * as secret-misuse; otherwise the head sent upstream gets its real values.

@@ -456,7 +456,7 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 	char *enc = NULL;
 	long dl;
 	struct out_buf d = { 0 };
-	unsigned cnt = 0;
+	unsigned cnt = 0, tcnt = 0;
 
 	if (n < strlen(name) || strncasecmp(line, name, strlen(name)) != 0)
 		return 0;
@@ -473,6 +473,12 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 	tend = tok;
 	while (tend < end && *tend != ' ' && *tend != '\t')
 		tend++;
+	/* Whatever follows the token is text like any field's (fuzz_secrets:
+	 * a placeholder there went out unchecked and unreplaced). */
+	v->misuse_name =
+	    scan(set, host, tend, (size_t)(line + n - tend), &tcnt);
+	if (v->misuse_name)
+		return 1;
 	dec = malloc((size_t)(tend - tok) / 4 * 3 + 4);
 	if (!dec) {
 		o->failed = true;
@@ -505,8 +511,8 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 	jr_base64_encode((const uint8_t *)d.p, d.len, enc);
 	ob_put(o, line, (size_t)(tok - line));
 	ob_put(o, enc, strlen(enc));
-	ob_put(o, tend, (size_t)(line + n - tend));
-	v->injected += cnt;
+	replace_into(set, host, tend, (size_t)(line + n - tend), o);
+	v->injected += cnt + tcnt;
 	explicit_bzero(d.p, d.cap);
 	free(d.p);
 	explicit_bzero(enc, strlen(enc));

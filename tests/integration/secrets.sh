@@ -8,9 +8,10 @@
 # the request target is rewritten; the command sees the real value (env,
 # /proc/self/environ, /proc/1/environ, or any sandbox process's environ
 # read from the host); the placeholder does not keep the prefix and the
-# length; a placeholder sent to another host (plain HTTP, or an inspected
-# https host) is not refused with secret-misuse, audited and counted; plain
-# HTTP to a bound host is not refused (or is, with
+# length; a placeholder sent to another host (plain HTTP through the proxy
+# or captured, or an inspected https host) is not refused with
+# secret-misuse, audited and counted; plain HTTP (proxy or captured) to a
+# bound host is not refused (or is, with
 # --secret-allow-plaintext); curl, Python urllib (and requests) and Node
 # fetch do not work through inspection; an upstream that does not verify
 # is not answered 502 with the verification error; a client that does not
@@ -166,6 +167,19 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 	expect_status 0 "$m: plain HTTP to the bound host, --secret-allow-plaintext" jle "$m" "${S[@]}" \
 		--secret-allow-plaintext -- sh -c 'curl -sS -f -H "x-api-key: $FKEY" http://allowed.test/headers'
 	expect_output_has "$m: --secret-allow-plaintext: the real value arrived" "header: x-api-key: $REAL_F"
+	# Captured plain HTTP (curl ignoring the proxy: transparent capture) is
+	# read like the proxy's: without that it went out as a bare tunnel, the
+	# placeholder reached other.test and the bound host got it in clear.
+	expect_status 0 "$m: captured plain HTTP: placeholder to another host" jle "$m" "${S[@]}" \
+		--log "$log" -- sh -c 'curl --noproxy "*" -sS -i -H "x-api-key: $FKEY" http://other.test/headers'
+	expect_output_has "$m: captured plain HTTP: 403 secret-misuse" "X-Jailrun-Deny: secret-misuse"
+	never_served "$m: captured plain HTTP" other.test
+	expect_status 0 "$m: captured plain HTTP to the bound host" jle "$m" "${S[@]}" -- sh -c '
+		curl --noproxy "*" -sS -i -H "x-api-key: $FKEY" http://allowed.test/headers'
+	expect_output_has "$m: captured plain HTTP to a bound host: secret-plaintext" "X-Jailrun-Deny: secret-plaintext"
+	expect_status 0 "$m: captured plain HTTP to the bound host, --secret-allow-plaintext" jle "$m" "${S[@]}" \
+		--secret-allow-plaintext -- sh -c 'curl --noproxy "*" -sS -f -H "x-api-key: $FKEY" http://allowed.test/headers'
+	expect_output_has "$m: captured, --secret-allow-plaintext: the real value arrived" "header: x-api-key: $REAL_F"
 
 	# ------------------------------------------------ failures are clean
 	expect_status 0 "$m: an upstream that does not verify (no --upstream-ca)" jle "$m" \

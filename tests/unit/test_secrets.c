@@ -208,6 +208,23 @@ static void test_rewrite_basic(void **state)
 		 "GET / HTTP/1.1\r\nAuthorization: Basic %s\r\n\r\n", b64out);
 	rewrite("api.test", line, 0, want, 1, NULL);
 	rewrite("evil.test", line, 1, NULL, 0, "A");
+	/* After a token that carried A's placeholder, the rest of the field
+	 * is text like any other: B's placeholder there is misuse, A's own is
+	 * replaced (both went out untouched before; found by fuzz_secrets). */
+	snprintf(
+	    line, sizeof(line),
+	    "GET / HTTP/1.1\r\nAuthorization: Basic %s PLACEHOLDERBB\r\n\r\n",
+	    b64in);
+	rewrite("api.test", line, 1, NULL, 0, "B");
+	snprintf(
+	    line, sizeof(line),
+	    "GET / HTTP/1.1\r\nAuthorization: Basic %s sk-PLACEHOLDERAA\r\n\r\n",
+	    b64in);
+	snprintf(
+	    want, sizeof(want),
+	    "GET / HTTP/1.1\r\nAuthorization: Basic %s sk-REALVALUEAAAA\r\n\r\n",
+	    b64out);
+	rewrite("api.test", line, 0, want, 2, NULL);
 	/* not base64: taken as text, left alone */
 	rewrite("evil.test",
 		"GET / HTTP/1.1\r\nAuthorization: Basic !!\r\n\r\n", 0,
