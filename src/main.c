@@ -116,8 +116,9 @@ static int fail_early(struct jr_options *opts, struct jr_policy *policy,
 #define JR_MIN_FDS 64
 
 /*
- * A tunnel holds two sockets and two pipes: with the default soft limit of
- * 1024 descriptors the relay would run dry long before --max-conns. Raise
+ * A tunnel holds two sockets, and a pipe per direction while bytes sit in
+ * it (relay_tunnel.c): with the default soft limit of 1024 descriptors the
+ * relay would run dry long before --max-conns. Raise
  * the soft limit towards the hard one. The command inherits the raised soft
  * limit, which only lets it use what its hard limit already allowed.
  * A hard limit below JR_MIN_FDS is refused up front with a message that
@@ -127,7 +128,7 @@ static int fail_early(struct jr_options *opts, struct jr_policy *policy,
 static int raise_fd_limit(const struct jr_options *opts, struct jr_err *err)
 {
 	struct rlimit rl;
-	rlim_t want;
+	rlim_t want, need;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 0;
@@ -138,10 +139,14 @@ static int raise_fd_limit(const struct jr_options *opts, struct jr_err *err)
 		    (unsigned long long)rl.rlim_max, JR_MIN_FDS);
 	want = opts->net == JR_NET_ALLOWLIST ? (rlim_t)opts->max_conns * 6 + 64
 					     : JR_MIN_FDS;
+	/* Two sockets a connection is the least the relay can do with: a
+	 * direction that gets no pipe copies instead. */
+	need = opts->net == JR_NET_ALLOWLIST ? (rlim_t)opts->max_conns * 2 + 64
+					     : JR_MIN_FDS;
 	if (rl.rlim_cur >= want)
 		return 0;
 	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
 		jr_warn(
 		    "the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
 		    (unsigned long long)rl.rlim_cur, opts->max_conns);

@@ -53,6 +53,10 @@
 #define RELAY_COPY_BUF 16384
 #define RELAY_HEAD_CHUNK 4096
 #define RELAY_TRIM_AFTER 64 /* connections at once before we trim */
+/* Splice pipes: empty ones kept for the next direction that has bytes to
+ * move (relay_tunnel.c), and the size asked for each (F_SETPIPE_SZ). */
+#define RELAY_PIPE_POOL 4
+#define RELAY_PIPE_SIZE (256 * 1024)
 /* How long a captured connection may stay silent before the relay takes
  * it for a server-speaks-first protocol and connects (the sweep's tick
  * adds up to RELAY_SWEEP_MS). */
@@ -178,8 +182,10 @@ struct conn {
 	size_t next_addr;
 	int last_errno;
 
+	/* Splice pipes, held only while a direction has bytes in one (-1
+	 * when not): an idle tunnel costs its two sockets (relay_tunnel.c). */
 	int pipe_cu[2], pipe_uc[2];
-	size_t cu_pending, uc_pending, pipe_size;
+	size_t cu_pending, uc_pending, cu_size, uc_size;
 	bool tunnel; /* ST_RELAY: both ways spliced (else an HTTP exchange) */
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
 	bool
@@ -248,6 +254,13 @@ struct jr_relay {
 	char lane_host[JR_LANE_MAX][INET6_ADDRSTRLEN];
 	const struct jr_lane *lane_of[JR_LANE_MAX];
 	uint32_t factory_pending;
+	/* Empty splice pipes for the next tunnel direction with bytes to
+	 * move (relay_tunnel.c); at most RELAY_PIPE_POOL. */
+	struct relay_pipe {
+		int fd[2];
+		size_t size;
+	} pipe_pool[RELAY_PIPE_POOL];
+	uint32_t pipe_pool_n;
 	/* --control: the live policy socket and the changeable policy
 	 * cfg.policy points at; NULL without it (relay_control.c). */
 	struct relay_control *control;
@@ -320,6 +333,14 @@ bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
 
 /* relay_tunnel.c */
 int relay_tunnel_start(struct conn *c, bool tunnel);
+void relay_tunnel_release(struct jr_relay *r, struct conn *c);
+void relay_pipes_free(struct jr_relay *r);
+/* May a tunnel direction with @pending bytes in its pipe @p (of @size
+ * bytes; none held: p[0] < 0) read more from its source? */
+static inline bool relay_pipe_room(const int p[2], size_t pending, size_t size)
+{
+	return p[0] < 0 || pending < size;
+}
 void relay_tunnel_run(struct jr_relay *r, struct conn *c);
 int relay_queue_up(struct conn *c, const void *buf, size_t len);
 int relay_feed_body(struct conn *c, const char *buf, size_t n);

@@ -190,10 +190,7 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
 	relay_close_fd(&c->ufd);
-	relay_close_fd(&c->pipe_cu[0]);
-	relay_close_fd(&c->pipe_cu[1]);
-	relay_close_fd(&c->pipe_uc[0]);
-	relay_close_fd(&c->pipe_uc[1]);
+	relay_tunnel_release(r, c); /* its pipes: to the pool, or closed */
 	free(c->in);
 	free(c->out);
 	free(c->up);
@@ -358,13 +355,16 @@ void relay_want_events(struct jr_relay *r, struct conn *c)
 			if (c->out_off == c->out_len)
 				ce |= EPOLLIN;
 		} else if (c->tunnel) {
-			if (!c->c_eof && c->cu_pending < c->pipe_size &&
+			if (!c->c_eof &&
+			    relay_pipe_room(c->pipe_cu, c->cu_pending,
+					    c->cu_size) &&
 			    c->up_off == c->up_len)
 				ce |= EPOLLIN;
 		} else if (!c->c_done && c->up_off == c->up_len) {
 			ce |= EPOLLIN;
 		}
-		if (!c->u_eof && c->uc_pending < c->pipe_size &&
+		if (!c->u_eof &&
+		    relay_pipe_room(c->pipe_uc, c->uc_pending, c->uc_size) &&
 		    c->out_off == c->out_len)
 			ue |= EPOLLIN;
 		break;
@@ -788,6 +788,7 @@ static void relay_free(struct jr_relay *r)
 		for (uint32_t i = 0; i < r->n_fresh; i++)
 			relay_conn_free(r, &r->conns[i]);
 	free(r->conns);
+	relay_pipes_free(r);
 	relay_control_free(r);
 	jr_resolver_stop(r->resolver);
 	jr_localaddr_close(r->localaddr);

@@ -4,13 +4,24 @@
  *
  * Theory of operation
  *
- * Tunnels move bytes with splice(2) socket -> pipe -> socket, one pipe per
- * direction, so payload never enters user space. A read side that reaches
- * EOF is passed on as shutdown(SHUT_WR) once its pipe is drained
- * (half-close), and the tunnel ends when both directions have. Request
- * bodies of absolute-form requests are copied instead, through
- * jr_http_body_feed(), because the relay must stop at the exact end of the
- * body: nothing after it may reach the upstream.
+ * Tunnels move bytes with splice(2) socket -> pipe -> socket, so payload
+ * never enters user space. A direction holds a pipe only while bytes sit
+ * in it: it takes one from a small pool of empty pipes when it may have
+ * bytes to move, and gives it back as soon as the pipe is drained again
+ * (the bytes went out whole), so an idle tunnel costs its two sockets and
+ * 10,000 idle tunnels fit in 20,000 descriptors. A pipe the destination
+ * did not drain stays with its direction until it is: its bytes are the
+ * stream's next ones. Taking and giving back are array operations; pipes
+ * are only made when the pool is empty and closed when it is full. When
+ * no pipe can be made (out of descriptors), the direction moves a
+ * buffer's worth through user space instead (copy_dir()), slower but
+ * never stuck.
+ *
+ * A read side that reaches EOF is passed on as shutdown(SHUT_WR) once its
+ * pipe (or buffer) is drained (half-close), and the tunnel ends when both
+ * directions have. Request bodies of absolute-form requests are copied
+ * instead, through jr_http_body_feed(), because the relay must stop at
+ * the exact end of the body: nothing after it may reach the upstream.
  *
  * Before a tunnel forwards anything from the client, its first bytes are
  * read as a TLS ClientHello: the server name in it must be the host the
@@ -36,15 +47,78 @@
 #include "relay-internal.h"
 #include "tls.h"
 
-static int make_pipe(int p[2], size_t *size)
+/*
+ * pipe_take - an empty pipe for a direction that may have bytes to move:
+ * from the pool, else a new one, made RELAY_PIPE_SIZE large when the
+ * kernel lets us (fewer wakeups per megabyte; fs.pipe-max-size and the
+ * user's pipe page budget may refuse, and then the default size serves).
+ * @size gets the pipe's real capacity: the bound relay_want_events() and
+ * splice_dir() fill it to.
+ * Return: 0, or -errno (p[] stays -1).
+ */
+static int pipe_take(struct jr_relay *r, int p[2], size_t *size)
 {
 	int sz;
 
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+	if (r->pipe_pool_n) {
+		struct relay_pipe *rp = &r->pipe_pool[--r->pipe_pool_n];
+
+		p[0] = rp->fd[0];
+		p[1] = rp->fd[1];
+		*size = rp->size;
+		return 0;
+	}
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		p[0] = p[1] = -1;
 		return -errno;
+	}
+	if (fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE) < 0) {
+		/* EPERM over the user's pipe budget: keep what we got */
+	}
 	sz = fcntl(p[0], F_GETPIPE_SZ);
-	*size = sz > 0 ? (size_t)sz : 65536;
+	*size = sz > 0 ? (size_t)sz : 4096; /* a pipe holds a page at least */
 	return 0;
+}
+
+/*
+ * pipe_give - a direction is done with its pipe @p holding @pending bytes:
+ * an empty one goes back to the pool (if there is room), one with bytes in
+ * it is closed (its connection is going away).
+ */
+static void pipe_give(struct jr_relay *r, int p[2], size_t size, size_t pending)
+{
+	if (p[0] < 0)
+		return;
+	if (!pending && r->pipe_pool_n < RELAY_PIPE_POOL) {
+		struct relay_pipe *rp = &r->pipe_pool[r->pipe_pool_n++];
+
+		rp->fd[0] = p[0];
+		rp->fd[1] = p[1];
+		rp->size = size;
+		p[0] = p[1] = -1;
+		return;
+	}
+	relay_close_fd(&p[0]);
+	relay_close_fd(&p[1]);
+}
+
+/* relay_tunnel_release - @c is being freed: its pipes go back or close. */
+void relay_tunnel_release(struct jr_relay *r, struct conn *c)
+{
+	pipe_give(r, c->pipe_cu, c->cu_size, c->cu_pending);
+	pipe_give(r, c->pipe_uc, c->uc_size, c->uc_pending);
+	c->cu_pending = c->uc_pending = 0;
+}
+
+/* relay_pipes_free - the relay is going away: close the pooled pipes. */
+void relay_pipes_free(struct jr_relay *r)
+{
+	while (r->pipe_pool_n) {
+		struct relay_pipe *rp = &r->pipe_pool[--r->pipe_pool_n];
+
+		relay_close_fd(&rp->fd[0]);
+		relay_close_fd(&rp->fd[1]);
+	}
 }
 
 int relay_queue_up(struct conn *c, const void *buf, size_t len)
@@ -77,17 +151,16 @@ int relay_feed_body(struct conn *c, const char *buf, size_t n)
 }
 
 /*
- * relay_tunnel_start - the pipes @c needs to relay: upstream -> client
- * always; client -> upstream for a @tunnel only (a request body is copied,
- * by its framing). A tunnel holds the client's bytes until sni_check() has
- * seen them. Nothing else changes: on failure the caller still answers.
- * Return: 0 or -errno.
+ * relay_tunnel_start - @c relays from now on: both ways spliced for a
+ * @tunnel, else upstream -> client spliced and the request body copied by
+ * its framing. A tunnel holds the client's bytes until sni_check() has
+ * seen them. No pipe is taken here: splice_dir() takes one when a
+ * direction has bytes to move.
+ * Return: 0 (the callers' out-of-descriptors answer stays for a failure
+ * this may have again).
  */
 int relay_tunnel_start(struct conn *c, bool tunnel)
 {
-	if (make_pipe(c->pipe_uc, &c->pipe_size) < 0 ||
-	    (tunnel && make_pipe(c->pipe_cu, &c->pipe_size) < 0))
-		return -EMFILE;
 	c->tunnel = tunnel;
 	c->sni_pending = tunnel;
 	return 0;
@@ -101,50 +174,94 @@ void relay_tunnel_run(struct jr_relay *r, struct conn *c)
 	relay_want_events(r, c);
 }
 
-/* Which end of a splice_dir() failed. */
-enum splice_fail { SPLICE_OK = 0, SPLICE_SRC_FAILED, SPLICE_DST_FAILED };
+/* Which end of a splice_dir() failed, or that it had no pipe to use. */
+enum splice_fail {
+	SPLICE_OK = 0,
+	SPLICE_SRC_FAILED,
+	SPLICE_DST_FAILED,
+	SPLICE_NO_PIPE,
+};
+
+/* One wakeup moves at most this many pipefuls per direction: enough to
+ * spare most epoll round trips, few enough that other connections wait
+ * for no more than a few hundred kilobytes of copying. */
+#define RELAY_SPLICE_ROUNDS 4
+
+/* One direction of a tunnel: its source and destination, and its pipe. */
+struct splice_way {
+	int src, dst;
+	int *p; /* the direction's pipe, p[0] < 0 while it holds none */
+	size_t *size, *pending;
+	bool *src_eof;
+	uint64_t *count;
+};
 
 /*
- * Move bytes src -> pipe -> dst. When the source fails, what it sent
- * before is still passed on as far as dst takes it now (a server that
- * resets right after a complete answer loses nothing).
- * Return: SPLICE_OK, or which end failed with a hard error (errno says
- * how), so the audit line can say which side reset the connection.
+ * splice_dir - move bytes src -> pipe -> dst, until the source has no
+ * more for now, the destination takes no more, or RELAY_SPLICE_ROUNDS
+ * pipefuls went through. The pipe is taken from the pool first if the
+ * direction holds none, and given back when it ends up drained. When the
+ * source fails, what it sent before is still passed on as far as dst
+ * takes it now (a server that resets right after a complete answer loses
+ * nothing).
+ * Return: SPLICE_OK; SPLICE_NO_PIPE when no pipe could be had (nothing
+ * moved); or which end failed with a hard error (errno says how), so the
+ * audit line can say which side reset the connection.
  */
-static enum splice_fail splice_dir(int src, int dst, int p[2], size_t pipe_size,
-				   size_t *pending, bool *src_eof,
-				   uint64_t *count)
+static enum splice_fail splice_dir(struct jr_relay *r,
+				   const struct splice_way *w)
 {
 	int src_err = 0;
 	ssize_t n;
 
-	while (!*src_eof && *pending < pipe_size) {
-		n = splice(src, NULL, p[1], NULL, pipe_size - *pending,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0) {
-			*pending += (size_t)n;
-			*count += (uint64_t)n;
-		} else if (n == 0) {
-			*src_eof = true;
-		} else if (errno == EAGAIN || errno == EINTR) {
-			break;
-		} else {
-			src_err = errno;
-			break;
+	if (w->p[0] < 0) {
+		if (*w->src_eof)
+			return SPLICE_OK; /* drained, and nothing more comes */
+		if (pipe_take(r, w->p, w->size) < 0)
+			return SPLICE_NO_PIPE;
+	}
+	for (int round = 0; round < RELAY_SPLICE_ROUNDS; round++) {
+		bool src_dry = false, dst_full = false;
+
+		while (!*w->src_eof && *w->pending < *w->size) {
+			n = splice(w->src, NULL, w->p[1], NULL,
+				   *w->size - *w->pending,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				*w->pending += (size_t)n;
+				*w->count += (uint64_t)n;
+			} else if (n == 0) {
+				*w->src_eof = true;
+			} else if (errno == EAGAIN || errno == EINTR) {
+				src_dry = true;
+				break;
+			} else {
+				src_err = errno;
+				break;
+			}
 		}
-	}
-	while (*pending) {
-		n = splice(p[0], NULL, dst, NULL, *pending,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0)
-			*pending -= (size_t)n;
-		else if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		while (*w->pending) {
+			n = splice(w->p[0], NULL, w->dst, NULL, *w->pending,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				*w->pending -= (size_t)n;
+			} else if (n < 0 &&
+				   (errno == EAGAIN || errno == EINTR)) {
+				dst_full = true;
+				break;
+			} else if (!src_err) {
+				return SPLICE_DST_FAILED;
+			} else {
+				break; /* the source's failure is the news */
+			}
+		}
+		/* Another round only if the pipe was the limit: it was full,
+		 * and it went out whole. */
+		if (src_err || src_dry || dst_full || *w->src_eof)
 			break;
-		else if (!src_err)
-			return SPLICE_DST_FAILED;
-		else
-			break; /* the source's failure is the news */
 	}
+	if (!*w->pending)
+		pipe_give(r, w->p, *w->size, 0);
 	errno = src_err;
 	return src_err ? SPLICE_SRC_FAILED : SPLICE_OK;
 }
@@ -301,6 +418,49 @@ static enum pump_fail copy_body(struct conn *c)
 }
 
 /*
+ * copy_dir - a tunnel direction that could get no pipe (out of
+ * descriptors) moves one buffer's worth through user space: what the
+ * destination does not take at once waits in @c's up buffer (client ->
+ * upstream, @up) or out buffer, which relay_pump() flushes before this
+ * direction reads again, and relay_want_events() polls for. Slower than
+ * splicing, but the tunnel never stalls on a pipe it cannot have.
+ */
+static enum pump_fail copy_dir(struct conn *c, bool up)
+{
+	char buf[RELAY_COPY_BUF];
+	int src = up ? c->cfd : c->ufd, dst = up ? c->ufd : c->cfd;
+	ssize_t n, sent;
+	int e;
+
+	n = recv(src, buf, sizeof(buf), 0);
+	if (n == 0) {
+		*(up ? &c->c_eof : &c->u_eof) = true;
+		return PUMP_OK;
+	}
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? PUMP_OK
+		       : up				 ? PUMP_CLIENT_FAILED
+							 : PUMP_UPSTREAM_FAILED;
+	*(up ? &c->bytes_up : &c->bytes_down) += (uint64_t)n;
+	sent = send(dst, buf, (size_t)n, MSG_NOSIGNAL);
+	if (sent < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			return up ? PUMP_UPSTREAM_FAILED : PUMP_CLIENT_FAILED;
+		sent = 0;
+	}
+	if (sent == n)
+		return PUMP_OK;
+	if (up) {
+		c->up_len = c->up_off = 0; /* flushed: the caller checked */
+		e = relay_queue_up(c, buf + sent, (size_t)(n - sent));
+	} else {
+		c->out_len = c->out_off = 0;
+		e = relay_queue_out(c, buf + sent, (size_t)(n - sent));
+	}
+	return e < 0 ? PUMP_NO_MEMORY : PUMP_OK;
+}
+
+/*
  * One side of a relayed connection failed with @err: record which (a
  * reset upstream is "upstream-reset" in the audit line) and close both.
  * In a tunnel the other side gets a reset too (SO_LINGER 0), as it would
@@ -362,16 +522,29 @@ void relay_pump(struct jr_relay *r, struct conn *c)
 	/* client -> upstream */
 	if (c->up_off == c->up_len && !c->sni_pending) {
 		if (tunnel) {
-			sf =
-			    splice_dir(c->cfd, c->ufd, c->pipe_cu, c->pipe_size,
-				       &c->cu_pending, &c->c_eof, &c->bytes_up);
-			if (sf != SPLICE_OK) {
+			struct splice_way w = {
+				.src = c->cfd,
+				.dst = c->ufd,
+				.p = c->pipe_cu,
+				.size = &c->cu_size,
+				.pending = &c->cu_pending,
+				.src_eof = &c->c_eof,
+				.count = &c->bytes_up,
+			};
+
+			sf = splice_dir(r, &w);
+			if (sf == SPLICE_NO_PIPE) {
+				fail = copy_dir(c, true);
+				if (fail != PUMP_OK)
+					goto failed;
+			} else if (sf != SPLICE_OK) {
 				fail = sf == SPLICE_SRC_FAILED
 					   ? PUMP_CLIENT_FAILED
 					   : PUMP_UPSTREAM_FAILED;
 				goto failed;
 			}
-			if (c->c_eof && !c->cu_pending && !c->u_shut) {
+			if (c->c_eof && !c->cu_pending &&
+			    c->up_off == c->up_len && !c->u_shut) {
 				shutdown(c->ufd, SHUT_WR);
 				c->u_shut = true;
 			}
@@ -382,14 +555,28 @@ void relay_pump(struct jr_relay *r, struct conn *c)
 
 	/* upstream -> client, once our own answer is out */
 	if (c->out_off == c->out_len) {
-		sf = splice_dir(c->ufd, c->cfd, c->pipe_uc, c->pipe_size,
-				&c->uc_pending, &c->u_eof, &c->bytes_down);
-		if (sf != SPLICE_OK) {
+		struct splice_way w = {
+			.src = c->ufd,
+			.dst = c->cfd,
+			.p = c->pipe_uc,
+			.size = &c->uc_size,
+			.pending = &c->uc_pending,
+			.src_eof = &c->u_eof,
+			.count = &c->bytes_down,
+		};
+
+		sf = splice_dir(r, &w);
+		if (sf == SPLICE_NO_PIPE) {
+			fail = copy_dir(c, false);
+			if (fail != PUMP_OK)
+				goto failed;
+		} else if (sf != SPLICE_OK) {
 			fail = sf == SPLICE_SRC_FAILED ? PUMP_UPSTREAM_FAILED
 						       : PUMP_CLIENT_FAILED;
 			goto failed;
 		}
-		if (c->u_eof && !c->uc_pending && !c->c_shut) {
+		if (c->u_eof && !c->uc_pending && c->out_off == c->out_len &&
+		    !c->c_shut) {
 			shutdown(c->cfd, SHUT_WR);
 			c->c_shut = true;
 		}

@@ -21,6 +21,13 @@
                        and keeps going until the flood is over. Prints the
                        well-behaved client's latencies (information only)
                        and every outcome; exit 1 if a good request failed.
+  tunnels N SIZE       open N CONNECT tunnels to allowed.test:80 and keep
+                       them all open; then through every one at once, POST
+                       SIZE bytes of the lab pattern and GET /bytes/SIZE,
+                       read slowly, round robin. Prints how many opened and
+                       how many moved every byte both ways intact (the
+                       server's sha256 of the upload, the pattern of the
+                       download); exit 1 if any did not.
 
 Every wait is bounded: an alarm ends the process after 120 s.
 """
@@ -292,12 +299,97 @@ def cmd_attack(slow, total, window, good, wait_fifo, go_fifo):
     return 1 if fails else 0
 
 
+def pattern(off, n):
+    return bytes((off + i) % 251 for i in range(n))
+
+
+def cmd_tunnels(n, size):
+    """N tunnels at once through a runner whose descriptors fit their
+    sockets but not a pipe pair each as well: every byte both ways."""
+    import hashlib
+    tunnels = []
+    for _ in range(n):
+        s = socket.socket()
+        # A small receive window: the relay's sends to us fill up, so its
+        # pipes hold bytes and it runs out of descriptors for more pipes.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+        s.settimeout(30)
+        s.connect(PROXY)
+        s.sendall(b"CONNECT allowed.test:80 HTTP/1.1\r\nHost: allowed.test:80\r\n\r\n")
+        head = b""
+        while b"\r\n\r\n" not in head:
+            b = s.recv(1)            # nothing past the head is ours to take
+            if not b:
+                break
+            head += b
+        if not head.startswith(b"HTTP/1.1 200"):
+            print("tunnel %d refused: %r" % (len(tunnels), head[:120]))
+            break
+        tunnels.append(s)
+    print("tunnels open %d of %d" % (len(tunnels), n))
+    body = pattern(0, size)
+    want_sha = hashlib.sha256(body).hexdigest()
+    req = (b"POST /upload HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n" % size
+           + body + b"GET /bytes/%d HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n" % size)
+    sel = selectors.DefaultSelector()
+    state = {}
+    for s in tunnels:
+        s.setblocking(False)
+        state[s] = [req, b""]
+        sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
+    while state:
+        events = sel.select(30)
+        if not events:
+            print("tunnels: no progress for 30 s")
+            return 1
+        for key, ev in events:
+            s = key.fileobj
+            out, got = state[s]
+            if ev & selectors.EVENT_WRITE and out:
+                try:
+                    k = s.send(out[:65536])
+                except BlockingIOError:
+                    k = 0
+                out = out[k:]
+                if not out:
+                    sel.modify(s, selectors.EVENT_READ)
+            if ev & selectors.EVENT_READ:
+                try:
+                    b = s.recv(16384)    # slowly: pipes fill up meanwhile
+                except BlockingIOError:
+                    b = None
+                if b == b"":
+                    sel.unregister(s)
+                    del state[s]
+                    results.append(got)
+                    continue
+                if b:
+                    got += b
+            state[s] = [out, got]
+    good, expect = 0, pattern(0, size)
+    for got in results:
+        first, _, rest = got.partition(b"\r\n\r\n")
+        up = b"received-sha256: " + want_sha.encode() in rest
+        second = rest.find(b"HTTP/1.1 200")
+        down = second >= 0 and rest[second:].partition(b"\r\n\r\n")[2] == expect
+        good += up and down
+        if not (up and down):
+            print("tunnel damaged: upload %s, download %s, %d bytes" % (up, down, len(got)))
+    print("tunnels intact %d of %d" % (good, n))
+    return 0 if good == n else 1
+
+
+results = []
+
+
 def main():
     a = sys.argv[1:]
     if a[0] == "limit":
         return cmd_limit(int(a[1]))
     if a[0] == "fds":
         return cmd_fds(int(a[1]), a[2], a[3])
+    if a[0] == "tunnels":
+        return cmd_tunnels(int(a[1]), int(a[2]))
     if a[0] == "attack":
         return cmd_attack(int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5], a[6])
     return 2

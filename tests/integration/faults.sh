@@ -14,6 +14,12 @@
 #    the limit is hit (the level-triggered accept spin: ~100 ticks a
 #    second, the bound is FAULTS_SPIN_TICKS for the whole window); a limit
 #    too low to set up is not a clear exit 125;
+#  - tunnels: with a hard RLIMIT_NOFILE of 128, TUNNELS_N CONNECT tunnels
+#    held open at once do not all open (a pipe pair taken per tunnel
+#    up front: 6 descriptors each), or a byte is lost, added or reordered
+#    either way while they all move TUNNELS_SIZE bytes at once with too
+#    few descriptors left for a pipe per direction (a pooled pipe handed
+#    on with bytes in it, the copying fallback, EOF before a pipe drained);
 #  - attack: a well-behaved client's request fails while slowloris clients
 #    and a connection flood run inside the sandbox, the runner crashes, or
 #    its peak RSS passes FAULTS_RSS_KIB (p99 latency is printed, not judged);
@@ -43,6 +49,11 @@ GOOD=${FAULTS_GOOD:-100}
 # head buffer per connection over the 6000+ connections of the run would
 # pass it.
 RSS_KIB=${FAULTS_RSS_KIB:-65536}
+# Tunnels held at once under a hard descriptor limit of 128: about 30 for
+# the runner itself, 2 sockets a tunnel, and what is left (~18) is a few
+# pipes, fewer than the tunnels' directions: the rest copy.
+TUNNELS_N=${FAULTS_TUNNELS_N:-40}
+TUNNELS_SIZE=${FAULTS_TUNNELS_SIZE:-1048576}
 # Relay thread CPU while the descriptor limit is held for 5 s: a dozen
 # answers and the sweeps take under a tick (0 was seen). The old accept spin
 # burns a whole core, ~100 ticks a second on an idle machine; with 2 cores
@@ -174,6 +185,17 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 	else
 		fail "$m: relay thread CPU while at the limit: ${t0:-?} -> ${t1:-?} ticks (bound $SPIN_TICKS)"
 	fi
+
+	# --- many tunnels at once under a low descriptor limit: each costs
+	# its two sockets; pipes only while bytes move (relay_tunnel.c). The
+	# unix socket guard is off for the same reason as above.
+	JL_NOFILE=128 expect_status 0 "$m: $TUNNELS_N tunnels at once, every byte intact" \
+		jl "$m" --allow allowed.test --seccomp off -- \
+		python3 "$LOAD" tunnels "$TUNNELS_N" "$TUNNELS_SIZE"
+	expect_output_has "$m: all tunnels opened within 128 descriptors" \
+		"tunnels open $TUNNELS_N of $TUNNELS_N"
+	expect_output_has "$m: every tunnel moved every byte both ways" \
+		"tunnels intact $TUNNELS_N of $TUNNELS_N"
 
 	# --- slowloris and a flood at once, a well-behaved client beside them
 	rm -f "$JR_W/attack-$m".*
