@@ -35,7 +35,7 @@
 
 /* The fixed slots, then (lane.h) one listener per host lane and the
  * publish socket factory: jr_lanes_nfds() more. */
-#define JR_CTL_MAX_FDS (8 + JR_LANE_MAX + 1)
+#define JR_CTL_MAX_FDS (9 + JR_LANE_MAX + 1)
 
 /*
  * The fds SETUP_OK carries, slot by slot. init fills each slot by its name
@@ -61,10 +61,12 @@ enum jr_ctl_fd {
 	 * which will own the table that redirects captured TCP to it */
 	JR_CTL_FD_TRANSPARENT,
 	JR_CTL_FD_NFT_RELAY,
+	/* a second one, for the watchdog's notifications of that table */
+	JR_CTL_FD_NFT_RELAY_MONITOR,
 	/* how many each mode sends */
 	JR_CTL_FDS_NONE = JR_CTL_FD_UNIX_DIAG + 1,
 	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
-	JR_CTL_FDS_TRANSPARENT = JR_CTL_FD_NFT_RELAY + 1,
+	JR_CTL_FDS_TRANSPARENT = JR_CTL_FD_NFT_RELAY_MONITOR + 1,
 };
 
 _Static_assert(JR_CTL_FDS_TRANSPARENT <= JR_CTL_MAX_FDS,

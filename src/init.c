@@ -141,14 +141,15 @@ static void setup_fail(int ctl, const struct jr_err *e)
  * listeners, eth0 with G+1 and the default route via G, and resolv.conf
  * pointing at the relay's DNS. Fills the listener slots of @fds
  * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP) and, with
- * --transparent on, JR_CTL_FD_TRANSPARENT and JR_CTL_FD_NFT_RELAY.
+ * --transparent on, JR_CTL_FD_TRANSPARENT, JR_CTL_FD_NFT_RELAY and
+ * JR_CTL_FD_NFT_RELAY_MONITOR.
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
 {
 	_cleanup_close_ int worker_ns = -1;
 	struct jr_relay_listeners l;
-	int relay_nft = -1;
+	int relay_nft[2] = { -1, -1 };
 	char resolv[128], gw[INET_ADDRSTRLEN];
 	int r;
 
@@ -158,7 +159,7 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				  "cannot open the worker netns: %s",
 				  strerror(errno));
 	r = jr_relaynet_create(
-	    worker_ns, &a->gateway, a->transparent, &l, &relay_nft, a->lanes,
+	    worker_ns, &a->gateway, a->transparent, &l, relay_nft, a->lanes,
 	    &fds[jr_ctl_setup_nfds(a->net, a->transparent)], err);
 	if (r < 0)
 		return r;
@@ -167,7 +168,8 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	fds[JR_CTL_FD_DNS_TCP] = l.dns_tcp;
 	if (a->transparent) {
 		fds[JR_CTL_FD_TRANSPARENT] = l.transparent;
-		fds[JR_CTL_FD_NFT_RELAY] = relay_nft;
+		fds[JR_CTL_FD_NFT_RELAY] = relay_nft[0];
+		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = relay_nft[1];
 	}
 	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
 			      a->gateway.prefix, err);

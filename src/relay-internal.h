@@ -310,6 +310,25 @@ void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
 void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
 			      const char *reason, bool allowed);
 
+/* What the first bytes of a captured connection decide (pure; unit tested
+ * in tests/unit/test_transparent.c). */
+enum relay_head_verdict {
+	RELAY_HEAD_MORE,     /* too few bytes to tell: wait */
+	RELAY_HEAD_GO,	     /* connect: the name matched, or none to see */
+	RELAY_HEAD_RESET,    /* refuse with a TCP reset (TLS) */
+	RELAY_HEAD_HTTP_400, /* HTTP without exactly one valid Host */
+	RELAY_HEAD_HTTP_403, /* HTTP whose Host is another name */
+};
+struct relay_head_decision {
+	enum relay_head_verdict verdict;
+	bool http;		    /* the bytes began an HTTP request */
+	const char *reason;	    /* the audit reason of a refusal */
+	char seen[JR_HOST_MAX + 1]; /* the SNI or Host found, or "" */
+};
+void relay_transparent_decide(const char *buf, size_t len, const char *host,
+			      bool host_is_address, uint16_t port,
+			      struct relay_head_decision *d);
+
 /* relay_lane.c */
 int relay_lane_start(struct jr_relay *r);
 void relay_lane_close(struct jr_relay *r);

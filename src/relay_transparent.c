@@ -317,6 +317,95 @@ static void transparent_go(struct jr_relay *r, struct conn *c)
 	relay_upstream_start(r, c);
 }
 
+/**
+ * relay_transparent_decide() - what the first bytes of a captured
+ * connection say about it. Pure, so the TLS / HTTP reading is unit tested
+ * without a relay (tests/unit/test_transparent.c).
+ * @buf: the client bytes so far (at least one)
+ * @len: how many
+ * @host: the name (or address, as text) the connection is for
+ * @host_is_address: @host is a literal address: a ClientHello without SNI
+ *	is then fine, as for CONNECT; for a name it cannot be checked
+ * @port: the original destination port (a Host without a port means it)
+ * @d: out: the verdict, whether the bytes are HTTP, the audit reason of a
+ *	refusal and the SNI or Host seen
+ *
+ * A TLS handshake record must carry an SNI equal to @host (else a reset);
+ * a request line must have exactly one valid Host naming @host (else 400
+ * or 403); anything else has no name to check and goes on.
+ */
+void relay_transparent_decide(const char *buf, size_t len, const char *host,
+			      bool host_is_address, uint16_t port,
+			      struct relay_head_decision *d)
+{
+	size_t used = 0;
+	int h;
+
+	d->verdict = RELAY_HEAD_MORE;
+	d->http = false;
+	d->reason = NULL;
+	d->seen[0] = '\0';
+	if (!len)
+		return;
+	if ((uint8_t)buf[0] == 0x16) { /* a TLS handshake record */
+		switch (jr_tls_client_hello_sni((const uint8_t *)buf, len,
+						d->seen, sizeof(d->seen),
+						&used)) {
+		case JR_TLS_NEED_MORE:
+			d->seen[0] = '\0';
+			return;
+		case JR_TLS_SNI_FOUND:
+			if (!same_host(host, d->seen)) {
+				d->verdict = RELAY_HEAD_RESET;
+				d->reason = "sni-mismatch";
+				return;
+			}
+			d->verdict = RELAY_HEAD_GO;
+			return;
+		case JR_TLS_NO_SNI:
+			d->seen[0] = '\0';
+			d->verdict =
+			    host_is_address ? RELAY_HEAD_GO : RELAY_HEAD_RESET;
+			d->reason = host_is_address ? NULL : "sni-missing";
+			return;
+		case JR_TLS_NOT_TLS:
+			d->seen[0] = '\0';
+			break;
+		case JR_TLS_MALFORMED:
+		default:
+			d->seen[0] = '\0';
+			d->verdict = RELAY_HEAD_RESET;
+			d->reason = "tls-malformed";
+			return;
+		}
+	}
+	switch (http_method_prefix(buf, len)) {
+	case -1:
+		return;
+	case 0:
+		d->verdict = RELAY_HEAD_GO; /* neither TLS nor HTTP */
+		return;
+	}
+	d->http = true;
+	h = http_host(buf, len, port, d->seen);
+	if (h == 0) {
+		d->seen[0] = '\0';
+		return;
+	}
+	if (h < 0) {
+		d->seen[0] = '\0';
+		d->verdict = RELAY_HEAD_HTTP_400;
+		d->reason = "bad-request";
+		return;
+	}
+	if (!same_host(host, d->seen)) {
+		d->verdict = RELAY_HEAD_HTTP_403;
+		d->reason = "host-mismatch";
+		return;
+	}
+	d->verdict = RELAY_HEAD_GO;
+}
+
 /*
  * relay_transparent_head - more first bytes of a captured connection
  * arrived (c->in, @before of them were there already): decide by the TLS
@@ -324,74 +413,43 @@ static void transparent_go(struct jr_relay *r, struct conn *c)
  */
 void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 {
-	char name[JR_HOST_MAX + 1];
+	struct relay_head_decision d;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	size_t used = 0;
-	int h;
 
 	c->bytes_up += c->in_len - before;
 	/* Bytes came: from now on the whole head has the header timeout. */
 	c->deadline = c->t_start + r->cfg.header_timeout_ms;
-	if ((uint8_t)c->in[0] == 0x16) { /* a TLS handshake record */
-		switch (jr_tls_client_hello_sni((const uint8_t *)c->in,
-						c->in_len, name, sizeof(name),
-						&used)) {
-		case JR_TLS_NEED_MORE:
-			return;
-		case JR_TLS_SNI_FOUND:
-			if (!same_host(c->host, name)) {
-				jr_debug(
-				    "relay: captured %s carried TLS for %s",
-				    c->host, name);
-				transparent_reset(r, c, "sni-mismatch", false);
-				return;
-			}
-			transparent_go(r, c);
-			return;
-		case JR_TLS_NO_SNI:
-			/* As for CONNECT: fine for an address, but a name
-			 * cannot be checked. */
-			if (relay_literal_address(c->host, &ss, &sl)) {
-				transparent_go(r, c);
-				return;
-			}
-			transparent_reset(r, c, "sni-missing", false);
-			return;
-		case JR_TLS_NOT_TLS:
-			break;
-		case JR_TLS_MALFORMED:
-		default:
-			transparent_reset(r, c, "tls-malformed", false);
-			return;
-		}
-	}
-	switch (http_method_prefix(c->in, c->in_len)) {
-	case -1:
+	relay_transparent_decide(c->in, c->in_len, c->host,
+				 relay_literal_address(c->host, &ss, &sl),
+				 c->port, &d);
+	if (d.http)
+		c->answer_http = true;
+	switch (d.verdict) {
+	case RELAY_HEAD_MORE:
 		return;
-	case 0:
-		transparent_go(r, c); /* neither TLS nor HTTP: no name to see */
+	case RELAY_HEAD_GO:
+		transparent_go(r, c);
 		return;
-	}
-	c->answer_http = true;
-	h = http_host(c->in, c->in_len, c->port, name);
-	if (h == 0)
+	case RELAY_HEAD_RESET:
+		if (d.seen[0])
+			jr_debug("relay: captured %s carried TLS for %s",
+				 c->host, d.seen);
+		transparent_reset(r, c, d.reason, false);
 		return;
-	if (h < 0) {
+	case RELAY_HEAD_HTTP_400:
 		relay_reply(
 		    r, c, 400, NULL, "bad-request", false,
 		    "jailrun: a captured HTTP request to %s needs exactly one valid Host header",
 		    c->host);
 		return;
-	}
-	if (!same_host(c->host, name)) {
+	case RELAY_HEAD_HTTP_403:
 		relay_reply(
 		    r, c, 403, "host-mismatch", "host-mismatch", false,
 		    "jailrun: this connection was for %s, but the request is for %s",
-		    c->host, name);
+		    c->host, d.seen);
 		return;
 	}
-	transparent_go(r, c);
 }
 
 /*

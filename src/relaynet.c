@@ -21,7 +21,9 @@
  * Transparent capture (--transparent on) adds a fourth listener, G:3129,
  * and a NETLINK_NETFILTER socket made here, in the relay netns, which the
  * runner uses to install and verify the table that redirects captured TCP
- * to that listener (ruleset.c, JR_RULESET_RELAY). The kernel needs
+ * to that listener (ruleset.c, JR_RULESET_RELAY), and a second one on
+ * which the watchdog hears of every change to that netns's nf_tables
+ * (watchdog.c), as it does for the worker's. The kernel needs
  * nothing else from this netns to accept those packets: the redirect
  * (prerouting, before the route lookup) rewrites the destination to G,
  * an address of the receiving interface, so the packet is local and no
@@ -96,7 +98,7 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 
 /* The work in the new netns (init is in it while this runs). */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
-		 bool transparent, struct jr_relay_listeners *l, int *nft,
+		 bool transparent, struct jr_relay_listeners *l, int nft[2],
 		 const struct jr_lanes *lanes, int *lane_fds,
 		 struct jr_err *err)
 {
@@ -157,18 +159,22 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	    listen_on(SOCK_STREAM, gw->relay, JR_TRANSPARENT_PORT, err);
 	if (l->transparent < 0)
 		return l->transparent;
-	*nft = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-	if (*nft < 0)
-		return jr_err_set(
-		    err, errno,
-		    "cannot open a netfilter netlink socket in the relay namespace: %s (is nf_tables available? try: sudo modprobe nf_tables)",
-		    strerror(errno));
+	/* The table's owner, and the watchdog's notifications of it. */
+	for (int i = 0; i < 2; i++) {
+		nft[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				NETLINK_NETFILTER);
+		if (nft[i] < 0)
+			return jr_err_set(
+			    err, errno,
+			    "cannot open a netfilter netlink socket in the relay namespace: %s (is nf_tables available? try: sudo modprobe nf_tables)",
+			    strerror(errno));
+	}
 	return 0;
 }
 
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, struct jr_relay_listeners *out,
-		       int *nft_out, const struct jr_lanes *lanes,
+		       int nft_out[2], const struct jr_lanes *lanes,
 		       int *lane_fds, struct jr_err *err)
 {
 	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes) : 0;
@@ -176,12 +182,12 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 	struct jr_relay_listeners l = {
 		.proxy = -1, .dns_udp = -1, .dns_tcp = -1, .transparent = -1
 	};
-	int nft = -1;
+	int nft[2] = { -1, -1 };
 	int r;
 
 	for (size_t i = 0; i < n_lane_fds; i++)
 		lane_fds[i] = -1;
-	r = build(worker_netns_fd, gw, transparent, &l, &nft, lanes, lane_fds,
+	r = build(worker_netns_fd, gw, transparent, &l, nft, lanes, lane_fds,
 		  err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
@@ -202,14 +208,16 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 			close(l.dns_tcp);
 		if (l.transparent >= 0)
 			close(l.transparent);
-		if (nft >= 0)
-			close(nft);
+		for (int i = 0; i < 2; i++)
+			if (nft[i] >= 0)
+				close(nft[i]);
 		for (size_t i = 0; i < n_lane_fds; i++)
 			if (lane_fds[i] >= 0)
 				close(lane_fds[i]);
 		return r;
 	}
 	*out = l;
-	*nft_out = nft;
+	nft_out[0] = nft[0];
+	nft_out[1] = nft[1];
 	return 0;
 }

@@ -32,8 +32,9 @@ struct jr_relay_listeners {
  *       to the gateway address inside the relay netns
  * @nft_out: with @transparent, a NETLINK_NETFILTER socket of the relay
  *       netns (close-on-exec), through which the runner installs the
- *       table that redirects captured TCP (ruleset.h, JR_RULESET_RELAY);
- *       else -1
+ *       table that redirects captured TCP (ruleset.h, JR_RULESET_RELAY),
+ *       then a second one for the watchdog's notifications of that table;
+ *       else -1 and -1
  *
  * Runs in the sandbox's init (which holds the user namespace's
  * capabilities), single-threaded: init unshares the relay netns, builds
@@ -51,7 +52,7 @@ struct jr_relay_listeners {
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, struct jr_relay_listeners *out,
-		       int *nft_out, const struct jr_lanes *lanes,
+		       int nft_out[2], const struct jr_lanes *lanes,
 		       int *lane_fds, struct jr_err *err);
 
 #endif

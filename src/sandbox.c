@@ -88,6 +88,8 @@ struct sandbox {
 	struct mnl_socket *nft;	      /* owns the worker's nft table */
 	struct jr_ruleset *rs;	      /* what it must hold, for the watchdog */
 	struct mnl_socket *nft_relay; /* owns the relay netns's table */
+	struct jr_ruleset *rs_relay;  /* what it must hold, for the watchdog */
+	struct mnl_socket *mon_relay; /* its notifications, for the watchdog */
 	struct jr_relay *relay;	      /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built before the clone */
@@ -235,15 +237,16 @@ static void close_fds(int *fds, size_t n)
  * --transparent on: install the relay netns's table (the redirect of
  * captured TCP to the transparent listener) through the netfilter socket
  * init opened there, and verify it like the worker's. The socket owns the
- * table and is kept until the end. The watchdog does not watch this
- * netns: no process lives in it and none can enter it (entering needs
- * CAP_SYS_ADMIN over the sandbox's user namespace, which the command
- * does not have, and a path to it, which only the runner's sockets are).
- * Takes @fd.
+ * table and is kept until the end. No process of the command lives in
+ * that netns and none can enter it (entering needs CAP_SYS_ADMIN over the
+ * sandbox's user namespace, which the command does not have), but the
+ * caller's uid or host root can, so the watchdog watches its table too,
+ * through the notification socket @mon_fd (watchdog.c). Takes @fd and
+ * @mon_fd.
  */
 static int install_relay_rules(struct sandbox *sb,
 			       const struct jr_ruleset_params *worker, int fd,
-			       struct jr_err *err)
+			       int mon_fd, struct jr_err *err)
 {
 	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
 	_cleanup_(jr_ruleset_freep) struct jr_ruleset *rs = NULL;
@@ -253,6 +256,10 @@ static int install_relay_rules(struct sandbox *sb,
 	params.netns = JR_RULESET_RELAY;
 	params.policy = NULL;
 	r = jr_nft_socket_from_fd(fd, &nl, err);
+	if (r == 0)
+		r = jr_nft_monitor_open(mon_fd, &sb->mon_relay, err);
+	else
+		close(mon_fd);
 	if (r == 0) {
 		r = jr_nft_install_owned(nl, &params, &rs, err);
 		if (r < 0)
@@ -273,6 +280,7 @@ static int install_relay_rules(struct sandbox *sb,
 	    "nftables table inet %s installed and verified in the relay netns (redirect of captured TCP to port %u)",
 	    JR_NFT_TABLE, params.transparent_port);
 	sb->nft_relay = steal_pointer(&nl);
+	sb->rs_relay = steal_pointer(&rs);
 	return 0;
 }
 
@@ -409,8 +417,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 
 	if (transparent) {
 		r = install_relay_rules(sb, &params, fds[JR_CTL_FD_NFT_RELAY],
-					err);
+					fds[JR_CTL_FD_NFT_RELAY_MONITOR], err);
 		fds[JR_CTL_FD_NFT_RELAY] = -1;
+		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = -1;
 		if (r < 0) {
 			close_fds(fds, nfds);
 			return r;
@@ -470,6 +479,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.init_pid = sb->init_pid,
 		.audit = audit,
 		.factory_pid = factory_pid,
+		.relay_nl = sb->nft_relay,
+		.relay_mon = steal_pointer(&sb->mon_relay),
+		.relay_rs = sb->rs_relay,
 	};
 	/* From here on only the watchdog uses the owner socket. */
 	r = jr_watchdog_start(&wc, &sb->watchdog, err);
@@ -777,6 +789,11 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	sb->relay = NULL;
 	jr_ruleset_free(sb->rs);
 	sb->rs = NULL;
+	jr_ruleset_free(sb->rs_relay);
+	sb->rs_relay = NULL;
+	if (sb->mon_relay)
+		mnl_socket_close(sb->mon_relay);
+	sb->mon_relay = NULL;
 	jr_seccomp_release(&sb->seccomp);
 	jr_landlock_config_release(&sb->landlock);
 	free(sb->ll_roots);

@@ -32,8 +32,17 @@
  * watchdog SIGKILLs the sandbox's init (which takes the PID namespace
  * down) and says why; the runner then exits 125.
  *
- * Only this thread uses the owner socket once it runs, so the nft module's
- * sequence numbering needs no locking.
+ * With --transparent on, the relay netns holds a second table of
+ * jailrun's, the capture rules (ruleset.c, JR_RULESET_RELAY), owned by a
+ * socket of that netns. It is watched the same way, on a notification
+ * socket of its own and on the same timer, and restored the same way: a
+ * table flushed or a table added there could widen nothing on its own
+ * (the relay netns has no route out), but a capture rule lost would turn
+ * allowed transparent connections into silent drops, and one added could
+ * aim them elsewhere; either is tamper, and its log line says which netns.
+ *
+ * Only this thread uses the owner sockets once it runs, so the nft
+ * module's sequence numbering needs no locking.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -98,8 +107,16 @@ static void kill_sandbox(struct jr_watchdog *w, const char *why)
 	kill(w->cfg.init_pid, SIGKILL);
 }
 
+/* One table the watchdog keeps as it was installed. */
+struct watched {
+	struct mnl_socket *nl;	     /* its owner socket */
+	const struct jr_ruleset *rs; /* what it must hold */
+	const char *where;	     /* "" or " in the relay netns", for logs */
+};
+
 /* The ruleset is wrong: restore it (or end the sandbox). */
-static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
+static void tampered(struct jr_watchdog *w, const struct watched *t,
+		     const char *what, uint64_t t0)
 {
 	struct jr_err err = { 0 };
 	char removed[256] = "", line[1024];
@@ -111,18 +128,17 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 	if (w->cfg.kill_on_tamper) {
 		snprintf(
 		    line, sizeof(line),
-		    "the sandbox's rules were tampered with (%.400s) and --on-tamper kill is set",
-		    what);
+		    "the sandbox's rules%s were tampered with (%.400s) and --on-tamper kill is set",
+		    t->where, what);
 		kill_sandbox(w, line);
 		return;
 	}
-	if (jr_nft_restore(w->cfg.nl, w->cfg.rs, removed, sizeof(removed),
-			   &err) < 0 ||
-	    jr_nft_verify(w->cfg.nl, w->cfg.rs, &err) < 0) {
+	if (jr_nft_restore(t->nl, t->rs, removed, sizeof(removed), &err) < 0 ||
+	    jr_nft_verify(t->nl, t->rs, &err) < 0) {
 		snprintf(
 		    line, sizeof(line),
-		    "the sandbox's rules were tampered with (%.400s) and could not be restored: %.400s",
-		    what, err.msg);
+		    "the sandbox's rules%s were tampered with (%.400s) and could not be restored: %.400s",
+		    t->where, what, err.msg);
 		kill_sandbox(w, line);
 		return;
 	}
@@ -132,19 +148,36 @@ static void tampered(struct jr_watchdog *w, const char *what, uint64_t t0)
 		w->rep.max_restore_us = dt;
 	snprintf(
 	    line, sizeof(line),
-	    "rules tampered with (%.500s); restored and verified in %llu us%s%.255s",
-	    what, (unsigned long long)dt, removed[0] ? ", removed: " : "",
-	    removed);
+	    "rules%s tampered with (%.480s); restored and verified in %llu us%s%.255s",
+	    t->where, what, (unsigned long long)dt,
+	    removed[0] ? ", removed: " : "", removed);
 	jr_warn("watchdog: %s", line);
 	jr_audit_event(w->cfg.audit, "tamper", line);
 }
 
-static void verify(struct jr_watchdog *w, uint64_t t0)
+static void verify(struct jr_watchdog *w, const struct watched *t, uint64_t t0)
 {
 	struct jr_err err = { 0 };
 
-	if (jr_nft_verify(w->cfg.nl, w->cfg.rs, &err) < 0)
-		tampered(w, err.msg, t0);
+	if (t->nl && !w->rep.killed && jr_nft_verify(t->nl, t->rs, &err) < 0)
+		tampered(w, t, err.msg, t0);
+}
+
+/* Notifications came on @mon (of @t's netns): verify @t if anything
+ * changed. */
+static void changed(struct jr_watchdog *w, struct mnl_socket *mon,
+		    const struct watched *t)
+{
+	uint64_t t0 = jr_clock_us();
+	unsigned int changes = 0;
+	int r = jr_nft_monitor_drain(mon, &changes);
+
+	/* A lost notification (overrun) is as good as a change. */
+	if (changes || r == -ENOBUFS)
+		verify(w, t, t0);
+	else if (r < 0 && r != -EAGAIN)
+		kill_sandbox(
+		    w, "the watchdog lost its nf_tables notification socket");
 }
 
 /* Every process of the sandbox must be in the worker netns. */
@@ -186,16 +219,22 @@ static void check_namespaces(struct jr_watchdog *w)
 static void *watchdog_loop(void *arg)
 {
 	struct jr_watchdog *w = arg;
-	struct pollfd pfd[3] = {
+	const struct watched worker = { w->cfg.nl, w->cfg.rs, "" };
+	const struct watched relay = { w->cfg.relay_nl, w->cfg.relay_rs,
+				       " in the relay netns" };
+	struct pollfd pfd[4] = {
 		{ .fd = w->stopfd, .events = POLLIN },
 		{ .fd = w->timerfd, .events = POLLIN },
 		{ .fd = mnl_socket_get_fd(w->cfg.mon), .events = POLLIN },
+		{ .fd = w->cfg.relay_mon ? mnl_socket_get_fd(w->cfg.relay_mon)
+					 : -1,
+		  .events = POLLIN },
 	};
 
 	while (!w->rep.killed) {
 		uint64_t tick;
 
-		if (poll(pfd, 3, -1) < 0) {
+		if (poll(pfd, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill_sandbox(w, "the watchdog cannot wait for events");
@@ -203,22 +242,14 @@ static void *watchdog_loop(void *arg)
 		}
 		if (pfd[0].revents)
 			break;
-		if (pfd[2].revents) {
-			uint64_t t0 = jr_clock_us();
-			unsigned int changes = 0;
-			int r = jr_nft_monitor_drain(w->cfg.mon, &changes);
-
-			/* A lost notification (overrun) is as good as a change. */
-			if (changes || r == -ENOBUFS)
-				verify(w, t0);
-			else if (r < 0 && r != -EAGAIN)
-				kill_sandbox(
-				    w,
-				    "the watchdog lost its nf_tables notification socket");
-		}
+		if (pfd[2].revents)
+			changed(w, w->cfg.mon, &worker);
+		if (pfd[3].revents && !w->rep.killed)
+			changed(w, w->cfg.relay_mon, &relay);
 		if (pfd[1].revents &&
 		    read(w->timerfd, &tick, sizeof(tick)) > 0) {
-			verify(w, jr_clock_us());
+			verify(w, &worker, jr_clock_us());
+			verify(w, &relay, jr_clock_us());
 			if (!w->rep.killed)
 				check_namespaces(w);
 			/* Only a tick that ended verified feeds WatchdogSec=. */
@@ -239,6 +270,8 @@ int jr_watchdog_start(const struct jr_watchdog_config *cfg,
 
 	if (!w) {
 		mnl_socket_close(cfg->mon);
+		if (cfg->relay_mon)
+			mnl_socket_close(cfg->relay_mon);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	w->cfg = *cfg;
@@ -278,6 +311,8 @@ fail:
 	if (w->timerfd >= 0)
 		close(w->timerfd);
 	mnl_socket_close(cfg->mon);
+	if (cfg->relay_mon)
+		mnl_socket_close(cfg->relay_mon);
 	free(w);
 	return r;
 }
@@ -297,5 +332,7 @@ void jr_watchdog_stop(struct jr_watchdog *w, struct jr_watchdog_report *rep)
 	close(w->stopfd);
 	close(w->timerfd);
 	mnl_socket_close(w->cfg.mon);
+	if (w->cfg.relay_mon)
+		mnl_socket_close(w->cfg.relay_mon);
 	free(w);
 }

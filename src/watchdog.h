@@ -31,6 +31,11 @@ struct jr_watchdog_config {
 	struct jr_audit *audit;
 	pid_t factory_pid; /* --publish's socket factory (publish.h), which
 			      lives in the relay netns; 0: none */
+	/* --transparent on: the relay netns's table (the capture rules),
+	 * watched the same way; NULL: none */
+	struct mnl_socket *relay_nl;	   /* its owner socket, as @nl */
+	struct mnl_socket *relay_mon;	   /* notifications; taken, as @mon */
+	const struct jr_ruleset *relay_rs; /* what it must hold */
 };
 
 struct jr_watchdog_report {

@@ -4,13 +4,14 @@
 # address of 198.18.0.0/15, the same one on every query, over UDP, TCP and
 # libc, different for another name, without the real name being looked up;
 # AAAA gets an empty answer (the sandbox link is IPv4 only); a denied name
-# gets NXDOMAIN and is never forwarded; the audit line names the address.
+# gets NXDOMAIN, for A and AAAA alike, and is never forwarded; the audit
+# line names the address.
 # Fails if: the forwarder ignores --transparent (a real address comes
 # back, or the lab DNS server sees allowed.test), a name's address changes
 # between queries or transports, two names share one, a synthetic AAAA is
-# answered, a denied name resolves or leaves, the audit line lacks the
-# address, the summary miscounts the names, or --transparent off answers
-# synthetic addresses.
+# answered, a denied name resolves (A or AAAA) or leaves, the audit line
+# lacks the address, the summary miscounts the names, or --transparent off
+# answers synthetic addresses.
 # Nothing here depends on the lab host's own address: the queries go to
 # the nameserver of the sandbox's resolv.conf.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -34,6 +35,7 @@ r = {"udp1": q("allowed.test"), "udp2": q("allowed.test"),
      "tcp": q("allowed.test", tcp=True), "raw": q("raw.test"),
      "aaaa": q("allowed.test", "AAAA"), "aaaa_tcp": q("allowed.test", "AAAA", True),
      "denied": q("denied.test"), "denied_tcp": q("denied.test", tcp=True),
+     "denied_aaaa": q("denied.test", "AAAA"),
      "libc": socket.gethostbyname("allowed.test")}
 print("RESULT " + json.dumps(r))
 '
@@ -66,6 +68,9 @@ check(r["aaaa"] == [0, []] and r["aaaa_tcp"] == [0, []],
       "AAAA is an empty NOERROR answer", (r["aaaa"], r["aaaa_tcp"]))
 check(r["denied"][0] == 3 and r["denied_tcp"][0] == 3,
       "denied.test is NXDOMAIN over UDP and TCP", (r["denied"], r["denied_tcp"]))
+check(r["denied_aaaa"][0] == 3,
+      "denied.test AAAA is NXDOMAIN too (not the empty answer of an allowed name)",
+      r["denied_aaaa"])
 EOF
 	)
 }

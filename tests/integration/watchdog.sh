@@ -13,7 +13,8 @@
 # ignored, the summary or log lack the event or its restore time,
 # --on-tamper kill does not kill, the namespace check is blind, or
 # --allow-nested does not allow (the watchdog is seen to have re-checked
-# the namespaces while the nested one existed).
+# the namespaces while the nested one existed), or a table added in the
+# relay netns (transparent capture) is not removed and logged.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 [ "$(id -u)" -eq 0 ] || skip "tampering from outside needs root (nsenter into the sandbox's netns)"
@@ -35,6 +36,25 @@ start_sleeper() {
 
 in_ns() { nsenter --net="/proc/$CPID/ns/net" "$@"; }
 evil_gone() { ! grep -q 'inet evil' <<<"$(in_ns nft list tables)"; }
+in_relay() { nsenter --net="/proc/$RPID/ns/net" "$@"; }
+evil_gone_relay() { ! grep -q 'inet evil' <<<"$(in_relay nft list tables)"; }
+# relay_ns_pid - a process of CPID's pid namespace in another netns: the
+# --publish socket factory, which lives in the relay netns.
+relay_ns_pid() {
+	local p n pidns netns
+	pidns=$(readlink "/proc/$CPID/ns/pid") && netns=$(readlink "/proc/$CPID/ns/net") || return 1
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$pidns" ] || continue
+		n=$(readlink "$p/ns/net" 2>/dev/null) || continue
+		if [ -n "$n" ] && [ "$n" != "$netns" ]; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 1
+}
+# free_port - a TCP port on host loopback nothing listens on now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # thread_switches PID - "tid voluntary-context-switches" for each thread.
 thread_switches() {
@@ -124,6 +144,41 @@ PY
 	else
 		fail "$m: --on-tamper kill: status $st, $(cat "$JR_W/wdk-$m.json" 2>/dev/null)"
 	fi
+
+	# The relay netns's table (the transparent capture rules) is watched
+	# too. Its one process is --publish's socket factory: the test finds
+	# the netns through it (a process of the sandbox's pid namespace in
+	# another netns than the command's).
+	marker="jr-wdr-$m-$$"
+	rm -f "$JR_W/wdr-$m.json" "$JR_W/wdr-$m.log"
+	hp=$(free_port)
+	start_sleeper "$m" "$marker" --json "$JR_W/wdr-$m.json" --log "$JR_W/wdr-$m.log" \
+		--allow allowed.test --publish "127.0.0.1:$hp:8000" --watchdog-interval "$NO_TIMER" ||
+		{ fail "$m: sandbox with --publish did not start"; continue; }
+	if RPID=$(relay_ns_pid) && grep -q 'inet jailrun' <<<"$(in_relay nft list tables)"; then
+		ok "$m: the relay netns holds jailrun's capture table"
+		in_relay nft add table inet evil
+		if wait_until "$WAIT" evil_gone_relay; then
+			ok "$m: foreign table in the relay netns removed (interval ${NO_TIMER} s: on the notification)"
+		else
+			fail "$m: foreign table in the relay netns still there after ${WAIT} s"
+		fi
+		if grep -q 'inet jailrun' <<<"$(in_relay nft list tables)"; then ok "$m: the capture table is still there"; else fail "$m: the capture table is gone"; fi
+	else
+		fail "$m: no relay netns with jailrun's table found (pid '${RPID:-}')"
+	fi
+	kill -TERM "$(jr_runner_pid "^$JR --json $JR_W/wdr-$m.json")" 2>/dev/null || true
+	wait "$BG" 2>/dev/null || true
+	if python3 - "$JR_W/wdr-$m.json" "$JR_W/wdr-$m.log" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))["network"]
+assert n["tamper_events"] >= 1 and n["restores"] >= 1, n
+events = [json.loads(l) for l in open(sys.argv[2])]
+t = [e for e in events if e["event"] == "tamper"]
+assert t and "in the relay netns" in t[0]["detail"] and "inet evil" in t[0]["detail"] and "restored" in t[0]["detail"], t
+print("relay netns restore:", t[0]["detail"])
+PY
+	then ok "$m: the log says the relay netns was tampered with and restored"; else fail "$m: relay netns summary/log: $(cat "$JR_W/wdr-$m.json")"; fi
 
 	# A process in a network namespace jailrun did not arm (possible only
 	# with the seccomp filter off): the sandbox ends. The nested sleep
