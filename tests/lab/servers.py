@@ -61,6 +61,11 @@ CHUNK = PATTERN_PERIOD * 256          # a chunk always starts at phase 0
 _PATTERN = bytes(i % PATTERN_PERIOD for i in range(CHUNK))
 MAX_BYTES = 64 << 30
 IDLE_TIMEOUT = 20.0                   # per socket operation, every server
+# The TCP echo holds a tunnel a test keeps open while it does other things
+# (control.sh's remove --close: several ctl runs, slow under ASan and load).
+# At 20 s the server's own idle close raced the test's close (CI: "closed":0
+# and the tunnel ended by EOF). The lab's watchdog still bounds every run.
+ECHO_IDLE_TIMEOUT = 300.0
 PORTS = {"http": 80, "https": 443, "echo": 7, "echo-alt": 9000, "dns": 53, "loopback": 8080,
          "hostany": 8081}
 
@@ -294,7 +299,7 @@ class WebHandler(BaseHTTPRequestHandler):
 class EchoTCPHandler(socketserver.BaseRequestHandler):
     def handle(self):
         s = self.request
-        s.settimeout(IDLE_TIMEOUT)
+        s.settimeout(ECHO_IDLE_TIMEOUT)
         total = 0
         try:
             while True:
