@@ -47,7 +47,7 @@
  *     allowed; anything else gets ECONNREFUSED, the answer of a socket
  *     nobody listens on.
  *  4. Allowed: the runner makes the call itself on the task's socket,
- *     addressed "/proc/self/fd/N" of the pinned O_PATH fd, so the inode
+ *     addressed "/proc/thread-self/fd/N" of the pinned O_PATH fd, so the inode
  *     connected is the inode checked (a path swapped meanwhile changes
  *     nothing), and replies with the result. A non-pathname address of an
  *     AF_UNIX socket (abstract, unnamed, AF_UNSPEC) is also run on behalf,
@@ -69,6 +69,25 @@
  * socket. Doing the call ourselves on the pinned inode has no such window.
  * The result of a call run on behalf is the one the task gets; with a
  * non-blocking socket ours is non-blocking too (same open file).
+ *
+ * The supervisor's own descriptor table. Every notification costs the
+ * thread a few descriptors (the pidfd, the task's socket, root, cwd, the
+ * pinned inode), and a blocking connect run on behalf holds two of them
+ * until it completes. In the runner's table they would compete with the
+ * relay: at the runner's RLIMIT_NOFILE, the relay frees its one reserve
+ * descriptor to accept a waiting connection and answer it 503, and a
+ * guard allocating at that moment took the slot, so the relay could only
+ * pause until header timeouts freed others, while the guard sat in a
+ * connect to the relay's full backlog (tests/integration/faults.sh, the
+ * descriptor-limit case, saw no 503 at all). So the thread first calls
+ * unshare(CLONE_FILES): it gets a table of its own, closes in it every
+ * descriptor but the listener, the sock_diag socket and stdio (the copy
+ * would otherwise keep the runner's sockets and pipes open), and from
+ * then on nothing it opens or holds is one of the runner's. RLIMIT_NOFILE
+ * bounds each table's numbers separately, and ours holds a handful. The
+ * pinned inode is therefore named through /proc/thread-self, not
+ * /proc/self (the thread group leader's table). start() waits until the
+ * table is ours and fails closed if it cannot be.
  *
  * Connects of other families run on behalf. The socket's O_NONBLOCK is in
  * the open file we share with the task, so a non-blocking connect answers
@@ -116,6 +135,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,10 +172,6 @@
 #define JR_X32_SYSCALL_BIT 0x40000000U
 /* include/linux/in6.h: the shortest sockaddr_in6 tcp_v6_connect takes. */
 #define JR_SIN6_LEN_RFC2133 24
-/* At most this many fds are open at once while one notification is
- * handled: pidfd, the task's socket, root, cwd, the pinned inode, one
- * --expose path. */
-#define JR_UG_SPARE_FDS 6
 /* Interrupts the supervisor's blocking SECCOMP_IOCTL_NOTIF_RECV to stop. */
 #define JR_UG_STOP_SIGNAL (SIGRTMIN + 3)
 
@@ -299,11 +315,11 @@ struct jr_unixguard {
 	struct seccomp_notif_sizes sizes;
 	uint32_t diag_seq;
 	struct jr_unixguard_stats stats;
-	/* Descriptors held back for the supervisor, so that a runner at its
-	 * RLIMIT_NOFILE (the relay full of connections) still looks before
-	 * it answers; see out_of_fds(). */
-	int spare[JR_UG_SPARE_FDS];
 	bool out_of_fds; /* this notification met EMFILE/ENFILE */
+	/* The thread's start-up, which start() waits for: its own table. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int table; /* 1 ours, -errno failed, 0 not yet */
 };
 
 static const char *const call_names[JR_UG_OTHER] = {
@@ -583,12 +599,14 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	return steal_fd(&fd);
 }
 
-/* sockaddr_un "/proc/self/fd/N" for the pinned inode. */
+/* sockaddr_un "/proc/thread-self/fd/N" for the pinned inode: @fd is in
+ * this thread's own table (see the top), not the thread group leader's. */
 static socklen_t pinned_addr(int fd, struct sockaddr_un *sun)
 {
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	snprintf(sun->sun_path, sizeof(sun->sun_path), "/proc/self/fd/%d", fd);
+	snprintf(sun->sun_path, sizeof(sun->sun_path),
+		 "/proc/thread-self/fd/%d", fd);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			   strlen(sun->sun_path) + 1);
 }
@@ -933,51 +951,66 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->val = res;
 }
 
-static void take_spares(struct jr_unixguard *g)
-{
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		if (g->spare[i] < 0)
-			g->spare[i] = fcntl(g->listener, F_DUPFD_CLOEXEC, 0);
-}
-
-static void release_spares(struct jr_unixguard *g)
-{
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		if (g->spare[i] >= 0) {
-			close(g->spare[i]);
-			g->spare[i] = -1;
-		}
-}
-
 /*
- * handle_with_spares - handle(); if it could not get a descriptor (the
- * runner at RLIMIT_NOFILE: the relay holds them all, which
- * tests/integration/faults.sh makes happen), give back the spares held
- * for this and try once more, then take them again. The relay thread may
- * snatch a freed number first; then the task gets EPERM: fail closed, we
- * never answer without having looked.
+ * handle_checked - handle(); if it could not get a descriptor, which in
+ * the thread's own table (see the top) takes an RLIMIT_NOFILE below what
+ * the runner needs to set up at all, answer EPERM: fail closed, we never
+ * answer without having looked.
  */
-static void handle_with_spares(struct jr_unixguard *g,
-			       const struct seccomp_notif *n,
-			       struct seccomp_notif_resp *resp)
+static void handle_checked(struct jr_unixguard *g,
+			   const struct seccomp_notif *n,
+			   struct seccomp_notif_resp *resp)
 {
 	g->out_of_fds = false;
-	handle(g, n, resp);
-	if (!g->out_of_fds)
-		return;
-	release_spares(g);
-	g->out_of_fds = false;
-	memset(resp, 0, g->sizes.seccomp_notif_resp);
 	handle(g, n, resp);
 	if (g->out_of_fds) {
 		jr_warn(
-		    "unix socket guard: the runner is out of file descriptors: a connect or send of the command is refused");
+		    "unix socket guard: out of file descriptors: a connect or send of the command is refused");
 		resp->id = n->id;
 		resp->flags = 0;
 		resp->error = -EPERM;
+		resp->val = 0;
 		g->stats.refused++;
 	}
-	take_spares(g);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * own_table - give the calling thread a descriptor table of its own and
+ * keep in it only stdio, the listener and the sock_diag socket (see the
+ * top). Return: 0 or -errno.
+ */
+static int own_table(const struct jr_unixguard *g)
+{
+	int keep[] = { g->listener, g->diag };
+	int from = STDERR_FILENO + 1;
+
+	if (unshare(CLONE_FILES) < 0)
+		return -errno;
+	qsort(keep, sizeof(keep) / sizeof(keep[0]), sizeof(keep[0]), cmp_int);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		if (keep[i] < from)
+			continue;
+		if (keep[i] > from &&
+		    close_range((unsigned)from, (unsigned)keep[i] - 1, 0) < 0)
+			return -errno;
+		from = keep[i] + 1;
+	}
+	if (close_range((unsigned)from, ~0U, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static void table_ready(struct jr_unixguard *g, int r)
+{
+	pthread_mutex_lock(&g->lock);
+	g->table = r < 0 ? r : 1;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
 }
 
 static void stop_signal_handler(int sig)
@@ -999,7 +1032,14 @@ static void *serve(void *arg)
 	_cleanup_free_ struct seccomp_notif *n = NULL;
 	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
 	sigset_t stop;
+	int r;
 
+	r = own_table(g);
+	table_ready(g, r);
+	if (r < 0) {
+		__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, JR_UG_STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
@@ -1017,7 +1057,7 @@ static void *serve(void *arg)
 			break;
 		}
 		memset(resp, 0, g->sizes.seccomp_notif_resp);
-		handle_with_spares(g, n, resp);
+		handle_checked(g, n, resp);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
 		    errno != ENOENT)
 			jr_debug("unix socket guard: reply: %s",
@@ -1070,8 +1110,8 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	if (!g)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	g->listener = g->diag = -1;
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		g->spare[i] = -1;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
 		r = jr_err_set(err, errno,
 			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
@@ -1131,7 +1171,6 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		}
 	}
 	g->listener = steal_fd(&listener);
-	take_spares(g);
 	g->diag = steal_fd(&diag);
 	r = pthread_create(&g->thread, NULL, serve, g);
 	if (r != 0) {
@@ -1140,6 +1179,17 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		goto fail;
 	}
 	g->running = true;
+	pthread_mutex_lock(&g->lock);
+	while (g->table == 0)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (g->table < 0) {
+		r = jr_err_set(
+		    err, -g->table,
+		    "unix socket guard: cannot give its thread a descriptor table of its own (unshare CLONE_FILES: %s)",
+		    strerror(-g->table));
+		goto fail;
+	}
 	*out = g;
 	return 0;
 fail:
@@ -1165,7 +1215,8 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 	}
 	if (stats)
 		*stats = g->stats;
-	release_spares(g);
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cond);
 	if (g->listener >= 0)
 		close(g->listener);
 	if (g->diag >= 0)
