@@ -47,7 +47,7 @@
  *     allowed; anything else gets ECONNREFUSED, the answer of a socket
  *     nobody listens on.
  *  4. Allowed: the runner makes the call itself on the task's socket,
- *     addressed "/proc/self/fd/N" of the pinned O_PATH fd, so the inode
+ *     addressed "/proc/thread-self/fd/N" of the pinned O_PATH fd, so the inode
  *     connected is the inode checked (a path swapped meanwhile changes
  *     nothing), and replies with the result. A non-pathname address of an
  *     AF_UNIX socket (abstract, unnamed, AF_UNSPEC) is also run on behalf,
@@ -70,6 +70,25 @@
  * The result of a call run on behalf is the one the task gets; with a
  * non-blocking socket ours is non-blocking too (same open file).
  *
+ * The supervisor's own descriptor table. Every notification costs the
+ * thread a few descriptors (the pidfd, the task's socket, root, cwd, the
+ * pinned inode), and a blocking connect run on behalf holds two of them
+ * until it completes. In the runner's table they would compete with the
+ * relay: at the runner's RLIMIT_NOFILE, the relay frees its one reserve
+ * descriptor to accept a waiting connection and answer it 503, and a
+ * guard allocating at that moment took the slot, so the relay could only
+ * pause until header timeouts freed others, while the guard sat in a
+ * connect to the relay's full backlog (tests/integration/faults.sh, the
+ * descriptor-limit case, saw no 503 at all). So the thread first calls
+ * unshare(CLONE_FILES): it gets a table of its own, closes in it every
+ * descriptor but the listener, the sock_diag socket and stdio (the copy
+ * would otherwise keep the runner's sockets and pipes open), and from
+ * then on nothing it opens or holds is one of the runner's. RLIMIT_NOFILE
+ * bounds each table's numbers separately, and ours holds a handful. The
+ * pinned inode is therefore named through /proc/thread-self, not
+ * /proc/self (the thread group leader's table). start() waits until the
+ * table is ours and fails closed if it cannot be.
+ *
  * Connects of other families run on behalf. The socket's O_NONBLOCK is in
  * the open file we share with the task, so a non-blocking connect answers
  * EINPROGRESS at once and the task waits for it itself; a blocking one
@@ -82,24 +101,31 @@
  * answer, for a TCP connect to a port not in it.
  *
  * Limits, said plainly:
- *  - Sends are still CONTINUEd where step 1 says, and the kernel then
- *    re-reads the fd table and the task's memory. The connect race is
- *    closed; what is left is one datagram per send: (a) a sendmsg(2) or
- *    sendmmsg(2) whose msghdr had no address when we read it (msg_name is
- *    in the task's memory and can be filled in after our read; on an
- *    AF_UNIX datagram socket no fd swap is even needed), and (b) any send
- *    on a socket that is not AF_UNIX, or is a unix stream or seqpacket
- *    one, whose fd is swapped for an unconnected AF_UNIX datagram socket
- *    and whose address bytes are rewritten into a path (sendto's address
- *    pointer is a register, its bytes are not). Either way only a host
- *    *datagram* socket the command can see is reachable, and those live
- *    under /run in practice (journald, /dev/log -> /run/systemd/journal),
- *    which the default layout replaces with an empty tmpfs; --fs host
- *    leaves them in view. Closing it means running every trapped send on
- *    behalf as well.
- *  - A sendmsg(2) to a path with ancillary data, and a sendmmsg(2) with
- *    any address, on an AF_UNIX datagram socket are refused (EPERM):
- *    passing the task's fds or credentials on its behalf is not done.
+ *  - Every send on an AF_UNIX datagram socket that could name a path is
+ *    run on behalf: with an address (checked, pinned), and a sendmsg(2)
+ *    whose msghdr had none when we read it, which is sent with none (its
+ *    msg_namelen is in the task's memory and could be filled in before a
+ *    CONTINUEd call's re-read: tests/integration/unixsock.sh "send race"
+ *    won 14 of 3000 that way). sendto(2) with no address is CONTINUEd:
+ *    its length is a register. A blocking send on behalf is first tried
+ *    with MSG_DONTWAIT; one that would block is finished by a worker
+ *    thread (hand_off(), up to JR_UG_WORKERS at once, beyond that this
+ *    thread blocks), which answers the notification itself, so a full
+ *    receiver never stalls the sandbox's other trapped calls. SCM_RIGHTS
+ *    is passed with our pidfd_getfd(2) copies of the task's descriptors.
+ *  - What is left of the send race is (b): a send on a socket that is
+ *    not AF_UNIX, or a unix stream or seqpacket one, is CONTINUEd, and a
+ *    second thread may swap an unconnected unix datagram socket onto its
+ *    fd number and rewrite the address bytes into a path (sendto's
+ *    address pointer is a register, its bytes are not). It reaches at
+ *    most one host *datagram* socket in view per send; those live under
+ *    /run in practice (journald, /dev/log), which the default layout
+ *    replaces with an empty tmpfs; --fs host leaves them in view. Closing
+ *    it means running every TCP and UDP send on behalf too.
+ *  - Refused with EPERM on an AF_UNIX datagram socket: sendmmsg(2) (its
+ *    addresses are in memory, and it is not run on behalf), and control
+ *    data other than SCM_RIGHTS (SCM_CREDENTIALS would be checked
+ *    against the runner's ids) or from a compat task.
  *  - A call run on behalf is the runner's: the peer's SO_PEERCRED names
  *    the runner's pid (0 inside) and, for a root runner, an unmapped uid.
  *    A blocking connect to an inside listener whose backlog is full holds
@@ -116,6 +142,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,13 +176,15 @@
 /* The largest datagram sent on behalf: above the default unix wmem. */
 #define JR_UG_MAX_SEND (256 * 1024)
 #define JR_UG_MAX_IOV 1024 /* UIO_MAXIOV */
+/* Control data copied for a send on behalf, and the descriptors in it
+ * (include/net/scm.h: SCM_MAX_FD). */
+#define JR_UG_MAX_CONTROL 4096
+#define JR_UG_MAX_FDS 253
+/* Sends that would block, finished by worker threads at once. */
+#define JR_UG_WORKERS 8
 #define JR_X32_SYSCALL_BIT 0x40000000U
 /* include/linux/in6.h: the shortest sockaddr_in6 tcp_v6_connect takes. */
 #define JR_SIN6_LEN_RFC2133 24
-/* At most this many fds are open at once while one notification is
- * handled: pidfd, the task's socket, root, cwd, the pinned inode, one
- * --expose path. */
-#define JR_UG_SPARE_FDS 6
 /* Interrupts the supervisor's blocking SECCOMP_IOCTL_NOTIF_RECV to stop. */
 #define JR_UG_STOP_SIGNAL (SIGRTMIN + 3)
 
@@ -219,10 +248,16 @@ enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 	/* Sends: only a datagram socket goes where the address says. */
 	if (type != SOCK_DGRAM)
 		return JR_UG_CONTINUE;
-	if (addr == JR_UG_ADDR_NONE)
-		return JR_UG_CONTINUE;
+	/* sendmmsg's addresses are in the task's memory, and it is not run
+	 * on behalf: refused, with or without one when we looked. */
 	if (call == JR_UG_SENDMMSG)
 		return JR_UG_REFUSE;
+	/* No address: sendto's length is a register, so nothing can be
+	 * filled in after our look; a msghdr's msg_namelen is in the task's
+	 * memory, and CONTINUE would have the kernel read it again (the send
+	 * race): run on behalf with no address. */
+	if (addr == JR_UG_ADDR_NONE)
+		return call == JR_UG_SENDTO ? JR_UG_CONTINUE : JR_UG_ON_BEHALF;
 	if (addr == JR_UG_ADDR_PATH)
 		return JR_UG_CHECK_PATH;
 	if (addr == JR_UG_ADDR_INVALID)
@@ -299,11 +334,13 @@ struct jr_unixguard {
 	struct seccomp_notif_sizes sizes;
 	uint32_t diag_seq;
 	struct jr_unixguard_stats stats;
-	/* Descriptors held back for the supervisor, so that a runner at its
-	 * RLIMIT_NOFILE (the relay full of connections) still looks before
-	 * it answers; see out_of_fds(). */
-	int spare[JR_UG_SPARE_FDS];
 	bool out_of_fds; /* this notification met EMFILE/ENFILE */
+	/* The thread's start-up, which start() waits for: its own table. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int table;		   /* 1 ours, -errno failed, 0 not yet */
+	struct ug_worker *workers; /* JR_UG_WORKERS of them (hand_off()) */
+	bool handed; /* this notification is a worker's to answer */
 };
 
 static const char *const call_names[JR_UG_OTHER] = {
@@ -583,12 +620,14 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	return steal_fd(&fd);
 }
 
-/* sockaddr_un "/proc/self/fd/N" for the pinned inode. */
+/* sockaddr_un "/proc/thread-self/fd/N" for the pinned inode: @fd is in
+ * this thread's own table (see the top), not the thread group leader's. */
 static socklen_t pinned_addr(int fd, struct sockaddr_un *sun)
 {
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	snprintf(sun->sun_path, sizeof(sun->sun_path), "/proc/self/fd/%d", fd);
+	snprintf(sun->sun_path, sizeof(sun->sun_path),
+		 "/proc/thread-self/fd/%d", fd);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			   strlen(sun->sun_path) + 1);
 }
@@ -731,15 +770,127 @@ static int read_send_addr(pid_t pid, enum jr_ug_call call,
 	return 0;
 }
 
-/* Run the send on behalf on @sfd to @to. Return: bytes or -errno. */
-static ssize_t send_on_behalf(pid_t pid, enum jr_ug_call call,
-			      const struct seccomp_data *d, bool compat,
-			      const struct task_msghdr *h, int sfd,
-			      const struct sockaddr *to, socklen_t tolen)
-{
-	_cleanup_free_ char *buf = NULL;
-	ssize_t len;
+/*
+ * One send run on behalf, everything copied out of the task: the bytes,
+ * the address (or the pinned inode's), and the control data with the
+ * task's descriptors replaced by our own copies of them.
+ */
+struct ug_send {
+	int sfd;    /* the task's socket (ours: pidfd_getfd) */
+	int pinned; /* the O_PATH fd "to" names, or -1 */
+	char *buf;
+	size_t len;
 	int flags;
+	union {
+		struct sockaddr_storage ss;
+		struct sockaddr_un un;
+	} to;
+	socklen_t tolen;
+	char *control;
+	size_t controllen;
+	int fds[JR_UG_MAX_FDS]; /* our copies of the SCM_RIGHTS fds */
+	size_t n_fds;
+};
+
+static void ug_send_init(struct ug_send *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sfd = s->pinned = -1;
+}
+
+static void ug_send_free(struct ug_send *s)
+{
+	if (s->sfd >= 0)
+		close(s->sfd);
+	if (s->pinned >= 0)
+		close(s->pinned);
+	for (size_t i = 0; i < s->n_fds; i++)
+		close(s->fds[i]);
+	free(s->buf);
+	free(s->control);
+	ug_send_init(s);
+}
+
+static ssize_t ug_send_run(struct ug_send *s, int extra)
+{
+	struct iovec v = { .iov_base = s->buf, .iov_len = s->len };
+	struct msghdr m = { .msg_name = s->tolen ? &s->to : NULL,
+			    .msg_namelen = s->tolen,
+			    .msg_iov = &v,
+			    .msg_iovlen = 1,
+			    .msg_control = s->control,
+			    .msg_controllen = s->controllen };
+	ssize_t n = sendmsg(s->sfd, &m, s->flags | extra | MSG_NOSIGNAL);
+
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * take_control - copy the task's control data for a send on behalf.
+ * Only SCM_RIGHTS is passed on, each descriptor taken from the task with
+ * pidfd_getfd(2) so that what is passed is what the task holds;
+ * SCM_CREDENTIALS would be checked against the runner's ids, so it is
+ * refused, as is anything of a compat task (another cmsg layout).
+ * Return: 0 or -errno.
+ */
+static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
+			bool compat, const struct task_msghdr *h,
+			struct ug_send *s)
+{
+	struct cmsghdr *c;
+	struct msghdr m;
+	int r;
+
+	if (!h->controllen)
+		return 0;
+	if (compat || h->controllen > JR_UG_MAX_CONTROL)
+		return -EPERM;
+	s->control = calloc(1, h->controllen);
+	if (!s->control)
+		return -ENOMEM;
+	r = read_task(pid, h->control, s->control, h->controllen);
+	if (r < 0)
+		return r;
+	s->controllen = h->controllen;
+	memset(&m, 0, sizeof(m));
+	m.msg_control = s->control;
+	m.msg_controllen = s->controllen;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			return -EPERM;
+		if (c->cmsg_len < CMSG_LEN(0))
+			return -EINVAL;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int tfd, ours;
+
+			if (s->n_fds == JR_UG_MAX_FDS)
+				return -ETOOMANYREFS; /* SCM_MAX_FD */
+			memcpy(&tfd, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+			ours = (int)syscall(SYS_pidfd_getfd, pidfd, tfd, 0);
+			if (ours < 0) {
+				fd_shortage(g, errno);
+				return errno == EBADF ? -EBADF : -EPERM;
+			}
+			s->fds[s->n_fds++] = ours;
+			memcpy(CMSG_DATA(c) + i * sizeof(int), &ours,
+			       sizeof(int));
+		}
+	}
+	return 0;
+}
+
+/* Copy the data and control of the task's send into @s. Return: 0 or
+ * -errno. */
+static int take_send(struct jr_unixguard *g, pid_t pid, int pidfd,
+		     enum jr_ug_call call, const struct seccomp_data *d,
+		     bool compat, const struct task_msghdr *h,
+		     struct ug_send *s)
+{
+	ssize_t len;
 
 	if (call == JR_UG_SENDTO) {
 		uint64_t n = d->args[2];
@@ -747,24 +898,130 @@ static ssize_t send_on_behalf(pid_t pid, enum jr_ug_call call,
 
 		if (n > JR_UG_MAX_SEND)
 			return -EMSGSIZE;
-		buf = malloc(n ? n : 1);
-		if (!buf)
+		s->buf = malloc(n ? n : 1);
+		if (!s->buf)
 			return -ENOMEM;
-		r = read_task(pid, d->args[1], buf, (size_t)n);
+		r = read_task(pid, d->args[1], s->buf, (size_t)n);
 		if (r < 0)
 			return r;
-		len = (ssize_t)n;
-		flags = (int)d->args[3];
-	} else {
-		if (h->controllen)
-			return -EPERM; /* fds/credentials on its behalf: no */
-		len = read_iov(pid, h->iov, h->iovlen, compat, &buf);
-		if (len < 0)
-			return len;
-		flags = (int)d->args[2];
+		s->len = (size_t)n;
+		s->flags = (int)d->args[3];
+		return 0;
 	}
-	len = sendto(sfd, buf, (size_t)len, flags | MSG_NOSIGNAL, to, tolen);
-	return len < 0 ? -errno : len;
+	len = read_iov(pid, h->iov, h->iovlen, compat, &s->buf);
+	if (len < 0)
+		return (int)len;
+	s->len = (size_t)len;
+	s->flags = (int)d->args[2];
+	return take_control(g, pid, pidfd, compat, h, s);
+}
+
+/* A worker: one send that would block, run to its end. */
+struct ug_worker {
+	struct jr_unixguard *g;
+	pthread_t thread;
+	bool used;
+	bool done; /* atomic */
+	uint64_t id;
+	struct ug_send s;
+};
+
+static void *worker_run(void *arg)
+{
+	struct ug_worker *w = arg;
+	struct jr_unixguard *g = w->g;
+	struct seccomp_notif_resp *resp =
+	    calloc(1, g->sizes.seccomp_notif_resp);
+	ssize_t n = ug_send_run(&w->s, 0);
+
+	if (resp) {
+		resp->id = w->id;
+		if (n < 0)
+			resp->error = (int)n;
+		else
+			resp->val = n;
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
+		    errno != ENOENT)
+			jr_debug("unix socket guard: reply: %s",
+				 strerror(errno));
+		free(resp);
+	}
+	ug_send_free(&w->s);
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Wait for worker @w to end, interrupting a send it is blocked in. */
+static void worker_reap(struct ug_worker *w)
+{
+	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
+
+		pthread_kill(w->thread, JR_UG_STOP_SIGNAL);
+		nanosleep(&ts, NULL);
+	}
+	pthread_join(w->thread, NULL);
+	w->used = false;
+}
+
+/*
+ * hand_off - run the blocking send @s (taken over) in a worker thread,
+ * which replies for notification @id itself, so that this thread, and
+ * every other trapped call of the sandbox, does not wait for a receiver
+ * to drain its queue. Workers are made by this thread, after it took a
+ * table of its own, so they share that table. Return: true if handed
+ * off; false if every worker is busy (the caller blocks instead).
+ */
+static bool hand_off(struct jr_unixguard *g, uint64_t id, struct ug_send *s)
+{
+	struct ug_worker *w = NULL;
+
+	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
+		struct ug_worker *c = &g->workers[i];
+
+		if (c->used && __atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
+			worker_reap(c);
+		if (!c->used && !w)
+			w = c;
+	}
+	if (!w)
+		return false;
+	w->g = g;
+	w->id = id;
+	w->s = *s;
+	w->done = false;
+	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
+		*s = w->s;
+		ug_send_init(&w->s);
+		return false;
+	}
+	w->used = true;
+	ug_send_init(s);
+	return true;
+}
+
+/*
+ * send_on_behalf - run the send in @s (its socket, address and bytes our
+ * copies). A send the task made blocking is first tried with
+ * MSG_DONTWAIT; if it would block, a worker finishes it (hand_off()).
+ * Return: bytes, -errno, or 1 with *@handed set (the worker replies).
+ */
+static ssize_t send_on_behalf(struct jr_unixguard *g, uint64_t id,
+			      struct ug_send *s, bool *handed)
+{
+	int fl = fcntl(s->sfd, F_GETFL);
+	bool blocking =
+	    !(s->flags & MSG_DONTWAIT) && fl >= 0 && !(fl & O_NONBLOCK);
+	ssize_t n = ug_send_run(s, blocking ? MSG_DONTWAIT : 0);
+
+	*handed = false;
+	if (!blocking || (n != -EAGAIN && n != -EWOULDBLOCK))
+		return n;
+	if (hand_off(g, id, s)) {
+		*handed = true;
+		return 1;
+	}
+	return ug_send_run(s, 0);
 }
 
 /* Handle one notification; fill @resp. */
@@ -780,6 +1037,8 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		struct sockaddr_un un;
 	} sa, to;
 	struct task_msghdr h;
+	struct ug_send snd;
+	bool handed = false;
 	enum jr_ug_call call;
 	enum jr_ug_addr kind;
 	enum jr_ug_action act;
@@ -925,59 +1184,91 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->error = r < 0 ? -errno : 0;
 		return;
 	}
-	res = send_on_behalf(n->pid, call, d, compat, &h, sfd,
-			     (struct sockaddr *)&to, (socklen_t)salen);
+	ug_send_init(&snd);
+	r = take_send(g, n->pid, pidfd, call, d, compat, &h, &snd);
+	if (r < 0) {
+		ug_send_free(&snd);
+		resp->error = r;
+		return;
+	}
+	snd.sfd = steal_fd(&sfd);
+	snd.pinned = steal_fd(&pinned);
+	if (salen)
+		memcpy(&snd.to, &to, salen);
+	snd.tolen = (socklen_t)salen;
+	res = send_on_behalf(g, n->id, &snd, &handed);
+	ug_send_free(&snd);
+	if (handed) {
+		g->handed = true; /* the worker answers */
+		return;
+	}
 	if (res < 0)
 		resp->error = (int)res;
 	else
 		resp->val = res;
 }
 
-static void take_spares(struct jr_unixguard *g)
-{
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		if (g->spare[i] < 0)
-			g->spare[i] = fcntl(g->listener, F_DUPFD_CLOEXEC, 0);
-}
-
-static void release_spares(struct jr_unixguard *g)
-{
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		if (g->spare[i] >= 0) {
-			close(g->spare[i]);
-			g->spare[i] = -1;
-		}
-}
-
 /*
- * handle_with_spares - handle(); if it could not get a descriptor (the
- * runner at RLIMIT_NOFILE: the relay holds them all, which
- * tests/integration/faults.sh makes happen), give back the spares held
- * for this and try once more, then take them again. The relay thread may
- * snatch a freed number first; then the task gets EPERM: fail closed, we
- * never answer without having looked.
+ * handle_checked - handle(); if it could not get a descriptor, which in
+ * the thread's own table (see the top) takes an RLIMIT_NOFILE below what
+ * the runner needs to set up at all, answer EPERM: fail closed, we never
+ * answer without having looked.
  */
-static void handle_with_spares(struct jr_unixguard *g,
-			       const struct seccomp_notif *n,
-			       struct seccomp_notif_resp *resp)
+static void handle_checked(struct jr_unixguard *g,
+			   const struct seccomp_notif *n,
+			   struct seccomp_notif_resp *resp)
 {
 	g->out_of_fds = false;
+	g->handed = false;
 	handle(g, n, resp);
-	if (!g->out_of_fds)
-		return;
-	release_spares(g);
-	g->out_of_fds = false;
-	memset(resp, 0, g->sizes.seccomp_notif_resp);
-	handle(g, n, resp);
-	if (g->out_of_fds) {
+	if (g->out_of_fds && !g->handed) {
 		jr_warn(
-		    "unix socket guard: the runner is out of file descriptors: a connect or send of the command is refused");
+		    "unix socket guard: out of file descriptors: a connect or send of the command is refused");
 		resp->id = n->id;
 		resp->flags = 0;
 		resp->error = -EPERM;
+		resp->val = 0;
 		g->stats.refused++;
 	}
-	take_spares(g);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * own_table - give the calling thread a descriptor table of its own and
+ * keep in it only stdio, the listener and the sock_diag socket (see the
+ * top). Return: 0 or -errno.
+ */
+static int own_table(const struct jr_unixguard *g)
+{
+	int keep[] = { g->listener, g->diag };
+	int from = STDERR_FILENO + 1;
+
+	if (unshare(CLONE_FILES) < 0)
+		return -errno;
+	qsort(keep, sizeof(keep) / sizeof(keep[0]), sizeof(keep[0]), cmp_int);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		if (keep[i] < from)
+			continue;
+		if (keep[i] > from &&
+		    close_range((unsigned)from, (unsigned)keep[i] - 1, 0) < 0)
+			return -errno;
+		from = keep[i] + 1;
+	}
+	if (close_range((unsigned)from, ~0U, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static void table_ready(struct jr_unixguard *g, int r)
+{
+	pthread_mutex_lock(&g->lock);
+	g->table = r < 0 ? r : 1;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
 }
 
 static void stop_signal_handler(int sig)
@@ -999,7 +1290,14 @@ static void *serve(void *arg)
 	_cleanup_free_ struct seccomp_notif *n = NULL;
 	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
 	sigset_t stop;
+	int r;
 
+	r = own_table(g);
+	table_ready(g, r);
+	if (r < 0) {
+		__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, JR_UG_STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
@@ -1017,7 +1315,9 @@ static void *serve(void *arg)
 			break;
 		}
 		memset(resp, 0, g->sizes.seccomp_notif_resp);
-		handle_with_spares(g, n, resp);
+		handle_checked(g, n, resp);
+		if (g->handed)
+			continue;
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
 		    errno != ENOENT)
 			jr_debug("unix socket guard: reply: %s",
@@ -1070,8 +1370,13 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	if (!g)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	g->listener = g->diag = -1;
-	for (int i = 0; i < JR_UG_SPARE_FDS; i++)
-		g->spare[i] = -1;
+	g->workers = calloc(JR_UG_WORKERS, sizeof(*g->workers));
+	if (!g->workers) {
+		free(g);
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
 		r = jr_err_set(err, errno,
 			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
@@ -1131,7 +1436,6 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		}
 	}
 	g->listener = steal_fd(&listener);
-	take_spares(g);
 	g->diag = steal_fd(&diag);
 	r = pthread_create(&g->thread, NULL, serve, g);
 	if (r != 0) {
@@ -1140,6 +1444,17 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		goto fail;
 	}
 	g->running = true;
+	pthread_mutex_lock(&g->lock);
+	while (g->table == 0)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (g->table < 0) {
+		r = jr_err_set(
+		    err, -g->table,
+		    "unix socket guard: cannot give its thread a descriptor table of its own (unshare CLONE_FILES: %s)",
+		    strerror(-g->table));
+		goto fail;
+	}
 	*out = g;
 	return 0;
 fail:
@@ -1163,9 +1478,15 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 		}
 		pthread_join(g->thread, NULL);
 	}
+	/* Sends still blocked when the sandbox ends: interrupted. */
+	for (size_t i = 0; i < JR_UG_WORKERS; i++)
+		if (g->workers[i].used)
+			worker_reap(&g->workers[i]);
+	free(g->workers);
 	if (stats)
 		*stats = g->stats;
-	release_spares(g);
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cond);
 	if (g->listener >= 0)
 		close(g->listener);
 	if (g->diag >= 0)

@@ -658,5 +658,116 @@ for m in $modes; do
 	lacks "$m: the command did not run on" "STILL-RUNNING"
 done
 
+###########################################################################
+probe filesystem "from the working directory: write the read-only host (/etc, ~/.bashrc, a directory outside), the protected .git/hooks and .git/config, read ~/.ssh and ~/.aws; through a planted and a new symlink, '..', a hard link, /proc/self/root, /proc/1/root, an O_PATH or read-only fd reopened through /proc/self/fd; mount, umount, remount, pivot_root, open_tree + mount_setattr; with --allow-nested the same from a new user+mount namespace" \
+	"writes EROFS (links EXDEV: another mount), secrets ENOENT (covered by an empty directory), /proc/1/root EACCES; the mount family EPERM; nested: the inherited mounts are locked (umount EINVAL, clearing read-only EPERM, a non-recursive clone that would leave a cover behind EINVAL) and the walls hold after; the controls (write the working directory and /tmp, read ~/.bashrc) work; the host files are unchanged" \
+	"nobody (the command's user) in the lab host, in the same fake home and repository: every write and read works, in a new user+mount namespace remount and writes work; /etc is EACCES there (no write permission: the sandbox's answer EROFS is the mount's), the mount family EPERM (no capability: shown to work in the nested baseline)"
+if [ "$(id -u)" -eq 0 ]; then FSB=$(mktemp -d /var/lib/jailrun-esc.XXXXXX); else FSB=$(mktemp -d "$HOME/.jailrun-esc.XXXXXX"); fi
+fs_cleanup() { rm -rf "$FSB"; rm -f /etc/jailrun-escape-* 2>/dev/null || true; }
+lab_on_exit fs_cleanup
+chmod 755 "$FSB"
+FSHOME=$FSB/home FSREPO=$FSB/repo FSOUT=$FSB/outside
+# The probe where the sandbox sees it: the working directory is $FSREPO
+# here, so $JR_TMP (under /tmp) is behind the private /tmp.
+FSPR=$FSB/probe.py
+install -m 644 "$PR" "$FSPR"
+fs_plant() {
+	rm -rf "$FSHOME" "$FSREPO" "$FSOUT"
+	mkdir -p "$FSHOME/.ssh" "$FSHOME/.aws" "$FSOUT" "$FSREPO"
+	echo SECRET-SSH-KEY >"$FSHOME/.ssh/id_ed25519"
+	echo SECRET-AWS-KEY >"$FSHOME/.aws/credentials"
+	echo "# rc" >"$FSHOME/.bashrc"
+	git -C "$FSREPO" init -q
+	mkdir -p "$FSREPO/.git/hooks"
+	ln -s "$FSHOME/.ssh" "$FSREPO/ssh-link"
+	chown -R "$JR_NOBODY_UID:$JR_NOBODY_GID" "$FSHOME" "$FSREPO" "$FSOUT"
+	chmod 700 "$FSHOME/.ssh"
+	FS_GITCONFIG=$(cat "$FSREPO/.git/config")
+}
+# fs_base ARGS... - the probe as nobody in the lab host, no jailrun
+fs_base() { lab_host_as nobody timeout 60 env -C "$FSREPO" HOME="$FSHOME" "$PY" "$FSPR" fs "$@" </dev/null; }
+# fs_jl CALLER JAILRUN-ARGS... -- PROBE-ARGS... - as jl, from the fake repository with the fake home
+fs_jl() {
+	local c=$1
+	shift
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$FSREPO" HOME="$FSHOME" "$JR" "$@" </dev/null ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$FSREPO" HOME="$FSHOME" "$JR" "$@" </dev/null ;;
+	esac
+}
+# fs_is DESC LABEL REGEX - the probe's RESULT line for LABEL answers REGEX
+fs_is() {
+	if grep -qE -- "^RESULT fs $2 ($3)( |\$)" <<<"$OUT"; then ok "$1: $2: $3"
+	else fail "$1: $2: want /$3/, got: $(grep -E -- "^RESULT fs $2 " <<<"$OUT" || echo '(no line)')"; fi
+}
+# fs_host_unchanged DESC - nothing of the fake home or repository changed on the host
+fs_host_unchanged() {
+	local bad=()
+	[ "$(cat "$FSHOME/.bashrc")" = "# rc" ] || bad+=(".bashrc: $(cat "$FSHOME/.bashrc")")
+	[ "$(cat "$FSREPO/.git/config")" = "$FS_GITCONFIG" ] || bad+=(".git/config changed")
+	[ ! -e "$FSREPO/.git/hooks/pre-commit" ] || bad+=("a pre-commit hook")
+	[ -z "$(ls -A "$FSOUT")" ] || bad+=("outside: $(ls -A "$FSOUT")")
+	! ls /etc/jailrun-escape-* >/dev/null 2>&1 || bad+=("/etc: $(ls /etc/jailrun-escape-*)")
+	if [ ${#bad[@]} = 0 ]; then ok "$1: the host's files are unchanged"; else fail "$1: ${bad[*]}"; fi
+}
+fs_plant
+expect_status 0 "baseline: filesystem attempts" fs_base "$FSHOME" "$FSOUT"
+for l in control-workdir-write control-tmp-write bashrc-append hook-create gitconfig-append dotdot-write \
+	symlink-write hardlink-gitconfig hardlink-bashrc proc-self-root-bashrc-append opath-reopen-gitconfig \
+	rdonly-reopen-bashrc after-bashrc-append after-gitconfig-append; do
+	fs_is "baseline" "$l" OK
+done
+for l in ssh-read planted-symlink-read inner-symlink-read dotdot-read proc-self-root-ssh-read opath-reopen-ssh-dir \
+	after-ssh-read; do
+	fs_is "baseline" "$l" "OK SECRET-SSH-KEY"
+done
+fs_is "baseline" aws-read "OK SECRET-AWS-KEY"
+fs_is "baseline: no write permission in /etc" etc-create EACCES
+fs_plant
+expect_status 0 "baseline: filesystem attempts in a new user+mount namespace" fs_base --nested "$FSHOME" "$FSOUT"
+fs_is "baseline nested" nested-unshare OK
+fs_is "baseline nested" nested-remount-root-rw OK
+fs_is "baseline nested" nested-after-bashrc-append OK
+fs_is "baseline nested" nested-after-ssh-read "OK SECRET-SSH-KEY"
+for m in $modes; do
+	fs_plant
+	expect_status 0 "$m: filesystem attempts" fs_jl "$m" --allow allowed.test -- "$PY" "$FSPR" fs "$FSHOME" "$FSOUT"
+	fs_is "$m: control" control-workdir-write OK
+	fs_is "$m: control" control-tmp-write OK
+	fs_is "$m: control, the host tree is readable" control-bashrc-read "OK #"
+	for l in etc-create bashrc-append hook-create gitconfig-append dotdot-write symlink-write \
+		proc-self-root-bashrc-append opath-reopen-gitconfig rdonly-reopen-bashrc after-bashrc-append \
+		after-gitconfig-append; do
+		fs_is "$m" "$l" EROFS
+	done
+	for l in ssh-read aws-read planted-symlink-read inner-symlink-read dotdot-read proc-self-root-ssh-read \
+		opath-reopen-ssh-dir after-ssh-read; do
+		fs_is "$m" "$l" ENOENT
+	done
+	fs_is "$m: another mount" hardlink-gitconfig EXDEV
+	fs_is "$m: another mount" hardlink-bashrc EXDEV
+	fs_is "$m: init's root is not the command's to open" proc-1-root-ssh-read EACCES
+	fs_is "$m: init's root is not the command's to open" proc-1-root-bashrc-append EACCES
+	for l in mount-tmpfs-over-workdir umount-gitconfig umount-ssh-cover remount-root-rw pivot-root \
+		open-tree-clone-root clone-clear-rdonly clone-nonrecursive-reveal; do
+		fs_is "$m" "$l" EPERM
+	done
+	fs_host_unchanged "$m"
+
+	fs_plant
+	expect_status 0 "$m: --allow-nested: filesystem attempts from a new user+mount namespace" \
+		fs_jl "$m" --allow allowed.test --allow-nested -- "$PY" "$FSPR" fs --nested "$FSHOME" "$FSOUT"
+	fs_is "$m: control: the namespace is made" nested-unshare OK
+	fs_is "$m: locked" nested-umount-gitconfig EINVAL
+	fs_is "$m: locked" nested-umount-ssh-cover EINVAL
+	fs_is "$m: locked read-only" nested-remount-root-rw EPERM
+	fs_is "$m: locked read-only" nested-clone-clear-rdonly EPERM
+	fs_is "$m: a cover cannot be left behind" nested-clone-nonrecursive-reveal EINVAL
+	fs_is "$m" nested-after-bashrc-append EROFS
+	fs_is "$m" nested-after-gitconfig-append EROFS
+	fs_is "$m" nested-after-ssh-read ENOENT
+	fs_host_unchanged "$m: nested"
+done
+
 echo
 finish

@@ -823,6 +823,169 @@ def cmd_nft_tamper_watch(a):
 
 # ------------------------------------------------------------------ main
 
+# ------------------------------------------------------------------ filesystem
+
+def _fs_try(label, fn):
+    """Run fn(); print RESULT fs LABEL OK [detail] or the errno's name."""
+    try:
+        r = fn()
+        out("RESULT fs %s OK%s" % (label, "" if r is None else " " + str(r)))
+    except OSError as e:
+        out("RESULT fs %s %s" % (label, ename(e)))
+
+
+def _fs_libc():
+    import ctypes
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _fs_sys(libc, nr, *args):
+    """A raw syscall; OSError with errno on -1."""
+    import ctypes
+    r = libc.syscall(nr, *args)
+    if r == -1:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return None
+
+
+def _fs_write(path, flags):
+    fd = os.open(path, os.O_WRONLY | flags, 0o644)
+    try:
+        os.write(fd, b"escape\n")
+    finally:
+        os.close(fd)
+
+
+def _fs_read(path):
+    with open(path) as f:
+        d = f.read().split()
+    return d[0] if d else "(empty)"
+
+
+def _fs_reopen(path, how):
+    """open PATH with O_PATH (or read-only), then reopen /proc/self/fd/N
+    for writing: the magic link must not give more than the mount does."""
+    fd = os.open(path, how)
+    try:
+        _fs_write("/proc/self/fd/%d" % fd, os.O_APPEND)
+    finally:
+        os.close(fd)
+
+
+def _fs_mounts(libc, prefix, home):
+    """The mount family of calls, each on its own (x86_64 numbers)."""
+    MS_RDONLY, MS_REMOUNT, MS_BIND, MNT_DETACH = 1, 32, 4096, 2
+    b = lambda s: s.encode()
+    _fs_try(prefix + "mount-tmpfs-over-workdir",
+            lambda: _fs_sys(libc, 165, b("none"), b("."), b("tmpfs"), 0, None))
+    _fs_try(prefix + "umount-gitconfig",
+            lambda: _fs_sys(libc, 166, b(".git/config"), MNT_DETACH))
+    _fs_try(prefix + "umount-ssh-cover",
+            lambda: _fs_sys(libc, 166, b(home + "/.ssh"), MNT_DETACH))
+    _fs_try(prefix + "remount-root-rw",
+            lambda: _fs_sys(libc, 165, None, b("/"), None, MS_REMOUNT | MS_BIND, None))
+    _fs_try(prefix + "pivot-root",
+            lambda: _fs_sys(libc, 155, b("."), b(".")))
+    _fs_try(prefix + "open-tree-clone-root",
+            lambda: _fs_sys(libc, 428, -100, b("/"), 1 | 0x80000 | 0x8000))
+    def clone_rw():
+        # A detached clone of the whole tree, then the read-only flag
+        # cleared on it: the lock inherited from the sandbox must hold.
+        import ctypes
+        fd = libc.syscall(428, -100, b("/"), 1 | 0x80000 | 0x8000)
+        if fd < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+        attr = struct.pack("QQQQ", 0, 1, 0, 0)   # attr_clr MOUNT_ATTR_RDONLY
+        try:
+            _fs_sys(libc, 442, fd, b(""), 0x1000 | 0x8000, attr, len(attr))
+        finally:
+            os.close(fd)
+    _fs_try(prefix + "clone-clear-rdonly", clone_rw)
+    def clone_reveal():
+        # A non-recursive clone of "/" would leave the cover of ~/.ssh
+        # behind and show what it hides (the kernel refuses it for a tree
+        # with locked submounts).
+        import ctypes
+        fd = libc.syscall(428, -100, b("/"), 1 | 0x80000)
+        if fd < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+        try:
+            return _fs_read("/proc/self/fd/%d%s/.ssh/id_ed25519" % (fd, home))
+        finally:
+            os.close(fd)
+    _fs_try(prefix + "clone-nonrecursive-reveal", clone_reveal)
+    # After all that, the walls are still there:
+    _fs_try(prefix + "after-bashrc-append",
+            lambda: _fs_write(home + "/.bashrc", os.O_APPEND))
+    _fs_try(prefix + "after-gitconfig-append",
+            lambda: _fs_write(".git/config", os.O_APPEND))
+    _fs_try(prefix + "after-ssh-read",
+            lambda: _fs_read(home + "/.ssh/id_ed25519"))
+
+
+def cmd_fs(a):
+    """Filesystem escape attempts from the working directory (the cwd)
+    against the fake home a.home and a directory a.outside outside it.
+    With --nested, first enter a new user+mount namespace (where the
+    sandbox allows one) and try to lift what was inherited."""
+    home, outside = a.home, a.outside
+    libc = _fs_libc()
+    tag = str(os.getpid())
+    if a.nested:
+        _fs_try("nested-unshare",
+                lambda: _fs_sys(libc, 272, 0x10000000 | 0x00020000))  # CLONE_NEWUSER|CLONE_NEWNS
+        _fs_mounts(libc, "nested-", home)
+        return
+    # Positive controls: the working directory is writable, the host tree
+    # readable, /tmp writable.
+    _fs_try("control-workdir-write", lambda: _fs_write("control-" + tag, os.O_CREAT))
+    _fs_try("control-bashrc-read", lambda: _fs_read(home + "/.bashrc"))
+    def tmp_write():
+        _fs_write("/tmp/control-" + tag, os.O_CREAT)
+        os.unlink("/tmp/control-" + tag)   # the baseline's /tmp is the host's
+    _fs_try("control-tmp-write", tmp_write)
+    # Writes to the read-only host and to protected paths.
+    _fs_try("etc-create", lambda: _fs_write("/etc/jailrun-escape-" + tag, os.O_CREAT | os.O_EXCL))
+    _fs_try("bashrc-append", lambda: _fs_write(home + "/.bashrc", os.O_APPEND))
+    _fs_try("hook-create", lambda: _fs_write(".git/hooks/pre-commit", os.O_CREAT))
+    _fs_try("gitconfig-append", lambda: _fs_write(".git/config", os.O_APPEND))
+    # Secrets.
+    _fs_try("ssh-read", lambda: _fs_read(home + "/.ssh/id_ed25519"))
+    _fs_try("aws-read", lambda: _fs_read(home + "/.aws/credentials"))
+    # Symlinks and "..": out of the working directory.
+    _fs_try("planted-symlink-read", lambda: _fs_read("ssh-link/id_ed25519"))
+    def inner_link():
+        os.symlink(home + "/.ssh", "inner-link-" + tag)
+        return _fs_read("inner-link-%s/id_ed25519" % tag)
+    _fs_try("inner-symlink-read", inner_link)
+    _fs_try("dotdot-read", lambda: _fs_read(os.path.relpath(home + "/.ssh/id_ed25519")))
+    _fs_try("dotdot-write", lambda: _fs_write(os.path.relpath(outside) + "/dotdot-" + tag, os.O_CREAT))
+    def symlink_write():
+        os.symlink(home + "/.bashrc", "rc-link-" + tag)
+        _fs_write("rc-link-" + tag, os.O_APPEND)
+    _fs_try("symlink-write", symlink_write)
+    # Hard links to a protected file and to a file outside, then a write.
+    def hardlink(src, name):
+        os.link(src, name + tag)
+        _fs_write(name + tag, os.O_APPEND)
+    _fs_try("hardlink-gitconfig", lambda: hardlink(".git/config", "cfg-link-"))
+    _fs_try("hardlink-bashrc", lambda: hardlink(home + "/.bashrc", "rc-hard-"))
+    # /proc/self/root and /proc/1/root.
+    _fs_try("proc-self-root-ssh-read", lambda: _fs_read("/proc/self/root" + home + "/.ssh/id_ed25519"))
+    _fs_try("proc-self-root-bashrc-append", lambda: _fs_write("/proc/self/root" + home + "/.bashrc", os.O_APPEND))
+    _fs_try("proc-1-root-ssh-read", lambda: _fs_read("/proc/1/root" + home + "/.ssh/id_ed25519"))
+    _fs_try("proc-1-root-bashrc-append", lambda: _fs_write("/proc/1/root" + home + "/.bashrc", os.O_APPEND))
+    # O_PATH (and read-only) descriptors reopened for writing.
+    _fs_try("opath-reopen-gitconfig", lambda: _fs_reopen(".git/config", os.O_PATH))
+    _fs_try("rdonly-reopen-bashrc", lambda: _fs_reopen(home + "/.bashrc", os.O_RDONLY))
+    _fs_try("opath-reopen-ssh-dir", lambda: _fs_read("/proc/self/fd/%d/id_ed25519" % os.open(home + "/.ssh", os.O_PATH)))
+    # The mount family, without a namespace of its own.
+    _fs_mounts(libc, "", home)
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -867,6 +1030,8 @@ def main():
     s = sub.add_parser("loop-connect"); s.add_argument("addr"); s.add_argument("port", type=int)
     s.add_argument("seconds", type=float); s.add_argument("marker")
     s.add_argument("--stop-file")
+    s = sub.add_parser("fs"); s.add_argument("home"); s.add_argument("outside")
+    s.add_argument("--nested", action="store_true")
     s = sub.add_parser("nft-tamper-watch"); s.add_argument("pid", type=int)
     s.add_argument("--wait", type=float, default=20.0, help="hang guard for the removal (seconds)")
     a = p.parse_args()

@@ -142,16 +142,14 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 	expect_output_has "$m: the error says what to raise" "too low to set up a sandbox"
 
 	# --- a hard descriptor limit of 64: 503s, no spin, serving after.
-	# The relay's own accounting is the subject, so the unix socket guard
-	# (part of the seccomp filter) is off here: it runs the client's
-	# connects on behalf with descriptors of the runner, and one blocked
-	# in connect() while the relay's backlog is full can hold the slot the
-	# relay frees to refuse with a 503, leaving only header timeouts (a
-	# guard defect: it should not hold a runner descriptor across a
-	# blocking connect).
+	# The unix socket guard is on: it runs every connect of the client on
+	# behalf, some of them blocked while the relay's backlog is full. It
+	# must not take the descriptor the relay frees to answer 503 (it did
+	# when it used the runner's table: no 503 at all, only header
+	# timeouts); the guard thread has a table of its own now.
 	rm -f "$JR_W/fds-$m".*
 	mkfifo -m 666 "$JR_W/fds-$m.wait" "$JR_W/fds-$m.go"
-	JL_NOFILE=64 jl "$m" --allow allowed.test --seccomp off --header-timeout 5 --log "$JR_W/fds-$m.log" -- \
+	JL_NOFILE=64 jl "$m" --allow allowed.test --header-timeout 5 --log "$JR_W/fds-$m.log" -- \
 		python3 "$LOAD" fds 56 "$JR_W/fds-$m.wait" "$JR_W/fds-$m.go" >"$JR_W/fds-$m.out" 2>&1 &
 	bg=$!
 	t0='' t1='' fds=0
@@ -174,6 +172,7 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 	if [ "$st" = 0 ]; then ok "$m: the runner survived the limit (status 0)"; else fail "$m: fds: status $st: $OUT"; fi
 	echo "   $m: runner descriptors at the limit: $fds; relay thread CPU ticks while held: ${t0:-?} -> ${t1:-?}"
 	if [ "$fds" -ge 63 ]; then ok "$m: the runner reached its descriptor limit"; else fail "$m: the runner held only $fds descriptors"; fi
+	sed -n 's/^refused-503/   '"$m"': refused-503/p' <<<"$OUT"
 	if grep -qE '^refused-503 [1-9][0-9]* closed-by-timeout [1-9][0-9]* other 0$' <<<"$OUT"; then
 		ok "$m: beyond the limit: whole 503s; the rest closed by the header timeout"
 	else

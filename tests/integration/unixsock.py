@@ -28,6 +28,18 @@ Either side:
                                  socket onto F and flips the address
                                  memory between the AF_INET address and
                                  PATH; exit 0 if no connect succeeded
+  dgcount PATH FILE              bind a datagram socket on PATH; after each
+                                 datagram write "N LAST" to FILE: how many
+                                 arrived, and the last one's payload
+  sendrace PATH N SECONDS        the send race: one thread sendmsg()s on
+                                 an unconnected AF_UNIX datagram socket,
+                                 N times or for SECONDS, with a msghdr
+                                 whose msg_name is PATH and whose
+                                 msg_namelen another thread flips between
+                                 0 and its length; also sends an
+                                 SCM_RIGHTS datagram over a socketpair
+                                 (fd passing must still work); exit 0 if
+                                 no send succeeded and the fd arrived
   inet                           connects of other families, which the
                                  guard runs on the command's behalf, act
                                  as the kernel's: UDP connect and AF_UNSPEC
@@ -168,6 +180,83 @@ def race(path, attempts, seconds):
     return 0 if won == 0 else 1
 
 
+def dgcount(path, out):
+    s = serve(path, "dgram")
+    n = 0
+    with open(out + ".tmp", "w") as f:
+        f.write("0 -\n")
+    os.rename(out + ".tmp", out)
+    while True:
+        b = s.recv(4096)
+        n += 1
+        with open(out + ".tmp", "w") as f:
+            f.write(f"{n} {b.decode(errors='replace') or '-'}\n")
+        os.rename(out + ".tmp", out)
+
+
+class MsgHdr(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32),
+                ("iov", ctypes.c_void_p), ("iovlen", ctypes.c_size_t),
+                ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t),
+                ("flags", ctypes.c_int)]
+
+
+class IoVec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+def sendrace(path, attempts, seconds):
+    """Win the window between the guard's read of a msghdr with no
+    address and the kernel's own re-read (SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+    by filling the address length in, if there is one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = 110  # sizeof(struct sockaddr_un)
+    addr = ctypes.create_string_buffer(
+        (struct.pack("=H", socket.AF_UNIX) + path.encode()).ljust(size, b"\0"), size)
+    data = ctypes.create_string_buffer(b"inside", 6)
+    iov = IoVec(ctypes.cast(data, ctypes.c_void_p), 6)
+    msg = MsgHdr(ctypes.cast(addr, ctypes.c_void_p), 0,
+                 ctypes.cast(ctypes.pointer(iov), ctypes.c_void_p), 1, None, 0, 0)
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            msg.namelen = size
+            msg.namelen = 0
+
+    t = threading.Thread(target=flip, daemon=True)
+    t.start()
+    end = time.monotonic() + seconds
+    done = won = 0
+    errs = {}
+    while done < attempts and time.monotonic() < end:
+        r = libc.sendmsg(d.fileno(), ctypes.byref(msg), 0)
+        done += 1
+        if r >= 0:
+            won += 1
+        else:
+            e = errno.errorcode.get(ctypes.get_errno(), "?")
+            errs[e] = errs.get(e, 0) + 1
+    stop.set()
+    t.join()
+    print(f"sendrace: {done} sends, {won} sent; errors {errs}")
+    # fd passing over a datagram socketpair, with and without an address
+    # in the msghdr, still works through the guard.
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    r, w = os.pipe()
+    socket.send_fds(a, [b"fd"], [w])
+    os.close(w)
+    msg_, fds, _, _ = socket.recv_fds(b, 16, 1)
+    passed = msg_ == b"fd" and len(fds) == 1
+    if passed:
+        os.write(fds[0], b"through")
+        os.close(fds[0])
+        passed = os.read(r, 16) == b"through"
+    print(f"sendrace: SCM_RIGHTS over a datagram socketpair: {'ok' if passed else 'FAILED'}")
+    return 0 if won == 0 and passed else 1
+
+
 def inet():
     libc = ctypes.CDLL(None, use_errno=True)
     unspec = ctypes.create_string_buffer(
@@ -227,7 +316,7 @@ def try_connect(path):
 def try_sendto(path):
     d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
-        d.sendto(b"x", path)
+        d.sendto(b"sendto-probe", path)
         print(f"sent to {path}")
         return 0
     except OSError as e:
@@ -256,7 +345,7 @@ def inside(d):
     path = os.path.join(d, "d.sock")
     r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     r.bind(path)
-    good = try_sendto(path) == 0 and r.recv(16) == b"x"
+    good = try_sendto(path) == 0 and r.recv(16) == b"sendto-probe"
     os.unlink(path)
     print(f"inside dgram sendto {path}: {'ok' if good else 'FAILED'}")
     ok &= good
@@ -288,6 +377,10 @@ def main(argv):
         restart(*args)
     elif cmd == "count":
         count(*args)
+    elif cmd == "dgcount":
+        dgcount(*args)
+    elif cmd == "sendrace":
+        return sendrace(args[0], int(args[1]), float(args[2]))
     elif cmd == "race":
         return race(args[0], int(args[1]), float(args[2]))
     elif cmd == "connect":

@@ -15,7 +15,11 @@
 # swaps an AF_UNIX socket and a path in under an AF_INET connect between
 # the guard's look and the kernel's re-read reaches the host (the guard
 # before it ran every connect on behalf: 297 host connections in 5 runs
-# of 3000 attempts, every run won); a connect run on behalf does not
+# of 3000 attempts, every run won); a sendmsg() whose msg_namelen another
+# thread fills in after the guard's look delivers to a host datagram
+# socket (the guard that CONTINUEd sends without an address: 14 of 3000),
+# or fd passing over a datagram socketpair stops working; a connect run on
+# behalf does not
 # answer as the kernel would (non-blocking, AF_UNSPEC, bad addresses).
 #
 # /tmp, /var/tmp and /run are private tmpfs inside (fslayout.c), so a
@@ -63,6 +67,7 @@ listen() {
 	case ${1:-stream} in
 	restart) shift; as_cmd_uid "$PY" "$U" restart "$path" "$@" & ;;
 	count) shift; as_cmd_uid "$PY" "$U" count "$path" "$@" & ;;
+	dgcount) shift; as_cmd_uid "$PY" "$U" dgcount "$path" "$@" & ;;
 	*) as_cmd_uid "$PY" "$U" listen "$path" "${1:-stream}" & ;;
 	esac
 	LISTENERS+=($!)
@@ -186,6 +191,27 @@ for m in $(jr_modes); do
 		n=$(cat "$wd/race.count")
 		if [ "$n" = 1 ]; then ok "$m: the host listener accepted nothing from inside"; else
 			fail "$m: the host listener accepted $((n - 1)) connection(s) from inside"; fi
+	fi
+
+	# The send race: sendmsg() on an unconnected AF_UNIX datagram socket
+	# while another thread flips msg_namelen between 0 and the length of
+	# the host socket's path. A guard that lets a send it saw without an
+	# address go on (CONTINUE) has the kernel re-read the msghdr, and
+	# the datagram reaches the host whenever the length was filled in
+	# meanwhile. The host socket counts datagrams and names the last;
+	# one baseline datagram after the run makes the count final.
+	srace="$VIS/$m-sendrace.sock"
+	if listen "$srace" dgcount "$wd/sendrace.count"; then
+		expect_status 0 "$m: the send race never reaches a host socket" \
+			jr "$m" -- "$PY" "$U" sendrace "$srace" 3000 20
+		expect_output_has "$m: the send race ran" "sendrace: "
+		expect_output_has "$m: fd passing over a datagram socketpair still works" \
+			"SCM_RIGHTS over a datagram socketpair: ok"
+		baseline "send race listener" "$srace" sendto
+		wait_until 30 grep -q " sendto-probe\$" "$wd/sendrace.count" || true
+		n=$(cat "$wd/sendrace.count")
+		if [ "$n" = "1 sendto-probe" ]; then ok "$m: the host datagram socket got nothing from inside"; else
+			fail "$m: the host datagram socket counted '$n' (want '1 sendto-probe')"; fi
 	fi
 
 	# Connects of other families, now run on the command's behalf,
