@@ -72,9 +72,9 @@ static int pipe_take(struct jr_relay *r, int p[2], size_t *size)
 		p[0] = p[1] = -1;
 		return -errno;
 	}
-	if (fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE) < 0) {
-		/* EPERM over the user's pipe budget: keep what we got */
-	}
+	/* May be refused (EPERM over the user's pipe budget): the size read
+	 * back below is the one used. */
+	(void)fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
 	sz = fcntl(p[0], F_GETPIPE_SZ);
 	*size = sz > 0 ? (size_t)sz : 4096; /* a pipe holds a page at least */
 	return 0;
