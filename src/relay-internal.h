@@ -351,7 +351,7 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c);
 bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
 
 /* relay_tunnel.c */
-int relay_tunnel_start(struct conn *c, bool tunnel);
+void relay_tunnel_start(struct conn *c, bool tunnel);
 void relay_tunnel_release(struct jr_relay *r, struct conn *c);
 void relay_pipes_free(struct jr_relay *r);
 /* May a tunnel direction with @pending bytes in its pipe @p (of @size

@@ -297,11 +297,7 @@ void relay_factory_readable(struct jr_relay *r)
  */
 void relay_lane_connected(struct jr_relay *r, struct conn *c)
 {
-	if (relay_tunnel_start(c, true) < 0) {
-		c->reason = "out-of-fds";
-		relay_conn_free(r, c);
-		return;
-	}
+	relay_tunnel_start(c, true);
 	c->sni_pending = false;
 	relay_tunnel_run(r, c);
 }

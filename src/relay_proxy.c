@@ -298,11 +298,7 @@ static void proxy_connected(struct jr_relay *r, struct conn *c)
 
 	if (tunnel && relay_inspect_connect(r, c)) /* TLS inspection */
 		return;
-	if (relay_tunnel_start(c, tunnel) < 0) {
-		relay_reply(r, c, 503, NULL, "out-of-fds", true,
-			    "jailrun: out of file descriptors");
-		return;
-	}
+	relay_tunnel_start(c, tunnel);
 	if (tunnel) {
 		n = jr_http_connect_established(head, sizeof(head));
 		if (n < 0 || relay_queue_out(c, head, (size_t)n) < 0) {
@@ -366,11 +362,7 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 			break;
 		/* A captured connection is a tunnel from its first byte, its
 		 * TLS name checked against c->host (relay_transparent.c). */
-		if (relay_tunnel_start(c, true) < 0) {
-			c->reason = "out-of-fds";
-			relay_conn_free(r, c);
-			return;
-		}
+		relay_tunnel_start(c, true);
 		relay_tunnel_run(r, c);
 		/* The bytes peeked at are in c->in and the client may send
 		 * nothing more before an answer: pass them on now rather

@@ -155,15 +155,13 @@ int relay_feed_body(struct conn *c, const char *buf, size_t n)
  * @tunnel, else upstream -> client spliced and the request body copied by
  * its framing. A tunnel holds the client's bytes until sni_check() has
  * seen them. No pipe is taken here: splice_dir() takes one when a
- * direction has bytes to move.
- * Return: 0 (the callers' out-of-descriptors answer stays for a failure
- * this may have again).
+ * direction has bytes to move (and copies when none can be had), so
+ * starting cannot fail.
  */
-int relay_tunnel_start(struct conn *c, bool tunnel)
+void relay_tunnel_start(struct conn *c, bool tunnel)
 {
 	c->tunnel = tunnel;
 	c->sni_pending = tunnel;
-	return 0;
 }
 
 /* relay_tunnel_run - from now on @c moves bytes (ST_RELAY). */
