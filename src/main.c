@@ -27,6 +27,7 @@
 #include "conffile.h"
 #include "io.h"
 #include "exitcode.h"
+#include "fdlimit.h"
 #include "fslayout.h"
 #include "ids.h"
 #include "learn.h"
@@ -113,7 +114,7 @@ static int fail_early(struct jr_options *opts, struct jr_policy *policy,
 
 /* Fewer descriptors than this and setting up a sandbox fails half-way
  * (allowlist mode needs about 20 before the relay accepts anything). */
-#define JR_MIN_FDS 64
+#define JR_MIN_FDS JR_FDS_RUNNER
 
 /*
  * A tunnel holds two sockets, and a pipe per direction while bytes sit in
@@ -129,27 +130,39 @@ static int raise_fd_limit(const struct jr_options *opts, struct jr_err *err)
 {
 	struct rlimit rl;
 	rlim_t want, need;
+	char why[512];
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 0;
-	if (rl.rlim_max < JR_MIN_FDS)
+	if (rl.rlim_max < JR_MIN_FDS) {
+		if (opts->net != JR_NET_ALLOWLIST)
+			return jr_err_set(
+			    err, EMFILE,
+			    "the file descriptor limit is too low to set up a sandbox: it is %llu (hard %llu), jailrun needs at least %d: raise it (ulimit -n %d)",
+			    (unsigned long long)rl.rlim_cur,
+			    (unsigned long long)rl.rlim_max, JR_MIN_FDS,
+			    JR_MIN_FDS);
+		jr_fds_explain_current(why, sizeof(why), opts->max_conns);
 		return jr_err_set(
 		    err, EMFILE,
-		    "the file descriptor limit (%llu) is too low to set up a sandbox: jailrun needs at least %d (raise it: ulimit -n)",
-		    (unsigned long long)rl.rlim_max, JR_MIN_FDS);
+		    "the file descriptor limit is too low to set up a sandbox (at least %d): %s",
+		    JR_MIN_FDS, why);
+	}
 	want = opts->net == JR_NET_ALLOWLIST ? (rlim_t)opts->max_conns * 6 + 64
 					     : JR_MIN_FDS;
 	/* Two sockets a connection is the least the relay can do with: a
 	 * direction that gets no pipe copies instead. */
-	need = opts->net == JR_NET_ALLOWLIST ? (rlim_t)opts->max_conns * 2 + 64
+	need = opts->net == JR_NET_ALLOWLIST ? jr_fds_needed(opts->max_conns)
 					     : JR_MIN_FDS;
 	if (rl.rlim_cur >= want)
 		return 0;
 	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need) {
+		jr_fds_explain_current(why, sizeof(why), opts->max_conns);
 		jr_warn(
-		    "the file descriptor limit (%llu) allows fewer than --max-conns %u relay connections",
-		    (unsigned long long)rl.rlim_cur, opts->max_conns);
+		    "too few file descriptors for --max-conns relay connections: %s",
+		    why);
+	}
 	return 0;
 }
 

@@ -51,6 +51,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "fdlimit.h"
 #include "localaddr.h"
 #include "log.h"
 #include "relay-internal.h"
@@ -515,6 +516,30 @@ static void accept_resume(struct jr_relay *r)
 }
 
 /*
+ * Say why connections are refused or wait, once (it can recur at every
+ * connection and every close). Out of descriptors, the numbers and the fix
+ * (fdlimit.c): raising the limit or lowering --max-conns is up to the user.
+ */
+static void accept_warn(struct jr_relay *r, int err)
+{
+	char why[512];
+
+	if (r->accept_warned)
+		return;
+	r->accept_warned = true;
+	if (err != EMFILE) {
+		jr_warn(
+		    "relay: cannot accept connections (%s); waiting for one to close",
+		    strerror(err));
+		return;
+	}
+	jr_fds_explain_current(why, sizeof(why), r->cfg.max_conns);
+	jr_warn(
+	    "relay: out of file descriptors: new connections get a 503 or wait until one closes; %s",
+	    why);
+}
+
+/*
  * accept4() failed for lack of descriptors (or kernel memory). The epoll
  * set is level-triggered, so returning with the connection still queued
  * would wake us at once, again and again: a thread spinning at 100% CPU.
@@ -529,6 +554,7 @@ static bool accept_failed(struct jr_relay *r, int lfd, enum conn_kind kind,
 {
 	int fd = -1;
 
+	accept_warn(r, err);
 	if ((err == EMFILE || err == ENFILE) && r->reserve_fd >= 0) {
 		close(r->reserve_fd);
 		r->reserve_fd = -1;
@@ -545,12 +571,6 @@ static bool accept_failed(struct jr_relay *r, int lfd, enum conn_kind kind,
 		if (fd < 0 && err == EAGAIN)
 			return false; /* the queue is empty: nothing to wait for */
 	}
-	if (!r->accept_warned) /* once: a pause can recur at every close */
-		jr_warn(
-		    "relay: cannot accept connections (%s); waiting for one "
-		    "to close",
-		    strerror(err));
-	r->accept_warned = true;
 	listeners_arm(r, false);
 	return false;
 }

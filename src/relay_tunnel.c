@@ -496,12 +496,54 @@ static void pump_failed(struct jr_relay *r, struct conn *c, enum pump_fail side,
 	relay_conn_free(r, c);
 }
 
+/*
+ * pump_way - one direction of a relayed connection, @up (client ->
+ * upstream) or down: splice what the source has (copy_dir() when no pipe
+ * can be had), then pass the source's EOF on as shutdown(SHUT_WR) once
+ * nothing of it waits on our side: not in the pipe, not in the buffer of
+ * our own bytes for that destination.
+ * Return: PUMP_OK, or which side failed (errno says how).
+ */
+static enum pump_fail pump_way(struct jr_relay *r, struct conn *c, bool up)
+{
+	const struct splice_way w = {
+		.src = up ? c->cfd : c->ufd,
+		.dst = up ? c->ufd : c->cfd,
+		.p = up ? c->pipe_cu : c->pipe_uc,
+		.size = up ? &c->cu_size : &c->uc_size,
+		.pending = up ? &c->cu_pending : &c->uc_pending,
+		.src_eof = up ? &c->c_eof : &c->u_eof,
+		.count = up ? &c->bytes_up : &c->bytes_down,
+	};
+	/* the destination's buffer of our own bytes, and its shutdown */
+	const size_t *off = up ? &c->up_off : &c->out_off;
+	const size_t *len = up ? &c->up_len : &c->out_len;
+	bool *dst_shut = up ? &c->u_shut : &c->c_shut;
+	enum pump_fail fail;
+	enum splice_fail sf;
+
+	sf = splice_dir(r, &w);
+	if (sf == SPLICE_NO_PIPE) {
+		fail = copy_dir(c, up);
+		if (fail != PUMP_OK)
+			return fail;
+	} else if (sf != SPLICE_OK) {
+		/* the source is the client when going up */
+		return (sf == SPLICE_SRC_FAILED) == up ? PUMP_CLIENT_FAILED
+						       : PUMP_UPSTREAM_FAILED;
+	}
+	if (*w.src_eof && !*w.pending && *off == *len && !*dst_shut) {
+		shutdown(w.dst, SHUT_WR);
+		*dst_shut = true;
+	}
+	return PUMP_OK;
+}
+
 void relay_pump(struct jr_relay *r, struct conn *c)
 {
 	bool tunnel = c->tunnel;
 	uint64_t up0 = c->bytes_up, down0 = c->bytes_down;
 	enum pump_fail fail = PUMP_OK;
-	enum splice_fail sf;
 
 	/* Our own bytes first, in each direction. The SNI check goes between
 	 * the two: it needs our "200" out, and the hello it releases into the
@@ -519,65 +561,16 @@ void relay_pump(struct jr_relay *r, struct conn *c)
 
 	/* client -> upstream */
 	if (c->up_off == c->up_len && !c->sni_pending) {
-		if (tunnel) {
-			struct splice_way w = {
-				.src = c->cfd,
-				.dst = c->ufd,
-				.p = c->pipe_cu,
-				.size = &c->cu_size,
-				.pending = &c->cu_pending,
-				.src_eof = &c->c_eof,
-				.count = &c->bytes_up,
-			};
-
-			sf = splice_dir(r, &w);
-			if (sf == SPLICE_NO_PIPE) {
-				fail = copy_dir(c, true);
-				if (fail != PUMP_OK)
-					goto failed;
-			} else if (sf != SPLICE_OK) {
-				fail = sf == SPLICE_SRC_FAILED
-					   ? PUMP_CLIENT_FAILED
-					   : PUMP_UPSTREAM_FAILED;
-				goto failed;
-			}
-			if (c->c_eof && !c->cu_pending &&
-			    c->up_off == c->up_len && !c->u_shut) {
-				shutdown(c->ufd, SHUT_WR);
-				c->u_shut = true;
-			}
-		} else if ((fail = copy_body(c)) != PUMP_OK) {
+		fail = tunnel ? pump_way(r, c, true) : copy_body(c);
+		if (fail != PUMP_OK)
 			goto failed;
-		}
 	}
 
 	/* upstream -> client, once our own answer is out */
 	if (c->out_off == c->out_len) {
-		struct splice_way w = {
-			.src = c->ufd,
-			.dst = c->cfd,
-			.p = c->pipe_uc,
-			.size = &c->uc_size,
-			.pending = &c->uc_pending,
-			.src_eof = &c->u_eof,
-			.count = &c->bytes_down,
-		};
-
-		sf = splice_dir(r, &w);
-		if (sf == SPLICE_NO_PIPE) {
-			fail = copy_dir(c, false);
-			if (fail != PUMP_OK)
-				goto failed;
-		} else if (sf != SPLICE_OK) {
-			fail = sf == SPLICE_SRC_FAILED ? PUMP_UPSTREAM_FAILED
-						       : PUMP_CLIENT_FAILED;
+		fail = pump_way(r, c, false);
+		if (fail != PUMP_OK)
 			goto failed;
-		}
-		if (c->u_eof && !c->uc_pending && c->out_off == c->out_len &&
-		    !c->c_shut) {
-			shutdown(c->cfd, SHUT_WR);
-			c->c_shut = true;
-		}
 	}
 	if (c->bytes_up != up0 || c->bytes_down != down0)
 		c->t_last = jr_clock_ms();

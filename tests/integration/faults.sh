@@ -13,7 +13,9 @@
 #    serving once connections close, or its relay thread burns CPU while
 #    the limit is hit (the level-triggered accept spin: ~100 ticks a
 #    second, the bound is FAULTS_SPIN_TICKS for the whole window); a limit
-#    too low to set up is not a clear exit 125;
+#    too low to set up is not a clear exit 125; the start-up warning, the
+#    error and the relay's out-of-descriptors warning do not say the need
+#    (--max-conns x 2 + 64), the soft and hard limit and the fix;
 #  - tunnels: with a hard RLIMIT_NOFILE of 128, TUNNELS_N CONNECT tunnels
 #    held open at once do not all open (a pipe pair taken per tunnel
 #    up front: 6 descriptors each), or a byte is lost, added or reordered
@@ -140,6 +142,10 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 	# --- a hard descriptor limit too low to set up: a clear error
 	JL_NOFILE=32 expect_status 125 "$m: RLIMIT_NOFILE 32 at start" jl "$m" --allow allowed.test -- true
 	expect_output_has "$m: the error says what to raise" "too low to set up a sandbox"
+	expect_output_has "$m: ... with the need: 2 per connection + 64" \
+		"--max-conns 2048 needs 4160 descriptors (2 per connection, an idle tunnel too, + 64 for the runner)"
+	expect_output_has "$m: ... the limit, soft and hard, and the fix" \
+		"the limit is 32 (hard 32): raise it (ulimit -n 4160"
 
 	# --- a hard descriptor limit of 64: 503s, no spin, serving after.
 	# The unix socket guard is on: it runs every connect of the client on
@@ -179,6 +185,11 @@ assert all(r["verdict"] == "allow" and r["bytes_down"] < 2000000 for r in reset)
 		fail "$m: fds outcomes: $OUT"
 	fi
 	expect_output_has "$m: serving again once connections closed" "after: 200 served-by: allowed.test"
+	expect_output_has "$m: start-up warns with the numbers and the fix" \
+		"too few file descriptors for --max-conns relay connections: --max-conns 2048 needs 4160 descriptors"
+	expect_output_has "$m: ... the limit as it is, soft and hard" "the limit is 64 (hard 64): raise it (ulimit -n 4160"
+	expect_output_has "$m: the relay's 503 path says why, with the numbers" \
+		"relay: out of file descriptors: new connections get a 503 or wait until one closes; --max-conns 2048 needs 4160"
 	if [ -n "$t0" ] && [ -n "$t1" ] && [ $((t1 - t0)) -le "$SPIN_TICKS" ]; then
 		ok "$m: relay thread used $((t1 - t0)) ticks while at the limit (bound $SPIN_TICKS)"
 	else

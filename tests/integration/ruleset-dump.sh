@@ -91,9 +91,12 @@ for m in $(jr_modes); do
 	dump_case "$m" transparent-off jailrun-allowlist-transparent-off.nft none \
 		--allow example.com --transparent off
 	# --net none with a host lane and a published port (lane.sh,
-	# publish.sh): the allowlist topology, plus their rules.
+	# publish.sh): the allowlist topology, plus their rules. The host
+	# port is a free one: a fixed one was in use when another suite ran
+	# beside this one (the ruleset names only the sandbox's 8000).
+	hport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	dump_case "$m" lane jailrun-lane.nft jailrun-relay.nft \
-		--net none --lane 127.0.0.1:4000 --publish 127.0.0.1:47381:8000
+		--net none --lane 127.0.0.1:4000 --publish "127.0.0.1:$hport:8000"
 	# Sanity: the dump really came from another netns than ours.
 	if grep -q 'inet jailrun' <<<"$(nft list tables 2>/dev/null)"; then
 		fail "$m: a jailrun table exists in the test's own netns"

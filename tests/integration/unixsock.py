@@ -115,18 +115,22 @@ def restart(path, trigger, done):
         answer(s)
 
 
+def tally(out, line):
+    """Write LINE to OUT whole: a reader sees the old count or the new
+    one, never half a line (rename(2) replaces atomically)."""
+    with open(out + ".tmp", "w") as f:
+        f.write(line + "\n")
+    os.rename(out + ".tmp", out)
+
+
 def count(path, out):
     s = serve(path, "stream")
     n = 0
-    with open(out + ".tmp", "w") as f:
-        f.write("0\n")
-    os.rename(out + ".tmp", out)
+    tally(out, "0")
     while True:
         c, _ = s.accept()
         n += 1
-        with open(out + ".tmp", "w") as f:
-            f.write(f"{n}\n")
-        os.rename(out + ".tmp", out)
+        tally(out, f"{n}")
         try:
             c.sendall(b"host\n")
         except OSError:
@@ -183,15 +187,11 @@ def race(path, attempts, seconds):
 def dgcount(path, out):
     s = serve(path, "dgram")
     n = 0
-    with open(out + ".tmp", "w") as f:
-        f.write("0 -\n")
-    os.rename(out + ".tmp", out)
+    tally(out, "0 -")
     while True:
         b = s.recv(4096)
         n += 1
-        with open(out + ".tmp", "w") as f:
-            f.write(f"{n} {b.decode(errors='replace') or '-'}\n")
-        os.rename(out + ".tmp", out)
+        tally(out, f"{n} {b.decode(errors='replace') or '-'}")
 
 
 class MsgHdr(ctypes.Structure):

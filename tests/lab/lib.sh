@@ -64,6 +64,16 @@ lab_require() {
 
 lab_on_exit() { _jrlab_cleanups+=("$1"); }
 
+# lab_run_prefix - "RUN." for the labs of this test run (JR_TEST_RUN, set
+# once per `make check` by the harness), nothing outside one. Every lab
+# name, and so its netns, state and server arguments, starts with it:
+# leftovers.sh judges only its own run's labs. RUN has no dot, so "RUN."
+# names exactly one run.
+lab_run_prefix() {
+	[[ -n ${JR_TEST_RUN:-} ]] || return 0
+	printf '%s.' "$(printf '%s' "$JR_TEST_RUN" | tr -c 'A-Za-z0-9_-' '-' | cut -c1-12)"
+}
+
 _jrlab_on_exit() {
 	local rc=$? c n
 	trap - EXIT INT TERM HUP
@@ -90,6 +100,9 @@ lab_setup() {
 	hint=${hint%.sh}
 	hint=$(printf '%s' "$hint" | tr -c 'A-Za-z0-9_.-' '-' | cut -c1-24)
 	name=$hint-$$
+	local run
+	run=$(lab_run_prefix)
+	[[ -z $run ]] || name=$run${hint:0:16}-$$   # 13+16+1+7+2 <= 40 chars
 	((${#_jrlab_labs[@]} == 0)) || name=$name-${#_jrlab_labs[@]}
 	_jrlab_labs+=("$name")
 	if [[ -z $_jrlab_traps ]]; then
