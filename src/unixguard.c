@@ -76,8 +76,8 @@
  *
  * The cost: every UDP send with an address and every sendmsg(2) on a TCP
  * socket is a round trip through this thread plus copies (pidfd_open,
- * pidfd_getfd, two getsockopt, process_vm_readv, the send): bench/run's
- * guard row measures it against --seccomp off.
+ * pidfd_getfd, two getsockopt, process_vm_readv, the send), most of it
+ * the round trip itself: docs/architecture.md has the figures.
  *
  * The supervisor's own descriptor table. Every notification costs the
  * thread a few descriptors (the pidfd, the task's socket, root, cwd, the

@@ -57,8 +57,8 @@ Either side:
                                  socket to a local one, and N sendmsg()
                                  on a connected loopback TCP socket;
                                  prints the ns per call of each (the
-                                 guard's cost, compared with --seccomp
-                                 off by bench/run)
+                                 guard's cost; run it with and without
+                                 --seccomp off to compare)
   inet                           connects of other families, which the
                                  guard runs on the command's behalf, act
                                  as the kernel's: UDP connect and AF_UNSPEC
