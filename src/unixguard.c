@@ -142,14 +142,15 @@
  *  - SIGPIPE. The kernel raises SIGPIPE in whoever sends, here the
  *    guard, so we always send with MSG_NOSIGNAL; when the task's own
  *    flags lacked it and the answer is EPIPE, the guard sends SIGPIPE to
- *    the task with pidfd_send_signal(2) right after answering: the task
- *    sees EPIPE and then SIGPIPE, as it would, its default action still
- *    kills it, a handler still runs, SIG_IGN still ignores it. The
- *    signal arrives just after the call returns rather than at its
- *    return (a few instructions later); it goes to the thread on Linux
- *    >= 6.9 (PIDFD_THREAD), to the thread group before. Sent after the
- *    answer, not before, so that no listener (killable or not, below) can
- *    have the signal restart the very call it answers.
+ *    the task with pidfd_send_signal(2) just before answering. The task
+ *    waits killable (below), so the signal does not interrupt the call:
+ *    it is delivered as the call returns EPIPE, as the kernel's own
+ *    would be; its default action still kills the task, a handler still
+ *    runs, SIG_IGN still ignores it. It goes to the thread on Linux >=
+ *    6.9 (PIDFD_THREAD), to the thread group before. On a listener
+ *    without WAIT_KILLABLE_RECV it is sent just after the answer instead
+ *    (before, it would restart the call it belongs to): then it lands a
+ *    few instructions after the call returns.
  *  - Signals. The filter is loaded with
  *    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (seccomp.c; Linux 5.19): once
  *    we have received a notification, only a fatal signal ends the task's
@@ -431,7 +432,8 @@ struct jr_unixguard {
 	int table;		   /* 1 ours, -errno failed, 0 not yet */
 	struct ug_worker *workers; /* JR_UG_WORKERS of them (hand_off()) */
 	bool handed; /* this notification is a worker's to answer */
-	int sigpipe; /* the task's pidfd: SIGPIPE once answered, or -1 */
+	int sigpipe; /* the task's pidfd: SIGPIPE with the answer, or -1 */
+	bool interruptible; /* the listener lacks WAIT_KILLABLE_RECV */
 };
 
 static const char *const call_names[JR_UG_OTHER] = {
@@ -998,10 +1000,11 @@ static bool wants_sigpipe(ssize_t res, int flags)
 }
 
 /*
- * sigpipe - send SIGPIPE to the task behind @pidfd, after its call was
- * answered: a thread pidfd (Linux >= 6.9) gets it thread-directed, as
- * the kernel's send_sig() in sk_stream_error() would; before 6.9 the
- * pidfd names the thread group, which gets it process-directed.
+ * sigpipe - send SIGPIPE to the task behind @pidfd, just before its call
+ * is answered (after, on a listener without WAIT_KILLABLE_RECV, where the
+ * signal would restart the call): a thread pidfd (Linux >= 6.9) gets it
+ * thread-directed, as the kernel's send_sig() in sk_stream_error() would;
+ * before 6.9 the pidfd names the thread group (process-directed).
  */
 static void sigpipe(int pidfd)
 {
@@ -1129,16 +1132,20 @@ static void *worker_run(void *arg)
 	else if (n >= 0)
 		n += (ssize_t)w->s.off;
 	if (resp) {
+		bool sp = wants_sigpipe(n, w->s.flags);
+
 		resp->id = w->id;
 		if (n < 0)
 			resp->error = (int)n;
 		else
 			resp->val = n;
+		if (sp && !g->interruptible)
+			sigpipe(w->s.pidfd);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
 			if (errno != ENOENT)
 				jr_debug("unix socket guard: reply: %s",
 					 strerror(errno));
-		} else if (wants_sigpipe(n, w->s.flags)) {
+		} else if (sp && g->interruptible) {
 			sigpipe(w->s.pidfd);
 		}
 		free(resp);
@@ -1629,11 +1636,13 @@ static void *serve(void *arg)
 		handle_checked(g, n, resp);
 		if (g->handed)
 			continue;
+		if (g->sigpipe >= 0 && !g->interruptible)
+			sigpipe(g->sigpipe);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
 			if (errno != ENOENT)
 				jr_debug("unix socket guard: reply: %s",
 					 strerror(errno));
-		} else if (g->sigpipe >= 0) {
+		} else if (g->sigpipe >= 0 && g->interruptible) {
 			sigpipe(g->sigpipe);
 		}
 		if (g->sigpipe >= 0)
@@ -1737,6 +1746,7 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	}
 	init_abis(g);
 	g->sigpipe = -1;
+	g->interruptible = cfg->interruptible;
 	if (cfg->interruptible)
 		jr_verbose(
 		    "unix socket guard: the kernel refused SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux < 5.19): a signal that interrupts a call the guard already ran has the command run it again");

@@ -53,6 +53,12 @@ Either side:
                                  and over a datagram socketpair inside;
                                  exit 0 if the receivers saw every record
                                  exactly once, in order
+  sigpipe                        a sendmsg() without MSG_NOSIGNAL on a
+                                 stream socket whose peer is gone, in a
+                                 child: with SIGPIPE at its default the
+                                 child dies of it, with it blocked the
+                                 call says EPIPE and SIGPIPE comes; with
+                                 MSG_NOSIGNAL only EPIPE; exit 0 if so
   cost N                         N sendto() with an address on a UDP
                                  socket to a local one, and N sendmsg()
                                  on a connected loopback TCP socket;
@@ -414,6 +420,53 @@ def sigdup(count):
     return 0 if ok else 1
 
 
+def sigpipe():
+    """The guard sends with MSG_NOSIGNAL (SIGPIPE would be its own) and
+    raises SIGPIPE in the task itself when the task's flags lacked it."""
+    import signal
+
+    def child(how, flags):
+        pid = os.fork()
+        if pid:
+            return os.waitpid(pid, 0)[1]
+        code = 0
+        try:
+            if how == "default":
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            else:  # blocked: it stays pending, and we wait for it
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGPIPE])
+            a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            b.close()
+            try:
+                a.sendmsg([b"x"], [], flags)  # trapped: run on behalf
+            except BrokenPipeError:
+                code = 10
+            if how == "blocked":
+                # The guard raises it just after the call returns.
+                if flags:
+                    got = signal.SIGPIPE in signal.sigpending()
+                else:
+                    got = signal.sigtimedwait([signal.SIGPIPE], 10) is not None
+                code += 1 if got else 0
+        finally:
+            os._exit(code)
+
+    ok = True
+    for how, flags, want, desc in (
+            ("default", 0, -signal.SIGPIPE, "killed by SIGPIPE"),
+            ("default", socket.MSG_NOSIGNAL, 10, "EPIPE, no signal"),
+            ("blocked", 0, 11, "EPIPE, then SIGPIPE pending"),
+            ("blocked", socket.MSG_NOSIGNAL, 10, "EPIPE, no signal")):
+        st = child(how, flags)
+        got = -os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st)
+        good = got == want
+        ok = ok and good
+        print(f"sigpipe {how} {'MSG_NOSIGNAL' if flags else 'flags 0'}: "
+              f"{desc}: {'ok' if good else f'got {got}, want {want}'}")
+    return 0 if ok else 1
+
+
 def cost(n):
     """What a send run on behalf costs, per call."""
     payload = b"x" * 64
@@ -574,6 +627,8 @@ def main(argv):
         return sendrace(args[0], int(args[1]), float(args[2]))
     elif cmd == "swaprace":
         return swaprace(args[0], int(args[1]), float(args[2]))
+    elif cmd == "sigpipe":
+        return sigpipe()
     elif cmd == "cost":
         return cost(int(args[0]))
     elif cmd == "sigdup":
