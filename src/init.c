@@ -463,13 +463,16 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 	 * do (the filter needs no_new_privs, set by jr_privs_drop()). */
 	if (a->seccomp) {
 		int listener = -1;
+		int interruptible =
+		    jr_seccomp_load(a->seccomp, &listener, &err);
 
-		if (jr_seccomp_load(a->seccomp, &listener, &err) < 0)
+		if (interruptible < 0)
 			goto fail;
 		/* From here our own connect/sendmsg would wait for a
 		 * supervisor: only write/read until the runner has it. */
 		if (listener >= 0 &&
-		    jr_unixguard_handover(a->ctl, listener, &err) < 0)
+		    jr_unixguard_handover(a->ctl, listener, interruptible > 0,
+					  &err) < 0)
 			goto fail;
 	}
 

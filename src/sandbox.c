@@ -538,6 +538,7 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 		.tcp = sb->landlock.abi > 0 && sb->landlock.tcp,
 		.ports = sb->landlock.ports,
 		.n_ports = sb->landlock.n_ports,
+		.interruptible = in->status == JR_UG_WAIT_INTERRUPTIBLE,
 	};
 	struct jr_err err = { 0 };
 	struct jr_ctl_msg m;

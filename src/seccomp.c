@@ -73,6 +73,14 @@ _Static_assert(
     "<seccomp.h> found jailrun's src/seccomp.h, not libseccomp's: add src with -iquote, not -I (as Makefile.am does)");
 #endif
 
+/* Linux 5.19; older uapi headers lack it. */
+#ifdef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define JR_SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV                              \
+	SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#else
+#define JR_SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
 #ifndef CLONE_NEWUSER
 #define CLONE_NEWUSER 0x10000000
 #endif
@@ -501,16 +509,35 @@ int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
 	if (!f->prog.filter || f->prog.len == 0)
 		return jr_err_set(err, EINVAL, "no seccomp filter was built");
 	if (f->notify) {
-		/* No prctl() fallback: that form has no listener. */
+		int interruptible = 0;
+
+		/*
+		 * No prctl() fallback: that form has no listener. The guard
+		 * runs calls on the task's behalf, so a non-fatal signal
+		 * must not interrupt a call it has already received
+		 * (seccomp_unotify(2)): the call would be restarted and run
+		 * twice (a duplicate TCP send, EISCONN on a connect).
+		 * WAIT_KILLABLE_RECV (Linux 5.19) keeps the wait killable
+		 * only once the supervisor has the notification; an older
+		 * kernel refuses the flag with EINVAL, and only then do we
+		 * load without it (the runner says so at -v).
+		 */
 		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			    SECCOMP_FILTER_FLAG_NEW_LISTENER, &f->prog);
+			    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				JR_SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			    &f->prog);
+		if (r < 0 && errno == EINVAL) {
+			interruptible = 1;
+			r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				    SECCOMP_FILTER_FLAG_NEW_LISTENER, &f->prog);
+		}
 		if (r < 0 || !listener)
 			return jr_err_set(
 			    err, r < 0 ? errno : EINVAL,
 			    "cannot load the seccomp filter with the unix socket guard's listener: %s",
 			    r < 0 ? strerror(errno) : "nowhere to put it");
 		*listener = (int)r;
-		return 0;
+		return interruptible;
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f->prog) == 0)
 		return 0;

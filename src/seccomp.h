@@ -37,8 +37,11 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
  * jr_seccomp_load - install @f in the calling thread (after no_new_privs).
  * Async-signal-safe apart from error formatting: meant for the pre-exec
  * child. When @f->notify, *@listener receives the notification fd
- * (SECCOMP_FILTER_FLAG_NEW_LISTENER, O_CLOEXEC), else -1.
- * Return: 0 or -errno with @err set.
+ * (SECCOMP_FILTER_FLAG_NEW_LISTENER, O_CLOEXEC), else -1. The listener's
+ * waits are SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV where the kernel has it.
+ * Return: 0; 1 when a listener was made without WAIT_KILLABLE_RECV (the
+ * kernel refused it: a signal can restart a call the guard already ran);
+ * or -errno with @err set.
  */
 int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
 		    struct jr_err *err);

@@ -23,23 +23,27 @@
  * namespace of the sandbox. bind(2) is not trapped: binding creates a new
  * inode (EADDRINUSE on an existing one), it never reaches a host socket.
  *
- * Per notification (seccomp_unotify(2)); whatever cannot be looked at
- * (pidfd_getfd refused, not a socket) is answered, never continued:
+ * Per notification (seccomp_unotify(2)). Nothing is ever answered with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE: that has the kernel re-read the
+ * task's fd table and memory, and a second thread could by then have
+ * dup2()ed an AF_UNIX socket over the fd number and written a host
+ * socket's path into the address (tests/integration/unixsock.sh: "race"
+ * won that for connects, "swaprace" for sends on a UDP socket, before
+ * each was run on behalf). Whatever cannot be looked at (pidfd_getfd
+ * refused, not a socket) is answered with an error:
  *  1. Take the task's socket with pidfd_getfd(2); SO_DOMAIN and SO_TYPE of
- *     that file decide, not anything in the task's memory. A send on a
- *     socket that is not AF_UNIX: SECCOMP_USER_NOTIF_FLAG_CONTINUE (no
- *     path is involved; the network policy is nft's). AF_UNIX stream and
- *     seqpacket sends ignore or refuse an address (unix_stream_sendmsg,
- *     unix_seqpacket_sendmsg): CONTINUE. A connect is never continued:
- *     whatever the family, it is run on behalf (4.) with our copy of the
- *     address, on the socket we took. CONTINUE would have the kernel
- *     re-read the task's fd table and memory, and a second thread could
- *     by then have dup2()ed a unix socket over the fd number and written
- *     a host socket's path into the address (tests/integration/unixsock.sh
- *     "race" won that regularly before).
- *  2. Read the address from the task (process_vm_readv), then check the
- *     notification is still valid (SECCOMP_IOCTL_NOTIF_ID_VALID): the pid
- *     could have been reused by then.
+ *     that file decide, not anything in the task's memory, and the call
+ *     is run on that socket (4.), so the socket checked is the socket
+ *     used. A connect or send on a socket that is not AF_UNIX, and a
+ *     send on a unix stream or seqpacket socket (which ignore or refuse
+ *     an address: unix_stream_sendmsg, unix_seqpacket_sendmsg), is run
+ *     on behalf with our copies of the address, bytes and control data
+ *     (the kernel validates the address; the network policy is nft's,
+ *     and the socket, ours or not, is the sandbox's, in its netns).
+ *  2. Read the address (and a send's bytes and control data) from the
+ *     task (process_vm_readv), then check the notification is still
+ *     valid (SECCOMP_IOCTL_NOTIF_ID_VALID): the pid could have been
+ *     reused by then, and what we send must be the task's.
  *  3. Pathname: resolve it in the task's view (openat2 on /proc/PID/root
  *     with RESOLVE_IN_ROOT for an absolute path, from /proc/PID/cwd for a
  *     relative one), pin the inode with an O_PATH fd, and decide on that
@@ -69,6 +73,11 @@
  * socket. Doing the call ourselves on the pinned inode has no such window.
  * The result of a call run on behalf is the one the task gets; with a
  * non-blocking socket ours is non-blocking too (same open file).
+ *
+ * The cost: every UDP send with an address and every sendmsg(2) on a TCP
+ * socket is a round trip through this thread plus copies (pidfd_open,
+ * pidfd_getfd, two getsockopt, process_vm_readv, the send), most of it
+ * the round trip itself: docs/architecture.md has the figures.
  *
  * The supervisor's own descriptor table. Every notification costs the
  * thread a few descriptors (the pidfd, the task's socket, root, cwd, the
@@ -100,34 +109,75 @@
  * guard gets the same port list and answers EACCES, Landlock's own
  * answer, for a TCP connect to a port not in it.
  *
+ * Sends. Every trapped send (sendmsg(2) and sendmmsg(2) always,
+ * sendto(2) with an address; send(2) goes to the connected peer, vetted
+ * at connect time, and is not trapped) is run on behalf, whatever the
+ * socket's family and type:
+ *  - On an AF_UNIX datagram socket a path is checked and pinned as for a
+ *    connect; a sendmsg(2) whose msghdr had no address when we read it is
+ *    sent with none (its msg_namelen is in the task's memory: the "send
+ *    race" won 14 of 3000 when that was CONTINUEd).
+ *  - A send the task made blocking is first tried with MSG_DONTWAIT; one
+ *    that would block, or that sent only part of a stream send, is
+ *    finished by a worker thread (hand_off(), up to JR_UG_WORKERS at
+ *    once, beyond that this thread blocks), which answers the
+ *    notification itself, so a full receiver never stalls the sandbox's
+ *    other trapped calls.
+ *  - Bytes: at most JR_UG_MAX_SEND (256 KiB) are copied from the task per
+ *    call (one process_vm_readv(2)). A stream send beyond that is cut
+ *    there and answered with the short count, which send(2) may give
+ *    anyway; a datagram beyond it is refused with EMSGSIZE, as the kernel
+ *    refuses one above the default send buffer. sendmmsg(2) copies every
+ *    message first, up to that many bytes in all (a short count), and
+ *    writes each msg_len back as the kernel does.
+ *  - Control data: on a unix socket only SCM_RIGHTS, passed with our
+ *    pidfd_getfd(2) copies of the task's descriptors. On other families
+ *    it passes as the task gave it, but only messages the kernel checks
+ *    against the socket (IP_PKTINFO, IP_TTL, IP_TOS, their IPv6 kin,
+ *    UDP_SEGMENT, SO_TIMESTAMPING, SCM_TXTIME): one checked against the
+ *    sender's capabilities (SO_MARK, SO_PRIORITY, IP options, IPv6
+ *    extension headers) would be checked against ours, and the runner
+ *    holds every capability over the sandbox's user namespace. EPERM for
+ *    those; SCM_RIGHTS and SCM_CREDENTIALS get the kernel's EINVAL.
+ *  - SIGPIPE. The kernel raises SIGPIPE in whoever sends, here the
+ *    guard, so we always send with MSG_NOSIGNAL; when the task's own
+ *    flags lacked it and the answer is EPIPE, the guard sends SIGPIPE to
+ *    the task with pidfd_send_signal(2) just before answering. The task
+ *    waits killable (below), so the signal does not interrupt the call:
+ *    it is delivered as the call returns EPIPE, as the kernel's own
+ *    would be; its default action still kills the task, a handler still
+ *    runs, SIG_IGN still ignores it. It goes to the thread on Linux >=
+ *    6.9 (PIDFD_THREAD), to the thread group before. On a listener
+ *    without WAIT_KILLABLE_RECV it is sent just after the answer instead
+ *    (before, it would restart the call it belongs to): then it lands a
+ *    few instructions after the call returns.
+ *  - Signals. The filter is loaded with
+ *    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (seccomp.c; Linux 5.19): once
+ *    we have received a notification, only a fatal signal ends the task's
+ *    wait. Without it a handled signal (Go's SIGURG, an SA_RESTART timer)
+ *    arriving while we run a call would have the kernel restart the call
+ *    after we had run it: a duplicate send on a TCP stream, EISCONN on a
+ *    connect ("sigdup" in unixsock.sh). The price: a blocking send run on
+ *    behalf to a receiver that never reads cannot be interrupted by a
+ *    handled signal, only by a fatal one (SIGKILL, or SIGINT/SIGTERM left
+ *    at their default). A kernel that refuses the flag gets the listener
+ *    without it, said at -v.
+ *
  * Limits, said plainly:
- *  - Every send on an AF_UNIX datagram socket that could name a path is
- *    run on behalf: with an address (checked, pinned), and a sendmsg(2)
- *    whose msghdr had none when we read it, which is sent with none (its
- *    msg_namelen is in the task's memory and could be filled in before a
- *    CONTINUEd call's re-read: tests/integration/unixsock.sh "send race"
- *    won 14 of 3000 that way). sendto(2) with no address is CONTINUEd:
- *    its length is a register. A blocking send on behalf is first tried
- *    with MSG_DONTWAIT; one that would block is finished by a worker
- *    thread (hand_off(), up to JR_UG_WORKERS at once, beyond that this
- *    thread blocks), which answers the notification itself, so a full
- *    receiver never stalls the sandbox's other trapped calls. SCM_RIGHTS
- *    is passed with our pidfd_getfd(2) copies of the task's descriptors.
- *  - What is left of the send race is (b): a send on a socket that is
- *    not AF_UNIX, or a unix stream or seqpacket one, is CONTINUEd, and a
- *    second thread may swap an unconnected unix datagram socket onto its
- *    fd number and rewrite the address bytes into a path (sendto's
- *    address pointer is a register, its bytes are not). It reaches at
- *    most one host *datagram* socket in view per send; those live under
- *    /run in practice (journald, /dev/log), which the default layout
- *    replaces with an empty tmpfs; --fs host leaves them in view. Closing
- *    it means running every TCP and UDP send on behalf too.
- *  - Refused with EPERM on an AF_UNIX datagram socket: sendmmsg(2) (its
- *    addresses are in memory, and it is not run on behalf), and control
- *    data other than SCM_RIGHTS (SCM_CREDENTIALS would be checked
- *    against the runner's ids) or from a compat task.
+ *  - Refused with EPERM: sendmmsg(2) on an AF_UNIX datagram socket (its
+ *    addresses would each need checking), SCM_CREDENTIALS (it would be
+ *    checked against the runner's ids), any control data of a compat
+ *    task (another cmsg layout).
+ *  - A blocking sendmmsg(2) that blocks holds this thread, and with it
+ *    every trapped call of the sandbox, until it completes (glibc's
+ *    resolver, its main user, sends on non-blocking sockets).
+ *  - An unbound netlink socket that sends first is bound by the kernel to
+ *    a port id taken from the sender's pid: the runner's, not the
+ *    task's (glibc binds before it sends).
  *  - A call run on behalf is the runner's: the peer's SO_PEERCRED names
- *    the runner's pid (0 inside) and, for a root runner, an unmapped uid.
+ *    the runner's pid (0 inside) and, for a root runner, an unmapped uid;
+ *    so do the SCM_CREDENTIALS a receiver with SO_PASSCRED gets with a
+ *    stream or datagram sent on behalf.
  *    A blocking connect to an inside listener whose backlog is full holds
  *    this thread until it is accepted.
  *  - A relative path is resolved from the task's cwd, but an absolute
@@ -149,6 +199,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -158,6 +209,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
@@ -231,13 +283,18 @@ enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 {
 	if (call == JR_UG_OTHER)
 		return JR_UG_REFUSE;
-	/* Any other family: run with our copy of the address on the socket
-	 * we took, so neither can be swapped for a unix one after our look
-	 * (CONTINUE re-reads both). The kernel validates the address. */
-	if (call == JR_UG_CONNECT && domain != AF_UNIX)
-		return JR_UG_ON_BEHALF;
+	/*
+	 * Nothing is continued: CONTINUE has the kernel re-read the fd
+	 * table and the task's memory, and a second thread could by then
+	 * have dup2()ed an unconnected unix datagram socket over the fd
+	 * number and written a host socket's path into the address. Any
+	 * other family, and unix stream and seqpacket sockets (which ignore
+	 * or refuse an address: unix_stream_sendmsg, unix_seqpacket_sendmsg),
+	 * run on behalf with our copies on the socket we took; the kernel
+	 * validates the address.
+	 */
 	if (domain != AF_UNIX)
-		return JR_UG_CONTINUE; /* sends: see "Limits" at the top */
+		return JR_UG_ON_BEHALF;
 	if (call == JR_UG_CONNECT) {
 		if (addr == JR_UG_ADDR_PATH)
 			return JR_UG_CHECK_PATH;
@@ -247,22 +304,56 @@ enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 	}
 	/* Sends: only a datagram socket goes where the address says. */
 	if (type != SOCK_DGRAM)
-		return JR_UG_CONTINUE;
-	/* sendmmsg's addresses are in the task's memory, and it is not run
-	 * on behalf: refused, with or without one when we looked. */
+		return JR_UG_ON_BEHALF;
+	/* sendmmsg's addresses are not checked one by one: refused on a
+	 * unix datagram socket, with or without one when we looked. */
 	if (call == JR_UG_SENDMMSG)
 		return JR_UG_REFUSE;
-	/* No address: sendto's length is a register, so nothing can be
-	 * filled in after our look; a msghdr's msg_namelen is in the task's
-	 * memory, and CONTINUE would have the kernel read it again (the send
-	 * race): run on behalf with no address. */
-	if (addr == JR_UG_ADDR_NONE)
-		return call == JR_UG_SENDTO ? JR_UG_CONTINUE : JR_UG_ON_BEHALF;
 	if (addr == JR_UG_ADDR_PATH)
 		return JR_UG_CHECK_PATH;
 	if (addr == JR_UG_ADDR_INVALID)
 		return JR_UG_REFUSE;
-	return JR_UG_ON_BEHALF;
+	return JR_UG_ON_BEHALF; /* none, unnamed, abstract, AF_UNSPEC */
+}
+
+int jr_unixguard_cmsg_check(int domain, int level, int type)
+{
+	if (level == SOL_SOCKET &&
+	    (type == SCM_RIGHTS || type == SCM_CREDENTIALS)) {
+		if (domain != AF_UNIX)
+			return -EINVAL; /* __sock_cmsg_send() */
+		/* SCM_CREDENTIALS would be checked against the runner's
+		 * ids (scm_check_creds()): refused. */
+		return type == SCM_RIGHTS ? 0 : -EPERM;
+	}
+	if (domain == AF_UNIX)
+		return -EPERM;
+	/*
+	 * Only what the kernel checks against the socket, never against the
+	 * sender: our capabilities over the sandbox's user namespace must
+	 * not become the command's. Refused, for that reason: SO_MARK and
+	 * SO_PRIORITY (CAP_NET_ADMIN: a mark could meet an nft rule),
+	 * IP_RETOPTS and the IPv6 extension headers (CAP_NET_RAW).
+	 */
+	switch (level) {
+	case SOL_SOCKET:
+		return type == SO_TIMESTAMPING_OLD || type == SCM_TXTIME
+			   ? 0
+			   : -EPERM;
+	case SOL_IP:
+		return type == IP_PKTINFO || type == IP_TTL || type == IP_TOS
+			   ? 0
+			   : -EPERM;
+	case SOL_IPV6:
+		return type == IPV6_PKTINFO || type == IPV6_HOPLIMIT ||
+			       type == IPV6_TCLASS || type == IPV6_DONTFRAG
+			   ? 0
+			   : -EPERM;
+	case SOL_UDP:
+		return type == UDP_SEGMENT ? 0 : -EPERM;
+	default:
+		return -EPERM;
+	}
 }
 
 bool jr_unixguard_tcp_port_allowed(const uint16_t *ports, size_t n_ports,
@@ -341,6 +432,8 @@ struct jr_unixguard {
 	int table;		   /* 1 ours, -errno failed, 0 not yet */
 	struct ug_worker *workers; /* JR_UG_WORKERS of them (hand_off()) */
 	bool handed; /* this notification is a worker's to answer */
+	int sigpipe; /* the task's pidfd: SIGPIPE with the answer, or -1 */
+	bool interruptible; /* the listener lacks WAIT_KILLABLE_RECV */
 };
 
 static const char *const call_names[JR_UG_OTHER] = {
@@ -672,103 +765,11 @@ static int read_msghdr(pid_t pid, uint64_t addr, bool compat,
 	return 0;
 }
 
-/* Gather the task's iovecs into one buffer. Return: bytes or -errno. */
-static ssize_t read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
-			char **out)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t total = 0;
-
-	*out = NULL;
-	if (iovlen > JR_UG_MAX_IOV)
-		return -EMSGSIZE;
-	buf = malloc(JR_UG_MAX_SEND);
-	if (!buf)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < iovlen; i++) {
-		uint64_t base, len;
-		int r;
-
-		if (compat) {
-			uint32_t c[2];
-
-			r = read_task(pid, iov + i * sizeof(c), c, sizeof(c));
-			base = c[0];
-			len = c[1];
-		} else {
-			struct iovec v;
-
-			r = read_task(pid, iov + i * sizeof(v), &v, sizeof(v));
-			base = (uintptr_t)v.iov_base;
-			len = v.iov_len;
-		}
-		if (r < 0)
-			return r;
-		if (len > JR_UG_MAX_SEND - total)
-			return -EMSGSIZE;
-		r = read_task(pid, base, buf + total, (size_t)len);
-		if (r < 0)
-			return r;
-		total += (size_t)len;
-	}
-	*out = steal_pointer(&buf);
-	return (ssize_t)total;
-}
-
-/* The address a send names: sendto's, or the msghdr's. */
-static int read_send_addr(pid_t pid, enum jr_ug_call call,
-			  const struct seccomp_data *d, bool compat,
-			  struct sockaddr_un *sa, size_t *salen,
-			  struct task_msghdr *h)
-{
-	uint64_t ptr, len;
-	int r;
-
-	memset(h, 0, sizeof(*h));
-	if (call == JR_UG_SENDTO) {
-		ptr = d->args[4];
-		len = (uint32_t)d->args[5];
-	} else if (call == JR_UG_SENDMSG) {
-		r = read_msghdr(pid, d->args[1], compat, h);
-		if (r < 0)
-			return r;
-		ptr = h->name;
-		len = h->namelen;
-	} else { /* sendmmsg: any address at all? */
-		uint64_t vlen = (uint32_t)d->args[2];
-		size_t stride = compat ? 32 : sizeof(struct mmsghdr);
-
-		if (vlen > JR_UG_MAX_IOV)
-			vlen = JR_UG_MAX_IOV;
-		*salen = 0;
-		for (uint64_t i = 0; i < vlen; i++) {
-			r = read_msghdr(pid, d->args[1] + i * stride, compat,
-					h);
-			if (r < 0)
-				return r;
-			if (h->name && h->namelen) {
-				/* some address: refused (decide()) */
-				sa->sun_family = AF_UNIX;
-				sa->sun_path[0] = 'x';
-				*salen = sizeof(*sa);
-				return 0;
-			}
-		}
-		return 0;
-	}
-	*salen = 0;
-	if (!ptr || !len)
-		return 0;
-	if (len > sizeof(*sa)) {
-		*salen = len; /* parse says invalid */
-		return 0;
-	}
-	r = read_task(pid, ptr, sa, (size_t)len);
-	if (r < 0)
-		return r;
-	*salen = (size_t)len;
-	return 0;
-}
+/* An address as a send or connect gives it: room for any family. */
+union ug_addr {
+	struct sockaddr_storage ss;
+	struct sockaddr_un un;
+};
 
 /*
  * One send run on behalf, everything copied out of the task: the bytes,
@@ -778,13 +779,15 @@ static int read_send_addr(pid_t pid, enum jr_ug_call call,
 struct ug_send {
 	int sfd;    /* the task's socket (ours: pidfd_getfd) */
 	int pinned; /* the O_PATH fd "to" names, or -1 */
+	int pidfd;  /* the task, for SIGPIPE (see "Limits"), or -1 */
 	char *buf;
-	size_t len;
-	int flags;
-	union {
-		struct sockaddr_storage ss;
-		struct sockaddr_un un;
-	} to;
+	size_t alloc; /* bytes allocated at buf */
+	size_t len;   /* bytes to send, from buf + off */
+	size_t off;   /* already sent by the first, non-blocking try */
+	bool zc;      /* MSG_ZEROCOPY: buf is mmap(2)ed (ug_buf_alloc()) */
+	bool stream;  /* SOCK_STREAM: a short count is legal */
+	int flags;    /* the task's */
+	union ug_addr to;
 	socklen_t tolen;
 	char *control;
 	size_t controllen;
@@ -792,10 +795,27 @@ struct ug_send {
 	size_t n_fds;
 };
 
+/*
+ * ug_buf_alloc - room for the bytes of a send. With MSG_ZEROCOPY the
+ * kernel keeps the pages pinned after sendmsg() returns, so they must not
+ * be handed out again by malloc while it still reads them: a private
+ * mapping of their own, which munmap() leaves to the kernel's references.
+ */
+static char *ug_buf_alloc(size_t len, bool zc)
+{
+	void *p;
+
+	if (!zc)
+		return malloc(len ? len : 1);
+	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void ug_send_init(struct ug_send *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->sfd = s->pinned = -1;
+	s->sfd = s->pinned = s->pidfd = -1;
 }
 
 static void ug_send_free(struct ug_send *s)
@@ -804,16 +824,164 @@ static void ug_send_free(struct ug_send *s)
 		close(s->sfd);
 	if (s->pinned >= 0)
 		close(s->pinned);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
 	for (size_t i = 0; i < s->n_fds; i++)
 		close(s->fds[i]);
-	free(s->buf);
+	if (s->buf && s->zc)
+		munmap(s->buf, s->alloc ? s->alloc : 1);
+	else
+		free(s->buf);
 	free(s->control);
 	ug_send_init(s);
 }
 
+/*
+ * gather - copy the task's bytes at the @n remote iovecs @rv (their
+ * copies in our memory) into @s->buf with one process_vm_readv(2). Above
+ * JR_UG_MAX_SEND bytes a stream send is cut there (a short count, which
+ * send(2) may give anyway), anything else is refused with EMSGSIZE, as
+ * the kernel refuses a datagram above its send buffer. A fault after some
+ * bytes of a stream send sends those, as tcp_sendmsg() does. Return: 0 or
+ * -errno.
+ */
+static int gather(pid_t pid, struct iovec *rv, size_t n, struct ug_send *s)
+{
+	size_t total = 0, cnt = 0;
+	ssize_t got;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = rv[i].iov_len;
+
+		if (len == 0)
+			continue;
+		if (total == JR_UG_MAX_SEND || len > JR_UG_MAX_SEND - total) {
+			if (!s->stream)
+				return -EMSGSIZE;
+			len = JR_UG_MAX_SEND - total;
+		}
+		if (len == 0)
+			break;
+		rv[cnt].iov_base = rv[i].iov_base;
+		rv[cnt].iov_len = len;
+		cnt++;
+		total += len;
+	}
+	s->buf = ug_buf_alloc(total, s->zc);
+	if (!s->buf)
+		return -ENOMEM;
+	s->alloc = total;
+	s->len = 0;
+	if (total == 0)
+		return 0;
+	{
+		struct iovec local = { .iov_base = s->buf, .iov_len = total };
+
+		got = process_vm_readv(pid, &local, 1, rv, cnt, 0);
+	}
+	if (got < 0)
+		return -errno;
+	if ((size_t)got < total && (!s->stream || got == 0))
+		return -EFAULT;
+	s->len = (size_t)got;
+	return 0;
+}
+
+/* The task's iovec array, then its bytes (gather()). Return: 0 or -errno. */
+static int read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
+		    struct ug_send *s)
+{
+	_cleanup_free_ struct iovec *rv = NULL;
+	int r;
+
+	if (iovlen > JR_UG_MAX_IOV)
+		return -EMSGSIZE; /* ____sys_sendmsg(): UIO_MAXIOV */
+	rv = calloc(iovlen ? iovlen : 1, sizeof(*rv));
+	if (!rv)
+		return -ENOMEM;
+	if (compat) {
+		_cleanup_free_ uint32_t *c =
+		    calloc(iovlen ? iovlen : 1, 2 * sizeof(uint32_t));
+
+		if (!c)
+			return -ENOMEM;
+		r = read_task(pid, iov, c, iovlen * 2 * sizeof(uint32_t));
+		for (uint64_t i = 0; r == 0 && i < iovlen; i++) {
+			rv[i].iov_base = (void *)(uintptr_t)c[2 * i];
+			rv[i].iov_len = c[2 * i + 1];
+		}
+	} else {
+		r = read_task(pid, iov, rv, iovlen * sizeof(*rv));
+	}
+	if (r < 0)
+		return r;
+	return gather(pid, rv, (size_t)iovlen, s);
+}
+
+/*
+ * read_msg_name - a msghdr's address, read as ____sys_sendmsg() reads it:
+ * none when msg_name is NULL or msg_namelen 0, EINVAL for a negative
+ * length, a longer one cut to a sockaddr_storage.
+ */
+static int read_msg_name(pid_t pid, const struct task_msghdr *h,
+			 union ug_addr *sa, size_t *salen)
+{
+	uint64_t len = h->namelen;
+	int r;
+
+	*salen = 0;
+	if (!h->name || !len)
+		return 0;
+	if ((int32_t)h->namelen < 0)
+		return -EINVAL;
+	if (len > sizeof(sa->ss))
+		len = sizeof(sa->ss);
+	r = read_task(pid, h->name, sa, (size_t)len);
+	if (r < 0)
+		return r;
+	*salen = (size_t)len;
+	return 0;
+}
+
+/* The address a send names: sendto's, or the msghdr's (read into @h). */
+static int read_send_addr(pid_t pid, enum jr_ug_call call,
+			  const struct seccomp_data *d, bool compat,
+			  union ug_addr *sa, size_t *salen,
+			  struct task_msghdr *h)
+{
+	uint64_t ptr, len;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	*salen = 0;
+	if (call == JR_UG_SENDMSG) {
+		r = read_msghdr(pid, d->args[1], compat, h);
+		if (r < 0)
+			return r;
+		return read_msg_name(pid, h, sa, salen);
+	}
+	ptr = d->args[4];
+	len = (uint32_t)d->args[5];
+	if (!ptr || !len)
+		return 0;
+	if (len > sizeof(sa->ss))
+		return -EINVAL; /* move_addr_to_kernel() */
+	r = read_task(pid, ptr, sa, (size_t)len);
+	if (r < 0)
+		return r;
+	*salen = (size_t)len;
+	return 0;
+}
+
+/*
+ * ug_send_run - one sendmsg(2) of what is left in @s, @extra flags
+ * added. Always MSG_NOSIGNAL: SIGPIPE would be the runner's; the task
+ * gets its own from us (see "Limits").
+ */
 static ssize_t ug_send_run(struct ug_send *s, int extra)
 {
-	struct iovec v = { .iov_base = s->buf, .iov_len = s->len };
+	struct iovec v = { .iov_base = s->buf + s->off,
+			   .iov_len = s->len - s->off };
 	struct msghdr m = { .msg_name = s->tolen ? &s->to : NULL,
 			    .msg_namelen = s->tolen,
 			    .msg_iov = &v,
@@ -825,16 +993,37 @@ static ssize_t ug_send_run(struct ug_send *s, int extra)
 	return n < 0 ? -errno : n;
 }
 
+/* The SIGPIPE the kernel would have sent the task for this answer. */
+static bool wants_sigpipe(ssize_t res, int flags)
+{
+	return res == -EPIPE && !(flags & MSG_NOSIGNAL);
+}
+
+/*
+ * sigpipe - send SIGPIPE to the task behind @pidfd, just before its call
+ * is answered (after, on a listener without WAIT_KILLABLE_RECV, where the
+ * signal would restart the call): a thread pidfd (Linux >= 6.9) gets it
+ * thread-directed, as the kernel's send_sig() in sk_stream_error() would;
+ * before 6.9 the pidfd names the thread group (process-directed).
+ */
+static void sigpipe(int pidfd)
+{
+	if (pidfd >= 0 &&
+	    syscall(SYS_pidfd_send_signal, pidfd, SIGPIPE, NULL, 0) < 0)
+		jr_debug("unix socket guard: SIGPIPE to the command: %s",
+			 strerror(errno));
+}
+
 /*
  * take_control - copy the task's control data for a send on behalf.
- * Only SCM_RIGHTS is passed on, each descriptor taken from the task with
- * pidfd_getfd(2) so that what is passed is what the task holds;
- * SCM_CREDENTIALS would be checked against the runner's ids, so it is
- * refused, as is anything of a compat task (another cmsg layout).
- * Return: 0 or -errno.
+ * On a unix socket only SCM_RIGHTS is passed on, each descriptor taken
+ * from the task with pidfd_getfd(2) so that what is passed is what the
+ * task holds; on other families what jr_unixguard_cmsg_check() allows is
+ * passed as it is. Anything of a compat task (another cmsg layout) is
+ * refused. Return: 0 or -errno.
  */
 static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
-			bool compat, const struct task_msghdr *h,
+			bool compat, int domain, const struct task_msghdr *h,
 			struct ug_send *s)
 {
 	struct cmsghdr *c;
@@ -858,10 +1047,14 @@ static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
 	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		size_t n;
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			return -EPERM;
 		if (c->cmsg_len < CMSG_LEN(0))
 			return -EINVAL;
+		r = jr_unixguard_cmsg_check(domain, c->cmsg_level,
+					    c->cmsg_type);
+		if (r < 0)
+			return r;
+		if (domain != AF_UNIX)
+			continue;
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (size_t i = 0; i < n; i++) {
 			int tfd, ours;
@@ -883,37 +1076,36 @@ static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
 	return 0;
 }
 
-/* Copy the data and control of the task's send into @s. Return: 0 or
- * -errno. */
+/* Copy the bytes and control of a msghdr of the task into @s. */
+static int take_msg(struct jr_unixguard *g, pid_t pid, int pidfd, bool compat,
+		    int domain, const struct task_msghdr *h, struct ug_send *s)
+{
+	int r = read_iov(pid, h->iov, h->iovlen, compat, s);
+
+	if (r < 0)
+		return r;
+	return take_control(g, pid, pidfd, compat, domain, h, s);
+}
+
+/* Copy the bytes (and control) of the task's sendto or sendmsg into @s.
+ * Return: 0 or -errno. */
 static int take_send(struct jr_unixguard *g, pid_t pid, int pidfd,
 		     enum jr_ug_call call, const struct seccomp_data *d,
-		     bool compat, const struct task_msghdr *h,
-		     struct ug_send *s)
+		     bool compat, int domain, int type,
+		     const struct task_msghdr *h, struct ug_send *s)
 {
-	ssize_t len;
-
+	s->stream = type == SOCK_STREAM;
 	if (call == JR_UG_SENDTO) {
-		uint64_t n = d->args[2];
-		int r;
+		struct iovec rv = { .iov_base = (void *)(uintptr_t)d->args[1],
+				    .iov_len = (size_t)d->args[2] };
 
-		if (n > JR_UG_MAX_SEND)
-			return -EMSGSIZE;
-		s->buf = malloc(n ? n : 1);
-		if (!s->buf)
-			return -ENOMEM;
-		r = read_task(pid, d->args[1], s->buf, (size_t)n);
-		if (r < 0)
-			return r;
-		s->len = (size_t)n;
 		s->flags = (int)d->args[3];
-		return 0;
+		s->zc = s->flags & MSG_ZEROCOPY;
+		return gather(pid, &rv, 1, s);
 	}
-	len = read_iov(pid, h->iov, h->iovlen, compat, &s->buf);
-	if (len < 0)
-		return (int)len;
-	s->len = (size_t)len;
 	s->flags = (int)d->args[2];
-	return take_control(g, pid, pidfd, compat, h, s);
+	s->zc = s->flags & MSG_ZEROCOPY;
+	return take_msg(g, pid, pidfd, compat, domain, h, s);
 }
 
 /* A worker: one send that would block, run to its end. */
@@ -934,16 +1126,28 @@ static void *worker_run(void *arg)
 	    calloc(1, g->sizes.seccomp_notif_resp);
 	ssize_t n = ug_send_run(&w->s, 0);
 
+	/* The first try sent @off bytes of a stream send: those count. */
+	if (w->s.off && n < 0)
+		n = (ssize_t)w->s.off;
+	else if (n >= 0)
+		n += (ssize_t)w->s.off;
 	if (resp) {
+		bool sp = wants_sigpipe(n, w->s.flags);
+
 		resp->id = w->id;
 		if (n < 0)
 			resp->error = (int)n;
 		else
 			resp->val = n;
-		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
-		    errno != ENOENT)
-			jr_debug("unix socket guard: reply: %s",
-				 strerror(errno));
+		if (sp && !g->interruptible)
+			sigpipe(w->s.pidfd);
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+			if (errno != ENOENT)
+				jr_debug("unix socket guard: reply: %s",
+					 strerror(errno));
+		} else if (sp && g->interruptible) {
+			sigpipe(w->s.pidfd);
+		}
 		free(resp);
 	}
 	ug_send_free(&w->s);
@@ -1003,7 +1207,8 @@ static bool hand_off(struct jr_unixguard *g, uint64_t id, struct ug_send *s)
 /*
  * send_on_behalf - run the send in @s (its socket, address and bytes our
  * copies). A send the task made blocking is first tried with
- * MSG_DONTWAIT; if it would block, a worker finishes it (hand_off()).
+ * MSG_DONTWAIT; if it would block, or sent only part of a stream send, a
+ * worker finishes it (hand_off()), as a blocking send would have.
  * Return: bytes, -errno, or 1 with *@handed set (the worker replies).
  */
 static ssize_t send_on_behalf(struct jr_unixguard *g, uint64_t id,
@@ -1013,15 +1218,121 @@ static ssize_t send_on_behalf(struct jr_unixguard *g, uint64_t id,
 	bool blocking =
 	    !(s->flags & MSG_DONTWAIT) && fl >= 0 && !(fl & O_NONBLOCK);
 	ssize_t n = ug_send_run(s, blocking ? MSG_DONTWAIT : 0);
+	ssize_t full;
 
 	*handed = false;
-	if (!blocking || (n != -EAGAIN && n != -EWOULDBLOCK))
+	if (!blocking)
 		return n;
+	if (n >= 0 && !(s->stream && (size_t)n < s->len))
+		return n;
+	if (n < 0 && n != -EAGAIN && n != -EWOULDBLOCK)
+		return n;
+	if (n > 0)
+		s->off = (size_t)n;
 	if (hand_off(g, id, s)) {
 		*handed = true;
 		return 1;
 	}
-	return ug_send_run(s, 0);
+	full = ug_send_run(s, 0);
+	if (s->off)
+		return full < 0 ? (ssize_t)s->off : full + (ssize_t)s->off;
+	return full;
+}
+
+/*
+ * mmsg_on_behalf - sendmmsg(2) on a socket that is not a unix datagram
+ * one, run on behalf: every message is copied first (address, bytes,
+ * control), the notification checked still valid, then each is sent in
+ * order and its msg_len written back into the task's mmsghdr, as
+ * __sys_sendmmsg() does. As the kernel, an error after the first message
+ * ends the call with the count so far; copying stops at JR_UG_MAX_SEND
+ * bytes in all (a short count, which a caller must handle anyway). A
+ * send that blocks holds this thread (see "Limits").
+ * Return: messages sent, or -errno; *@last the last send's result.
+ */
+static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
+			      const struct seccomp_notif *n, int pidfd, int sfd,
+			      bool compat, int domain, int type, ssize_t *last)
+{
+	const struct seccomp_data *d = &n->data;
+	uint64_t vlen = (uint32_t)d->args[2];
+	const size_t stride = compat ? 32 : sizeof(struct mmsghdr);
+	const size_t lenoff = compat ? 28 : offsetof(struct mmsghdr, msg_len);
+	int flags = (int)d->args[3];
+	_cleanup_free_ struct ug_send *m = NULL;
+	size_t taken = 0, bytes = 0;
+	ssize_t ret = 0;
+
+	*last = 0;
+	if (vlen > JR_UG_MAX_IOV)
+		vlen = JR_UG_MAX_IOV; /* __sys_sendmmsg(): UIO_MAXIOV */
+	if (vlen == 0)
+		return 0;
+	m = calloc((size_t)vlen, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < vlen && bytes < JR_UG_MAX_SEND; i++) {
+		struct ug_send *s = &m[taken];
+		struct task_msghdr h;
+		size_t salen = 0;
+		int r;
+
+		ug_send_init(s);
+		s->stream = type == SOCK_STREAM;
+		s->flags = flags;
+		s->zc = flags & MSG_ZEROCOPY;
+		r = read_msghdr(n->pid, d->args[1] + i * stride, compat, &h);
+		if (r == 0)
+			r = read_msg_name(n->pid, &h, &s->to, &salen);
+		if (r == 0)
+			r = take_msg(g, n->pid, pidfd, compat, domain, &h, s);
+		if (r == 0 && g->tcp && (flags & MSG_FASTOPEN) &&
+		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports, domain,
+						   type, &s->to, salen))
+			r = -EACCES;
+		if (r < 0) {
+			ug_send_free(s);
+			if (taken == 0)
+				ret = r;
+			break;
+		}
+		s->tolen = (socklen_t)salen;
+		bytes += s->len;
+		taken++;
+	}
+	if (taken && !id_valid(g, n->id))
+		ret = -ESRCH;
+	for (size_t i = 0; ret >= 0 && i < taken; i++) {
+		ssize_t x;
+		uint32_t len;
+		struct iovec local = { .iov_base = &len,
+				       .iov_len = sizeof(len) };
+		struct iovec remote = {
+			.iov_base = (void *)(uintptr_t)(d->args[1] +
+							i * stride + lenoff),
+			.iov_len = sizeof(len),
+		};
+
+		m[i].sfd = sfd;
+		x = ug_send_run(&m[i], 0);
+		m[i].sfd = -1;
+		*last = x;
+		if (x < 0) {
+			if (i == 0)
+				ret = x;
+			break;
+		}
+		len = (uint32_t)x;
+		if (process_vm_writev(n->pid, &local, 1, &remote, 1, 0) !=
+		    (ssize_t)sizeof(len)) {
+			ret = i ? ret : -EFAULT;
+			break;
+		}
+		ret = (ssize_t)i + 1;
+	}
+	for (size_t i = 0; i < taken; i++)
+		ug_send_free(&m[i]);
+	return ret;
 }
 
 /* Handle one notification; fill @resp. */
@@ -1031,11 +1342,7 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	const struct seccomp_data *d = &n->data;
 	_cleanup_close_ int pidfd = -1, sfd = -1, pinned = -1;
 	char path[JR_UG_PATH_MAX + 1];
-	/* Room for any family's address: connect takes them all. */
-	union {
-		struct sockaddr_storage ss;
-		struct sockaddr_un un;
-	} sa, to;
+	union ug_addr sa, to;
 	struct task_msghdr h;
 	struct ug_send snd;
 	bool handed = false;
@@ -1068,9 +1375,10 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return;
 	}
 	/*
-	 * Never CONTINUE when we could not look: the fd could be made a unix
-	 * socket between now and the kernel's re-read. The task gets the
-	 * answer the kernel would give for what we saw (EBADF, ENOTSOCK).
+	 * Never CONTINUE, and never when we could not look: the fd could be
+	 * made a unix socket between now and the kernel's re-read. The task
+	 * gets the answer the kernel would give for what we saw (EBADF,
+	 * ENOTSOCK).
 	 */
 	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
 	if (sfd < 0 && fd_shortage(g, errno))
@@ -1087,20 +1395,13 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
 		return;
 	}
-	/* Sends: only a unix datagram goes where an address says. A connect
-	 * of any family goes on: it is never continued (see the top). */
-	if (call != JR_UG_CONNECT &&
-	    (domain != AF_UNIX || type != SOCK_DGRAM)) {
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		g->stats.continued++;
-		return;
-	}
 
 	memset(&sa, 0, sizeof(sa));
+	memset(&h, 0, sizeof(h));
+	ug_send_init(&snd);
 	if (call == JR_UG_CONNECT) {
 		uint64_t len = (uint32_t)d->args[2];
 
-		memset(&h, 0, sizeof(h));
 		/* move_addr_to_kernel(): the kernel's own limits and errors
 		 * (EINVAL above a sockaddr_storage, EFAULT unreadable). */
 		if (len > sizeof(sa.ss)) {
@@ -1113,15 +1414,22 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 			return;
 		}
 		salen = (size_t)len;
-	} else {
-		r = read_send_addr(n->pid, call, d, compat, &sa.un, &salen, &h);
+	} else if (call != JR_UG_SENDMMSG) {
+		/* The bytes too: all of it is read before the validity
+		 * check below, so none of it can be another process's. */
+		r = read_send_addr(n->pid, call, d, compat, &sa, &salen, &h);
+		if (r == 0)
+			r = take_send(g, n->pid, pidfd, call, d, compat, domain,
+				      type, &h, &snd);
 		if (r < 0) {
+			ug_send_free(&snd);
 			resp->error = r;
 			return;
 		}
 	}
 	/* What we read belongs to the task the notification names. */
 	if (!id_valid(g, n->id)) {
+		ug_send_free(&snd);
 		resp->error = -ESRCH;
 		return;
 	}
@@ -1129,38 +1437,42 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	act = jr_unixguard_decide(call, domain, type, kind);
 
 	switch (act) {
-	case JR_UG_CONTINUE:
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		g->stats.continued++;
-		return;
 	case JR_UG_REFUSE:
-		/* A bad address gets the kernel's EINVAL; a sendmmsg with
-		 * addresses is not run on behalf (see the top). */
+		/* A bad address gets the kernel's EINVAL; a sendmmsg on a
+		 * unix datagram socket is not run on behalf (see the top). */
 		resp->error = call == JR_UG_SENDMMSG ? -EPERM : -EINVAL;
 		g->stats.refused++;
+		ug_send_free(&snd);
 		return;
 	case JR_UG_CHECK_PATH:
 		pinned = pin_path(g, n, path);
-		if (pinned < 0 && g->out_of_fds)
+		if (pinned < 0 && g->out_of_fds) {
+			ug_send_free(&snd);
 			return;
+		}
 		if (pinned < 0) {
 			resp->error = pinned;
 			if (pinned == -ECONNREFUSED)
 				g->stats.refused++;
+			ug_send_free(&snd);
 			return;
 		}
 		salen = pinned_addr(pinned, &to.un);
 		break;
 	case JR_UG_ON_BEHALF:
 		/* Our connect is not under the command's Landlock domain:
-		 * its TCP rule is applied here, with Landlock's answer. */
-		if (call == JR_UG_CONNECT && g->tcp &&
+		 * its TCP rule is applied here, with Landlock's answer. A
+		 * TCP Fast Open send connects as well. */
+		if ((call == JR_UG_CONNECT ||
+		     (call != JR_UG_SENDMMSG && (snd.flags & MSG_FASTOPEN))) &&
+		    g->tcp &&
 		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports, domain,
 						   type, &sa, salen)) {
 			jr_debug("unix socket guard: TCP connect to a port "
 				 "Landlock does not allow: EACCES");
 			resp->error = -EACCES;
 			g->stats.refused++;
+			ug_send_free(&snd);
 			return;
 		}
 		to = sa;
@@ -1184,20 +1496,25 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		resp->error = r < 0 ? -errno : 0;
 		return;
 	}
-	ug_send_init(&snd);
-	r = take_send(g, n->pid, pidfd, call, d, compat, &h, &snd);
-	if (r < 0) {
+	if (call == JR_UG_SENDMMSG) {
+		ssize_t last;
+
+		res = mmsg_on_behalf(g, n, pidfd, sfd, compat, domain, type,
+				     &last);
+		if (wants_sigpipe(last, (int)d->args[3]))
+			g->sigpipe = steal_fd(&pidfd);
+	} else {
+		snd.sfd = steal_fd(&sfd);
+		snd.pinned = steal_fd(&pinned);
+		snd.pidfd = steal_fd(&pidfd);
+		if (salen)
+			memcpy(&snd.to, &to, salen);
+		snd.tolen = (socklen_t)salen;
+		res = send_on_behalf(g, n->id, &snd, &handed);
+		if (!handed && wants_sigpipe(res, snd.flags))
+			g->sigpipe = steal_fd(&snd.pidfd);
 		ug_send_free(&snd);
-		resp->error = r;
-		return;
 	}
-	snd.sfd = steal_fd(&sfd);
-	snd.pinned = steal_fd(&pinned);
-	if (salen)
-		memcpy(&snd.to, &to, salen);
-	snd.tolen = (socklen_t)salen;
-	res = send_on_behalf(g, n->id, &snd, &handed);
-	ug_send_free(&snd);
 	if (handed) {
 		g->handed = true; /* the worker answers */
 		return;
@@ -1220,6 +1537,7 @@ static void handle_checked(struct jr_unixguard *g,
 {
 	g->out_of_fds = false;
 	g->handed = false;
+	g->sigpipe = -1;
 	handle(g, n, resp);
 	if (g->out_of_fds && !g->handed) {
 		jr_warn(
@@ -1318,10 +1636,18 @@ static void *serve(void *arg)
 		handle_checked(g, n, resp);
 		if (g->handed)
 			continue;
-		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 &&
-		    errno != ENOENT)
-			jr_debug("unix socket guard: reply: %s",
-				 strerror(errno));
+		if (g->sigpipe >= 0 && !g->interruptible)
+			sigpipe(g->sigpipe);
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+			if (errno != ENOENT)
+				jr_debug("unix socket guard: reply: %s",
+					 strerror(errno));
+		} else if (g->sigpipe >= 0 && g->interruptible) {
+			sigpipe(g->sigpipe);
+		}
+		if (g->sigpipe >= 0)
+			close(g->sigpipe);
+		g->sigpipe = -1;
 	}
 	__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
 	return NULL;
@@ -1419,6 +1745,11 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		g->tcp = true;
 	}
 	init_abis(g);
+	g->sigpipe = -1;
+	g->interruptible = cfg->interruptible;
+	if (cfg->interruptible)
+		jr_verbose(
+		    "unix socket guard: the kernel refused SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux < 5.19): a signal that interrupts a call the guard already ran has the command run it again");
 	/* Faster round trips where the kernel has it (see serve()). */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
@@ -1498,7 +1829,8 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 	free(g);
 }
 
-int jr_unixguard_handover(int ctl, int listener, struct jr_err *err)
+int jr_unixguard_handover(int ctl, int listener, bool interruptible,
+			  struct jr_err *err)
 {
 	struct jr_ctl_msg m;
 	ssize_t n;
@@ -1506,6 +1838,7 @@ int jr_unixguard_handover(int ctl, int listener, struct jr_err *err)
 	memset(&m, 0, sizeof(m));
 	m.type = JR_CTL_UNOTIFY;
 	m.code = listener;
+	m.status = interruptible ? JR_UG_WAIT_INTERRUPTIBLE : 0;
 	do {
 		n = write(ctl, &m, sizeof(m));
 	} while (n < 0 && errno == EINTR);

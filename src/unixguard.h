@@ -37,8 +37,7 @@ enum jr_ug_addr {
 
 /* What the supervisor does with one notification. */
 enum jr_ug_action {
-	JR_UG_CONTINUE,	  /* let the kernel run the call as the task made it */
-	JR_UG_ON_BEHALF,  /* run it ourselves with our copy of the address */
+	JR_UG_ON_BEHALF,  /* run it ourselves with our copies, on our socket */
 	JR_UG_CHECK_PATH, /* resolve, pin, decide; run it on the pinned inode */
 	JR_UG_REFUSE,	  /* answer an error without running it */
 };
@@ -57,11 +56,22 @@ enum jr_ug_addr jr_unixguard_parse_addr(
 /*
  * jr_unixguard_decide - the decision table: @call on a socket of @domain
  * and @type with an address of kind @addr (as an AF_UNIX address: any
- * other family reads as JR_UG_ADDR_INVALID). Every connect is run on
- * behalf or refused, never continued. Pure.
+ * other family reads as JR_UG_ADDR_INVALID). Every call is run on behalf
+ * or refused, never continued (SECCOMP_USER_NOTIF_FLAG_CONTINUE would
+ * have the kernel re-read the fd and the address). Pure.
  */
 enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
 				      int type, enum jr_ug_addr addr);
+
+/*
+ * jr_unixguard_cmsg_check - may a control message of @level and @type be
+ * passed on a socket of @domain in a send run on behalf? AF_UNIX: only
+ * SCM_RIGHTS (the caller swaps in its own copies of the descriptors).
+ * Other families: only messages the kernel checks against the socket,
+ * not the sender's capabilities (the runner has more than the command).
+ * Return: 0, or the -errno to answer. Pure.
+ */
+int jr_unixguard_cmsg_check(int domain, int level, int type);
 
 /*
  * jr_unixguard_tcp_port_allowed - Landlock's TCP connect rule, for a
@@ -96,6 +106,9 @@ struct jr_unixguard_config {
 	bool tcp;
 	const uint16_t *ports;
 	size_t n_ports;
+	/* The listener lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: said
+	 * at -v (a signal can restart a call already run on behalf). */
+	bool interruptible;
 };
 
 /*
@@ -126,8 +139,15 @@ void jr_unixguard_stop(struct jr_unixguard *g,
  * loaded: tell the runner the listener's fd number over @ctl with write(2)
  * (sendmsg would trap into the very filter nobody serves yet), and wait for
  * its answer with read(2). The runner fetches the fd itself with
- * pidfd_getfd(2). Closes @listener. Return: 0 or -errno, @err set.
+ * pidfd_getfd(2). @interruptible: the filter was loaded without
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (the runner says so at -v).
+ * Closes @listener. Return: 0 or -errno, @err set.
  */
-int jr_unixguard_handover(int ctl, int listener, struct jr_err *err);
+int jr_unixguard_handover(int ctl, int listener, bool interruptible,
+			  struct jr_err *err);
+
+/* UNOTIFY's status: the listener lacks WAIT_KILLABLE_RECV (@interruptible
+ * above; jr_seccomp_load()). */
+#define JR_UG_WAIT_INTERRUPTIBLE 1
 
 #endif

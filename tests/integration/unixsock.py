@@ -40,6 +40,31 @@ Either side:
                                  SCM_RIGHTS datagram over a socketpair
                                  (fd passing must still work); exit 0 if
                                  no send succeeded and the fd arrived
+  swaprace PATH N SECONDS        the fd-swap race: one thread sends with
+                                 sendto() and sendmsg() and an AF_INET
+                                 address on UDP socket F, N times or for
+                                 SECONDS, while another dup2()s an
+                                 unconnected AF_UNIX datagram socket onto
+                                 F and rewrites the address into PATH;
+                                 the host side counts what arrives
+  sigdup N                       a handled signal (SA_RESTART) sent to a
+                                 thread over and over while it sendmsg()s
+                                 N numbered records over a TCP connection
+                                 and over a datagram socketpair inside;
+                                 exit 0 if the receivers saw every record
+                                 exactly once, in order
+  sigpipe                        a sendmsg() without MSG_NOSIGNAL on a
+                                 stream socket whose peer is gone, in a
+                                 child: with SIGPIPE at its default the
+                                 child dies of it, with it blocked the
+                                 call says EPIPE and SIGPIPE comes; with
+                                 MSG_NOSIGNAL only EPIPE; exit 0 if so
+  cost N                         N sendto() with an address on a UDP
+                                 socket to a local one, and N sendmsg()
+                                 on a connected loopback TCP socket;
+                                 prints the ns per call of each (the
+                                 guard's cost; run it with and without
+                                 --seccomp off to compare)
   inet                           connects of other families, which the
                                  guard runs on the command's behalf, act
                                  as the kernel's: UDP connect and AF_UNSPEC
@@ -257,6 +282,225 @@ def sendrace(path, attempts, seconds):
     return 0 if won == 0 and passed else 1
 
 
+def swaprace(path, attempts, seconds):
+    """Win the window between the guard's look at a send on a UDP socket
+    and the kernel's own re-read of the fd table and the address (what
+    SECCOMP_USER_NOTIF_FLAG_CONTINUE does), if there is one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", 0))  # open, never read: UDP sends succeed
+    port = sink.getsockname()[1]
+    size = 110  # sizeof(struct sockaddr_un)
+    inet = struct.pack("=H", socket.AF_INET) + struct.pack(
+        "!H4s", port, socket.inet_aton("127.0.0.1"))
+    inet = inet.ljust(size, b"\0")
+    unix = (struct.pack("=H", socket.AF_UNIX) + path.encode()).ljust(size, b"\0")
+    buf = ctypes.create_string_buffer(inet, size)
+    data = ctypes.create_string_buffer(b"inside", 6)
+    iov = IoVec(ctypes.cast(data, ctypes.c_void_p), 6)
+    msg = MsgHdr(ctypes.cast(buf, ctypes.c_void_p), size,
+                 ctypes.cast(ctypes.pointer(iov), ctypes.c_void_p), 1, None, 0, 0)
+    keep = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    fd = keep.fileno()
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            for fam, addr in ((socket.AF_UNIX, unix), (socket.AF_INET, inet)):
+                s = socket.socket(fam, socket.SOCK_DGRAM)
+                os.dup2(s.fileno(), fd)
+                s.close()
+                ctypes.memmove(buf, addr, size)
+
+    t = threading.Thread(target=flip, daemon=True)
+    t.start()
+    end = time.monotonic() + seconds
+    done = 0
+    errs = {}
+    while done < attempts and time.monotonic() < end:
+        if done % 2:
+            r = libc.sendmsg(fd, ctypes.byref(msg), socket.MSG_DONTWAIT)
+        else:
+            r = libc.sendto(fd, data, 6, socket.MSG_DONTWAIT, buf, size)
+        done += 1
+        if r < 0:
+            e = errno.errorcode.get(ctypes.get_errno(), "?")
+            errs[e] = errs.get(e, 0) + 1
+    stop.set()
+    t.join()
+    print(f"swaprace: {done} sends; errors {errs}")
+    return 0
+
+
+def sigdup(count):
+    """A send the guard ran, then interrupted by a signal before its
+    answer, is restarted and run again unless the listener's wait is
+    killable (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): the records would
+    arrive twice."""
+    import signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    signals = [0]
+
+    def handler(signum, frame):
+        signals[0] += 1
+
+    signal.signal(signal.SIGUSR1, handler)
+    signal.siginterrupt(signal.SIGUSR1, False)  # SA_RESTART
+    me = threading.get_ident()
+    ok = True
+
+    def sendmsg_all(fd, payload):
+        # sendmsg() with no address: trapped, and run on behalf.
+        pos = 0
+        while pos < len(payload):
+            chunk = ctypes.create_string_buffer(payload[pos:], len(payload) - pos)
+            iov = IoVec(ctypes.cast(chunk, ctypes.c_void_p), len(payload) - pos)
+            msg = MsgHdr(None, 0, ctypes.cast(ctypes.pointer(iov), ctypes.c_void_p),
+                         1, None, 0, 0)
+            r = libc.sendmsg(fd, ctypes.byref(msg), 0)
+            if r < 0:
+                e = ctypes.get_errno()
+                if e == errno.EINTR:
+                    continue
+                raise OSError(e, os.strerror(e))
+            pos += r
+
+    def run(kind, a, b, recv_all):
+        stop = threading.Event()
+        got = []
+
+        def hammer():
+            while not stop.is_set():
+                signal.pthread_kill(me, signal.SIGUSR1)
+
+        r = threading.Thread(target=recv_all, args=(b, got), daemon=True)
+        h = threading.Thread(target=hammer, daemon=True)
+        r.start()
+        h.start()
+        for i in range(count):
+            sendmsg_all(a.fileno(), struct.pack("!I", i))
+        stop.set()
+        h.join()
+        if kind == "tcp":
+            a.shutdown(socket.SHUT_WR)
+        else:
+            a.send(b"end")  # send(2): no address, not trapped
+        r.join(60)
+        want = list(range(count))
+        good = got == want
+        bad = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), None)
+        print(f"sigdup {kind}: {len(got)} records for {count}, {signals[0]} signals: "
+              + ("ok" if good else f"BAD (first difference at record {bad})"))
+        return good
+
+    def recv_stream(s, got):
+        data = b""
+        while True:
+            b_ = s.recv(65536)
+            if not b_:
+                break
+            data += b_
+        got.extend(struct.unpack(f"!{len(data) // 4}I", data[:len(data) // 4 * 4]))
+
+    def recv_dgram(s, got):
+        while True:
+            b_ = s.recv(16)
+            if b_ == b"end":
+                break
+            got.append(struct.unpack("!I", b_)[0])
+
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    c = socket.create_connection(lst.getsockname())
+    s, _ = lst.accept()
+    ok = run("tcp", c, s, recv_stream) and ok
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    ok = run("dgram", a, b, recv_dgram) and ok
+    return 0 if ok else 1
+
+
+def sigpipe():
+    """The guard sends with MSG_NOSIGNAL (SIGPIPE would be its own) and
+    raises SIGPIPE in the task itself when the task's flags lacked it."""
+    import signal
+
+    def child(how, flags):
+        pid = os.fork()
+        if pid:
+            return os.waitpid(pid, 0)[1]
+        code = 0
+        try:
+            if how == "default":
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            else:  # blocked: it stays pending, and we wait for it
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGPIPE])
+            a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            b.close()
+            try:
+                a.sendmsg([b"x"], [], flags)  # trapped: run on behalf
+            except BrokenPipeError:
+                code = 10
+            if how == "blocked":
+                # The guard raises it just after the call returns.
+                if flags:
+                    got = signal.SIGPIPE in signal.sigpending()
+                else:
+                    got = signal.sigtimedwait([signal.SIGPIPE], 10) is not None
+                code += 1 if got else 0
+        finally:
+            os._exit(code)
+
+    ok = True
+    for how, flags, want, desc in (
+            ("default", 0, -signal.SIGPIPE, "killed by SIGPIPE"),
+            ("default", socket.MSG_NOSIGNAL, 10, "EPIPE, no signal"),
+            ("blocked", 0, 11, "EPIPE, then SIGPIPE pending"),
+            ("blocked", socket.MSG_NOSIGNAL, 10, "EPIPE, no signal")):
+        st = child(how, flags)
+        got = -os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st)
+        good = got == want
+        ok = ok and good
+        print(f"sigpipe {how} {'MSG_NOSIGNAL' if flags else 'flags 0'}: "
+              f"{desc}: {'ok' if good else f'got {got}, want {want}'}")
+    return 0 if ok else 1
+
+
+def cost(n):
+    """What a send run on behalf costs, per call."""
+    payload = b"x" * 64
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))  # never read: a full queue drops, sendto succeeds
+    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    addr = rx.getsockname()
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        tx.sendto(payload, addr)
+    udp = (time.perf_counter_ns() - t0) / n
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    c = socket.create_connection(lst.getsockname())
+    s, _ = lst.accept()
+
+    def drain():
+        while s.recv(1 << 20):
+            pass
+
+    d = threading.Thread(target=drain, daemon=True)
+    d.start()
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        c.sendmsg([payload])
+    tcp = (time.perf_counter_ns() - t0) / n
+    c.close()
+    d.join(30)
+    print(f"cost udp sendto: {udp:.0f} ns/call")
+    print(f"cost tcp sendmsg: {tcp:.0f} ns/call")
+    return 0
+
+
 def inet():
     libc = ctypes.CDLL(None, use_errno=True)
     unspec = ctypes.create_string_buffer(
@@ -381,6 +625,14 @@ def main(argv):
         dgcount(*args)
     elif cmd == "sendrace":
         return sendrace(args[0], int(args[1]), float(args[2]))
+    elif cmd == "swaprace":
+        return swaprace(args[0], int(args[1]), float(args[2]))
+    elif cmd == "sigpipe":
+        return sigpipe()
+    elif cmd == "cost":
+        return cost(int(args[0]))
+    elif cmd == "sigdup":
+        return sigdup(int(args[0]))
     elif cmd == "race":
         return race(args[0], int(args[1]), float(args[2]))
     elif cmd == "connect":

@@ -18,7 +18,14 @@
 # of 3000 attempts, every run won); a sendmsg() whose msg_namelen another
 # thread fills in after the guard's look delivers to a host datagram
 # socket (the guard that CONTINUEd sends without an address: 14 of 3000),
-# or fd passing over a datagram socketpair stops working; a connect run on
+# or fd passing over a datagram socketpair stops working; a send with an
+# AF_INET address on a UDP socket whose fd number another thread swaps for
+# an unconnected AF_UNIX datagram socket (the address rewritten into a
+# host socket's path) delivers to the host (the guard that CONTINUEd sends
+# on non-unix sockets); a send run on behalf and interrupted by a handled
+# signal is sent twice (a listener without WAIT_KILLABLE_RECV); EPIPE of a
+# send run on behalf without MSG_NOSIGNAL does not raise SIGPIPE in the
+# command; a connect run on
 # behalf does not
 # answer as the kernel would (non-blocking, AF_UNSPEC, bad addresses).
 #
@@ -213,6 +220,44 @@ for m in $(jr_modes); do
 		if [ "$n" = "1 sendto-probe" ]; then ok "$m: the host datagram socket got nothing from inside"; else
 			fail "$m: the host datagram socket counted '$n' (want '1 sendto-probe')"; fi
 	fi
+
+	# The fd-swap race: sendto() and sendmsg() with an AF_INET address
+	# on a UDP socket while another thread dup2()s an unconnected
+	# AF_UNIX datagram socket onto its number and rewrites the address
+	# into a host datagram socket's path. A guard that CONTINUEs sends
+	# on sockets that are not unix datagram ones has the kernel re-read
+	# both, and the datagram reaches the host. The host socket is in the
+	# working directory, in view inside in both modes.
+	swr="$wd/swaprace.sock"
+	if listen "$swr" dgcount "$wd/swaprace.count"; then
+		expect_status 0 "$m: the fd-swap race ran" \
+			jr "$m" -- "$PY" "$U" swaprace "$swr" 3000 20
+		expect_output_has "$m: the fd-swap race sent" "swaprace: "
+		baseline "fd-swap race listener" "$swr" sendto
+		wait_until 30 grep -q " sendto-probe\$" "$wd/swaprace.count" || true
+		n=$(cat "$wd/swaprace.count")
+		if [ "$n" = "1 sendto-probe" ]; then ok "$m: the fd-swap race never reaches a host socket"; else
+			fail "$m: the fd-swap race: the host datagram socket counted '$n' (want '1 sendto-probe')"; fi
+	fi
+
+	# A handled signal (SA_RESTART) hammered at a thread sending over a
+	# TCP connection and a datagram socketpair inside: a call the guard
+	# ran, interrupted before its answer, would be restarted and run
+	# again (a listener without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV):
+	# a record twice in the stream.
+	expect_status 0 "$m: a signal never makes a send run on behalf twice" \
+		jr "$m" -- "$PY" "$U" sigdup 2000
+	expect_output_has "$m: the TCP stream has every record once" "sigdup tcp: 2000 records for 2000"
+	expect_output_has "$m: the socketpair has every record once" "sigdup dgram: 2000 records for 2000"
+
+	# SIGPIPE: the guard sends with MSG_NOSIGNAL (the signal would be
+	# its own) and raises it in the command when the command's flags
+	# lacked it. A guard that only added MSG_NOSIGNAL leaves a child
+	# with SIGPIPE at its default alive with EPIPE.
+	expect_status 0 "$m: a send run on behalf raises SIGPIPE as the kernel would" \
+		jr "$m" -- "$PY" "$U" sigpipe
+	expect_output_has "$m: SIGPIPE kills at its default" "sigpipe default flags 0: killed by SIGPIPE: ok"
+	expect_output_has "$m: SIGPIPE comes when blocked" "sigpipe blocked flags 0: EPIPE, then SIGPIPE pending: ok"
 
 	# Connects of other families, now run on the command's behalf,
 	# answer as the kernel would (O_NONBLOCK of the shared open file,

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <cmocka.h>
 
 #include "unixguard.h"
@@ -97,16 +98,28 @@ static void test_decide(void **state)
 	assert_int_equal(jr_unixguard_decide(JR_UG_CONNECT, AF_NETLINK,
 					     SOCK_RAW, JR_UG_ADDR_PATH),
 			 JR_UG_ON_BEHALF);
-	/* Sends on other families: continued (the remaining gap). */
+	/* Sends on other families: run on behalf on the socket we took,
+	 * so an unconnected unix datagram socket dup2()ed over the fd
+	 * number after our look is never the one that sends (the fd-swap
+	 * race), even with an address that reads as a unix path. */
 	assert_int_equal(jr_unixguard_decide(JR_UG_SENDTO, AF_INET, SOCK_DGRAM,
 					     JR_UG_ADDR_INVALID),
-			 JR_UG_CONTINUE);
+			 JR_UG_ON_BEHALF);
+	assert_int_equal(jr_unixguard_decide(JR_UG_SENDTO, AF_INET, SOCK_DGRAM,
+					     JR_UG_ADDR_PATH),
+			 JR_UG_ON_BEHALF);
 	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMSG, AF_INET6,
 					     SOCK_DGRAM, JR_UG_ADDR_INVALID),
-			 JR_UG_CONTINUE);
+			 JR_UG_ON_BEHALF);
+	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMSG, AF_INET,
+					     SOCK_STREAM, JR_UG_ADDR_NONE),
+			 JR_UG_ON_BEHALF);
 	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMMSG, AF_NETLINK,
 					     SOCK_RAW, JR_UG_ADDR_NONE),
-			 JR_UG_CONTINUE);
+			 JR_UG_ON_BEHALF);
+	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMMSG, AF_INET,
+					     SOCK_DGRAM, JR_UG_ADDR_NONE),
+			 JR_UG_ON_BEHALF);
 
 	/* connect on unix: a path is checked; the rest is run on behalf
 	 * with our copy, a bad address refused as the kernel would. */
@@ -135,20 +148,20 @@ static void test_decide(void **state)
 		assert_int_equal(jr_unixguard_decide(c, AF_UNIX, SOCK_DGRAM,
 						     JR_UG_ADDR_ABSTRACT),
 				 JR_UG_ON_BEHALF);
-		/* No address: sendto's length is a register (nothing to
-		 * fill in later); a msghdr's is in the task's memory, so a
-		 * sendmsg runs on behalf (the send race). */
+		/* No address: run on behalf with none (a msghdr's length
+		 * is in the task's memory: the send race). */
 		assert_int_equal(jr_unixguard_decide(c, AF_UNIX, SOCK_DGRAM,
 						     JR_UG_ADDR_NONE),
-				 c == JR_UG_SENDTO ? JR_UG_CONTINUE
-						   : JR_UG_ON_BEHALF);
-		/* Stream and seqpacket ignore or refuse an address. */
+				 JR_UG_ON_BEHALF);
+		/* Stream and seqpacket ignore or refuse an address, so it is
+		 * not checked, but the send still runs on the socket we took
+		 * (a datagram socket swapped in would use the address). */
 		assert_int_equal(jr_unixguard_decide(c, AF_UNIX, SOCK_STREAM,
 						     JR_UG_ADDR_PATH),
-				 JR_UG_CONTINUE);
+				 JR_UG_ON_BEHALF);
 		assert_int_equal(jr_unixguard_decide(c, AF_UNIX, SOCK_SEQPACKET,
 						     JR_UG_ADDR_PATH),
-				 JR_UG_CONTINUE);
+				 JR_UG_ON_BEHALF);
 	}
 	/* sendmmsg with an address on a unix datagram socket: refused. */
 	assert_int_equal(jr_unixguard_decide(JR_UG_SENDMMSG, AF_UNIX,
@@ -163,6 +176,53 @@ static void test_decide(void **state)
 	assert_int_equal(jr_unixguard_decide(JR_UG_OTHER, AF_UNIX, SOCK_STREAM,
 					     JR_UG_ADDR_PATH),
 			 JR_UG_REFUSE);
+}
+
+/* Control data of a send run on behalf: the runner's capabilities over
+ * the sandbox's user namespace must not lend themselves to the command
+ * (SO_MARK could meet an nft rule), and descriptors or credentials pass
+ * only where the kernel takes them. A check that let everything through
+ * fails the refusals; one that refused everything fails fd passing and
+ * IP_PKTINFO. */
+static void test_cmsg_check(void **state)
+{
+	(void)state;
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_UNIX, SOL_SOCKET, SCM_RIGHTS), 0);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_UNIX, SOL_SOCKET, SCM_CREDENTIALS),
+	    -EPERM);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_UNIX, SOL_IP, IP_TTL),
+			 -EPERM);
+	/* The kernel's own answer on other families. */
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET, SOL_SOCKET, SCM_RIGHTS), -EINVAL);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET6, SOL_SOCKET, SCM_CREDENTIALS),
+	    -EINVAL);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_NETLINK, SOL_SOCKET, SCM_CREDENTIALS),
+	    -EINVAL);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, SOL_SOCKET, SO_MARK),
+			 -EPERM);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET, SOL_SOCKET, SO_PRIORITY), -EPERM);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, SOL_IP, IP_RETOPTS),
+			 -EPERM);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET6, SOL_IPV6, IPV6_HOPOPTS), -EPERM);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET6, SOL_IPV6, IPV6_RTHDR), -EPERM);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, SOL_IP, IP_PKTINFO),
+			 0);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, SOL_IP, IP_TTL), 0);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET6, SOL_IPV6, IPV6_PKTINFO), 0);
+	assert_int_equal(
+	    jr_unixguard_cmsg_check(AF_INET6, SOL_IPV6, IPV6_TCLASS), 0);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, SOL_UDP, UDP_SEGMENT),
+			 0);
+	assert_int_equal(jr_unixguard_cmsg_check(AF_INET, 12345, 1), -EPERM);
 }
 
 static bool tcp_ok(int domain, int type, const void *sa, size_t len)
@@ -249,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_addr),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_cmsg_check),
 		cmocka_unit_test(test_tcp_port),
 		cmocka_unit_test(test_kdev),
 	};
