@@ -141,6 +141,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <time.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1299,6 +1300,22 @@ static void stop_signal_handler(int sig)
 }
 
 /*
+ * orphaned - every task the filter was attached to has exited. The kernel
+ * then answers each SECCOMP_IOCTL_NOTIF_RECV with ENOENT at once instead
+ * of waiting (recv_wait_event() sees no users), so a loop that retried
+ * ENOENT spun on a CPU from the command's exit to jr_unixguard_stop(),
+ * through the whole teardown. The listener polls POLLHUP in that state
+ * (seccomp_notify_poll()); a filter gains tasks only by fork from one of
+ * its own, so nothing can arrive any more.
+ */
+static bool orphaned(int listener)
+{
+	struct pollfd p = { .fd = listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/*
  * serve - the supervisor thread. It waits in SECCOMP_IOCTL_NOTIF_RECV
  * itself rather than in poll(2): with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
  * (Linux 6.6) the kernel then hands the CPU straight from the trapped task
@@ -1330,6 +1347,8 @@ static void *serve(void *arg)
 	while (n && resp && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
 		memset(n, 0, g->sizes.seccomp_notif);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
+			if (errno == ENOENT && orphaned(g->listener))
+				break; /* the sandbox is gone */
 			if (errno == EINTR || errno == ENOENT)
 				continue; /* stopping, or the task went first */
 			jr_error("unix socket guard: cannot receive (%s)",
