@@ -73,6 +73,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+/* After OpenSSL's headers: its calls go through the loaded pointers. */
+#include "openssl_lazy.h"
 
 #include "cleanup.h"
 #include "clock.h"
@@ -363,6 +365,11 @@ int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
 	const char *ca = cfg->secrets ? cfg->secrets->upstream_ca : NULL;
 	int r;
 
+	r = jr_openssl_load(err); /* every OpenSSL call comes after */
+	if (r < 0) {
+		free(in);
+		return r;
+	}
 	if (!in)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	in->cfg = *cfg;

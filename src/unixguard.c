@@ -191,6 +191,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <time.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1155,16 +1156,38 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
+/*
+ * stop_join - interrupt thread @t with JR_UG_STOP_SIGNAL and join it. The
+ * signal may land just before the thread enters its blocking call, so it
+ * is sent again every 5 ms until the thread has left. The wait is a join
+ * with a deadline, not a sleep: it returns the moment the thread is gone
+ * (a fixed 5 ms sleep was most of the runner's teardown after every run).
+ */
+static void stop_join(pthread_t t)
+{
+	for (;;) {
+		struct timespec ts;
+
+		pthread_kill(t, JR_UG_STOP_SIGNAL);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 5 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &ts) !=
+		    ETIMEDOUT)
+			return;
+	}
+}
+
 /* Wait for worker @w to end, interrupting a send it is blocked in. */
 static void worker_reap(struct ug_worker *w)
 {
-	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
-		struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
-
-		pthread_kill(w->thread, JR_UG_STOP_SIGNAL);
-		nanosleep(&ts, NULL);
-	}
-	pthread_join(w->thread, NULL);
+	if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+		pthread_join(w->thread, NULL);
+	else
+		stop_join(w->thread);
 	w->used = false;
 }
 
@@ -1595,6 +1618,22 @@ static void stop_signal_handler(int sig)
 }
 
 /*
+ * orphaned - every task the filter was attached to has exited. The kernel
+ * then answers each SECCOMP_IOCTL_NOTIF_RECV with ENOENT at once instead
+ * of waiting (recv_wait_event() sees no users), so a loop that retried
+ * ENOENT spun on a CPU from the command's exit to jr_unixguard_stop(),
+ * through the whole teardown. The listener polls POLLHUP in that state
+ * (seccomp_notify_poll()); a filter gains tasks only by fork from one of
+ * its own, so nothing can arrive any more.
+ */
+static bool orphaned(int listener)
+{
+	struct pollfd p = { .fd = listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/*
  * serve - the supervisor thread. It waits in SECCOMP_IOCTL_NOTIF_RECV
  * itself rather than in poll(2): with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
  * (Linux 6.6) the kernel then hands the CPU straight from the trapped task
@@ -1626,6 +1665,8 @@ static void *serve(void *arg)
 	while (n && resp && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
 		memset(n, 0, g->sizes.seccomp_notif);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
+			if (errno == ENOENT && orphaned(g->listener))
+				break; /* the sandbox is gone */
 			if (errno == EINTR || errno == ENOENT)
 				continue; /* stopping, or the task went first */
 			jr_error("unix socket guard: cannot receive (%s)",
@@ -1799,15 +1840,7 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 		return;
 	if (g->running) {
 		__atomic_store_n(&g->stopping, true, __ATOMIC_RELEASE);
-		/* The signal may land just before the thread enters the
-		 * ioctl: send it again until the thread has left. */
-		while (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE)) {
-			struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
-
-			pthread_kill(g->thread, JR_UG_STOP_SIGNAL);
-			nanosleep(&ts, NULL);
-		}
-		pthread_join(g->thread, NULL);
+		stop_join(g->thread);
 	}
 	/* Sends still blocked when the sandbox ends: interrupted. */
 	for (size_t i = 0; i < JR_UG_WORKERS; i++)
