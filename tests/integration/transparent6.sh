@@ -15,7 +15,9 @@
 # name's real IPv6 address or the relay's own IPv6 address gets through
 # or reaches a lab server or the lab DNS; UDP 443 over IPv6 is not refused
 # with ICMPv6 port-unreachable (a timeout or EPERM instead); the audit
-# lacks "via":"transparent" with the IPv6 original address.
+# lacks "via":"transparent" with the IPv6 original address; where jailrun
+# sees no IPv6 (disable_ipv6=1 in its netns), -v does not say so, AAAA is
+# answered, or an IPv6 connect gets anything but an immediate refusal.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -104,5 +106,38 @@ print("source", s.getsockname()[0])'
 		else ok "$m: the lab DNS never saw $n"; fi
 	done
 done
+
+# ---------------------------------------------------- jailrun sees no IPv6
+# disable_ipv6=1 as the default of the lab host netns (where jailrun runs;
+# devices already there keep theirs): jailrun must build an IPv4-only
+# sandbox, answer AAAA empty and leave IPv6 refused.
+lab_on_exit 'lab_host sysctl -qw net.ipv6.conf.default.disable_ipv6=0'
+lab_host sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+NO6='
+import errno, socket
+try:
+    print("aaaa", socket.getaddrinfo("allowed.test", 80, socket.AF_INET6))
+except socket.gaierror as e:
+    print("no-aaaa", e)
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.settimeout(10)   # a hang guard: the refusal is immediate
+try:
+    s.connect(("fd6a:7272:6970::1", 80))
+    print("v6-connected")
+except OSError as e:
+    print("v6-refused", errno.errorcode.get(e.errno, e))
+print("v4", socket.gethostbyname("allowed.test"))'
+for m in $(jr_modes); do
+	expect_status 0 "$m: without IPv6 as jailrun sees it" jl "$m" -v "${ALLOW[@]}" -- python3 -c "$NO6"
+	expect_output_has "$m: -v says IPv6 is off" "IPv6: off"
+	expect_output_has "$m: AAAA is empty" "no-aaaa"
+	if grep -qE "v6-refused (ENETUNREACH|EHOSTUNREACH|ECONNREFUSED)" <<<"$OUT"; then
+		ok "$m: an IPv6 connect is refused at once"
+	else
+		fail "$m: IPv6 connect: $OUT"
+	fi
+	expect_output_has "$m: IPv4 still synthetic" "v4 198.1"
+done
+lab_host sysctl -qw net.ipv6.conf.default.disable_ipv6=0
 
 finish
