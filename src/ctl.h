@@ -35,7 +35,7 @@
 
 /* The fixed slots, then (lane.h) one listener per host lane and the
  * publish socket factory: jr_lanes_nfds() more. */
-#define JR_CTL_MAX_FDS (9 + JR_LANE_MAX + 1)
+#define JR_CTL_MAX_FDS (10 + JR_LANE_MAX + 1)
 
 /*
  * The fds SETUP_OK carries, slot by slot. init fills each slot by its name
@@ -63,25 +63,32 @@ enum jr_ctl_fd {
 	JR_CTL_FD_NFT_RELAY,
 	/* a second one, for the watchdog's notifications of that table */
 	JR_CTL_FD_NFT_RELAY_MONITOR,
+	/* with IPv6 too (relaynet.h): the IPv6 transparent listener */
+	JR_CTL_FD_TRANSPARENT6,
 	/* how many each mode sends */
 	JR_CTL_FDS_NONE = JR_CTL_FD_UNIX_DIAG + 1,
 	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
 	JR_CTL_FDS_TRANSPARENT = JR_CTL_FD_NFT_RELAY_MONITOR + 1,
+	JR_CTL_FDS_TRANSPARENT6 = JR_CTL_FD_TRANSPARENT6 + 1,
 };
 
-_Static_assert(JR_CTL_FDS_TRANSPARENT <= JR_CTL_MAX_FDS,
+_Static_assert(JR_CTL_FDS_TRANSPARENT6 <= JR_CTL_MAX_FDS,
 	       "SETUP_OK carries more fds than jr_ctl_recv() takes");
 
 /*
- * How many fds SETUP_OK carries in network mode @net; the lanes' fds
- * (jr_lanes_nfds()) follow these, host lane listeners in --lane order,
- * then the publish socket factory.
+ * How many fds SETUP_OK carries in network mode @net (@ipv6: the sandbox
+ * link has IPv6, which the runner decided before the clone and told init);
+ * the lanes' fds (jr_lanes_nfds()) follow these, host lane listeners in
+ * --lane order, then the publish socket factory.
  */
-static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net, bool transparent)
+static inline size_t jr_ctl_setup_nfds(enum jr_net_mode net, bool transparent,
+				       bool ipv6)
 {
 	if (net != JR_NET_ALLOWLIST)
 		return JR_CTL_FDS_NONE;
-	return transparent ? JR_CTL_FDS_TRANSPARENT : JR_CTL_FDS_ALLOWLIST;
+	if (!transparent)
+		return JR_CTL_FDS_ALLOWLIST;
+	return ipv6 ? JR_CTL_FDS_TRANSPARENT6 : JR_CTL_FDS_TRANSPARENT;
 }
 
 enum jr_ctl_type {

@@ -137,6 +137,28 @@ static void setup_fail(int ctl, const struct jr_err *e)
 }
 
 /*
+ * The worker's IPv6 (relaynet.h): eth0 gets JR_LINK6_WORKER/64 without
+ * DAD, and the IPv6 default route leads to the relay's end. Only the
+ * synthetic pool's TCP (and UDP, to be refused there) may use it
+ * (ruleset.c). A failure here is a setup failure (exit 125): the runner
+ * planned the rules and the relay for IPv6, and guessing now would be a
+ * sandbox other than the one verified.
+ */
+static int setup_ipv6(struct jr_err *err)
+{
+	struct in6_addr worker6, relay6;
+	int r;
+
+	if (inet_pton(AF_INET6, JR_LINK6_WORKER, &worker6) != 1 ||
+	    inet_pton(AF_INET6, JR_LINK6_RELAY, &relay6) != 1)
+		return jr_err_set(err, EINVAL, "bad JR_LINK6_* addresses");
+	r = jr_link_add_addr6(JR_WORKER_IFNAME, &worker6, JR_LINK6_PREFIX, err);
+	if (r == 0)
+		r = jr_link_default_route6(&relay6, err);
+	return r;
+}
+
+/*
  * The worker's side of the allowlist topology: the relay netns with its
  * listeners, eth0 with G+1 and the default route via G, and resolv.conf
  * pointing at the relay's DNS. Fills the listener slots of @fds
@@ -159,8 +181,9 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				  "cannot open the worker netns: %s",
 				  strerror(errno));
 	r = jr_relaynet_create(
-	    worker_ns, &a->gateway, a->transparent, &l, relay_nft, a->lanes,
-	    &fds[jr_ctl_setup_nfds(a->net, a->transparent)], err);
+	    worker_ns, &a->gateway, a->transparent, a->ipv6, &l, relay_nft,
+	    a->lanes, &fds[jr_ctl_setup_nfds(a->net, a->transparent, a->ipv6)],
+	    err);
 	if (r < 0)
 		return r;
 	fds[JR_CTL_FD_PROXY] = l.proxy;
@@ -170,6 +193,8 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 		fds[JR_CTL_FD_TRANSPARENT] = l.transparent;
 		fds[JR_CTL_FD_NFT_RELAY] = relay_nft[0];
 		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = relay_nft[1];
+		if (a->ipv6)
+			fds[JR_CTL_FD_TRANSPARENT6] = l.transparent6;
 	}
 	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
 			      a->gateway.prefix, err);
@@ -178,7 +203,16 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	r = jr_link_default_route(a->gateway.relay, err);
 	if (r < 0)
 		return r;
+	if (a->transparent && a->ipv6) {
+		r = setup_ipv6(err);
+		if (r < 0)
+			return r;
+	}
 	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
+	/* The nameserver stays the IPv4 gateway, also with IPv6: the
+	 * worker always has IPv4, an AAAA question needs no IPv6 transport
+	 * to be answered, and one DNS rule and listener is one less way
+	 * out to keep right. */
 	/* Short timeouts: the relay is one hop away and answers or refuses
 	 * at once; a lost datagram should not stall a lookup for 5 s. */
 	snprintf(
@@ -230,7 +264,7 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			return r;
 		relaynet_us = jr_clock_us() - t;
 	}
-	*nfds = jr_ctl_setup_nfds(a->net, a->transparent);
+	*nfds = jr_ctl_setup_nfds(a->net, a->transparent, a->ipv6);
 	if (a->net == JR_NET_ALLOWLIST && a->lanes)
 		*nfds += jr_lanes_nfds(a->lanes);
 	r = jr_mounts_proc_sys_readonly(err);

@@ -24,6 +24,7 @@ struct jr_init_args {
 	enum jr_net_mode net;
 	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
 	bool transparent;	   /* JR_NET_ALLOWLIST: --transparent on */
+	bool ipv6; /* with transparent: the link gets IPv6 (relaynet.h) */
 	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
 	char *const *expose; /* --expose */
 	size_t n_expose;

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
@@ -17,6 +18,7 @@
 #include <netlink/route/link/veth.h>
 #include <netlink/route/route.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "link.h"
@@ -144,7 +146,9 @@ JR_DEFINE_CLEANUP(struct nl_addr, nl_addr_put)
 JR_DEFINE_CLEANUP(struct nl_cache, nl_cache_free)
 JR_DEFINE_CLEANUP(struct rtnl_route, rtnl_route_put)
 
-/* Does @ifindex carry @want (address and prefix) in the kernel now? */
+/* Does @ifindex carry @want (address and prefix, of its family) in the
+ * kernel now? An IPv6 one must also be usable already: not tentative (a
+ * tentative address can be neither bound nor used as a source). */
 static int addr_present(struct nl_sock *sk, int ifindex, struct nl_addr *want,
 			struct jr_err *err)
 {
@@ -160,10 +164,11 @@ static int addr_present(struct nl_sock *sk, int ifindex, struct nl_addr *want,
 		struct rtnl_addr *a = (struct rtnl_addr *)obj;
 
 		if (rtnl_addr_get_ifindex(a) == ifindex &&
-		    rtnl_addr_get_family(a) == AF_INET &&
+		    rtnl_addr_get_family(a) == nl_addr_get_family(want) &&
 		    nl_addr_cmp(rtnl_addr_get_local(a), want) == 0 &&
 		    rtnl_addr_get_prefixlen(a) ==
-			(int)nl_addr_get_prefixlen(want))
+			(int)nl_addr_get_prefixlen(want) &&
+		    !(rtnl_addr_get_flags(a) & IFA_F_TENTATIVE))
 			return 0;
 	}
 	return jr_err_set(err, EIO, "the address did not read back");
@@ -222,7 +227,12 @@ int jr_link_configure(const char *ifname, struct in_addr addr,
 	return 0;
 }
 
-int jr_link_default_route(struct in_addr gw, struct jr_err *err)
+/*
+ * default_route - add the default route of @family via @gw (@len bytes)
+ * in the main table of the current netns, and read it back.
+ */
+static int default_route(int family, const void *gw, size_t len,
+			 struct jr_err *err)
 {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
 	_cleanup_(rtnl_route_putp) struct rtnl_route *route = NULL;
@@ -230,7 +240,8 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 	_cleanup_(nl_addr_putp) struct nl_addr *via = NULL;
 	_cleanup_(nl_cache_freep) struct nl_cache *cache = NULL;
 	struct rtnl_nexthop *nh;
-	struct in_addr any = { 0 };
+	const struct in6_addr any = IN6ADDR_ANY_INIT;
+	const char *what = family == AF_INET6 ? "IPv6 " : "";
 	struct nl_object *obj;
 	int r;
 
@@ -239,8 +250,8 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 		return r;
 	route = rtnl_route_alloc();
 	nh = rtnl_route_nh_alloc();
-	dst = nl_addr_build(AF_INET, &any, sizeof(any));
-	via = nl_addr_build(AF_INET, &gw, sizeof(gw));
+	dst = nl_addr_build(family, &any, len);
+	via = nl_addr_build(family, gw, len);
 	if (!route || !nh || !dst || !via) {
 		if (nh)
 			rtnl_route_nh_free(nh);
@@ -248,17 +259,18 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 				  "cannot allocate a route object");
 	}
 	nl_addr_set_prefixlen(dst, 0);
-	rtnl_route_set_family(route, AF_INET);
+	rtnl_route_set_family(route, (uint8_t)family);
 	rtnl_route_set_table(route, RT_TABLE_MAIN);
 	rtnl_route_set_dst(route, dst);
 	rtnl_route_nh_set_gateway(nh, via);
 	rtnl_route_add_nexthop(route, nh); /* the route owns nh now */
 	r = rtnl_route_add(sk, route, NLM_F_CREATE | NLM_F_EXCL);
 	if (r < 0)
-		return jr_err_set(err, EIO, "cannot add the default route: %s",
+		return jr_err_set(err, EIO,
+				  "cannot add the %sdefault route: %s", what,
 				  nl_geterror(r));
 
-	r = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
+	r = rtnl_route_alloc_cache(sk, family, 0, &cache);
 	if (r < 0)
 		return jr_err_set(err, EIO, "cannot read routes back: %s",
 				  nl_geterror(r));
@@ -276,5 +288,67 @@ int jr_link_default_route(struct in_addr gw, struct jr_err *err)
 		    nl_addr_cmp(rtnl_route_nh_get_gateway(n), via) == 0)
 			return 0;
 	}
-	return jr_err_set(err, EIO, "the default route did not read back");
+	return jr_err_set(err, EIO, "the %sdefault route did not read back",
+			  what);
+}
+
+int jr_link_default_route(struct in_addr gw, struct jr_err *err)
+{
+	return default_route(AF_INET, &gw, sizeof(gw), err);
+}
+
+int jr_link_default_route6(const struct in6_addr *gw, struct jr_err *err)
+{
+	return default_route(AF_INET6, gw, sizeof(*gw), err);
+}
+
+int jr_link_add_addr6(const char *ifname, const struct in6_addr *addr,
+		      unsigned int prefix, struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL;
+	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = NULL;
+	_cleanup_(nl_addr_putp) struct nl_addr *local = NULL;
+	int r, ifindex;
+
+	r = route_socket(&sk, err);
+	if (r < 0)
+		return r;
+	r = rtnl_link_get_kernel(sk, 0, ifname, &link);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot find link %s: %s", ifname,
+				  nl_geterror(r));
+	ifindex = rtnl_link_get_ifindex(link);
+	ra = rtnl_addr_alloc();
+	local = nl_addr_build(AF_INET6, addr, sizeof(*addr));
+	if (!ra || !local)
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate an address object");
+	nl_addr_set_prefixlen(local, (int)prefix);
+	rtnl_addr_set_ifindex(ra, ifindex);
+	/* No duplicate address detection: the link has two ends, both
+	 * ours, and DAD would keep the address tentative (unusable) for a
+	 * second (RFC 4862 5.4, RetransTimer x DupAddrDetectTransmits). */
+	rtnl_addr_set_flags(ra, IFA_F_NODAD);
+	r = rtnl_addr_set_local(ra, local);
+	if (r == 0)
+		r = rtnl_addr_add(sk, ra, 0);
+	if (r < 0)
+		return jr_err_set(
+		    err, EIO,
+		    "cannot add an IPv6 address to %s: %s (is IPv6 disabled? net.ipv6.conf.default.disable_ipv6)",
+		    ifname, nl_geterror(r));
+	r = addr_present(sk, ifindex, local, err);
+	if (r < 0)
+		return jr_err_prefix(err, "%s: IPv6: ", ifname);
+	return 0;
+}
+
+bool jr_link_ipv6_available(void)
+{
+	_cleanup_close_ int fd =
+	    open(JR_LINK_IPV6_SYSCTL, O_RDONLY | O_CLOEXEC);
+	char v[4] = { 0 };
+
+	return fd >= 0 && read(fd, v, sizeof(v) - 1) > 0 && v[0] == '0';
 }

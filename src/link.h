@@ -6,6 +6,7 @@
 #define JR_LINK_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 
 #include "err.h"
 
@@ -52,5 +53,37 @@ int jr_link_configure(const char *ifname, struct in_addr addr,
  * Return: 0 or -errno with @err set.
  */
 int jr_link_default_route(struct in_addr gw, struct jr_err *err);
+
+/*
+ * jr_link_default_route6 - the IPv6 default route via @gw (current
+ * netns), read back. @gw must be on a prefix of a link (an address added
+ * with jr_link_add_addr6() brings its prefix route).
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_default_route6(const struct in6_addr *gw, struct jr_err *err);
+
+/*
+ * jr_link_add_addr6 - give @ifname (current netns, already up) the IPv6
+ * address @addr/@prefix without duplicate address detection
+ * (IFA_F_NODAD), and read it back, usable (not tentative).
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_add_addr6(const char *ifname, const struct in6_addr *addr,
+		      unsigned int prefix, struct jr_err *err);
+
+/*
+ * Where jr_link_ipv6_available() looks. A new network namespace takes
+ * its IPv6 defaults from this file's namespace or from the kernel's
+ * defaults (net.core.devconf_inherit_init_net), so disable_ipv6=0 here
+ * means a fresh netns of the sandbox has IPv6 too; the file is missing
+ * when the kernel has no IPv6 at all (ipv6.disable=1, or not built).
+ */
+#define JR_LINK_IPV6_SYSCTL "/proc/sys/net/ipv6/conf/default/disable_ipv6"
+
+/*
+ * jr_link_ipv6_available - does the kernel give new network namespaces
+ * IPv6 (JR_LINK_IPV6_SYSCTL reads 0)?
+ */
+bool jr_link_ipv6_available(void);
 
 #endif

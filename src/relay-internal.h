@@ -74,6 +74,8 @@ enum relay_ref_type {
 	REF_LISTEN_PUBLISH,	/* a published port's host listener; .slot */
 	REF_FACTORY,		/* the publish socket factory answered */
 	REF_DNS_UDP,
+	/* captured IPv6 TCP (relay_transparent.c) */
+	REF_LISTEN_TRANSPARENT6,
 	REF_CLIENT,   /* a connection's client socket; .slot */
 	REF_UPSTREAM, /* a connection's upstream socket; .slot */
 	/* the --control socket (relay_control.c), and a client; .slot */
@@ -287,7 +289,7 @@ void relay_dns_resolved(struct jr_relay *r, int slot,
 void relay_dns_release(struct jr_relay *r, int slot);
 void relay_dns_sweep(struct jr_relay *r, uint64_t now);
 int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
-			struct jr_dns_addr *addr, size_t *n,
+			bool ipv6, struct jr_dns_addr *addr, size_t *n,
 			const char **reason);
 
 /* relay_proxy.c */

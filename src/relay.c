@@ -499,6 +499,11 @@ static void listeners_arm(struct jr_relay *r, bool on)
 	    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.transparent,
 		      &ev) < 0)
 		jr_debug("relay: epoll_ctl: %s", strerror(errno));
+	ev.data.u64 = relay_ref(REF_LISTEN_TRANSPARENT6, 0, 0);
+	if (r->cfg.listeners.transparent6 >= 0 &&
+	    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.transparent6,
+		      &ev) < 0)
+		jr_debug("relay: epoll_ctl: %s", strerror(errno));
 	relay_lane_arm(r, on);
 	r->accept_paused = !on;
 }
@@ -751,6 +756,10 @@ static void *relay_loop(void *arg)
 				accept_conns(r, r->cfg.listeners.transparent,
 					     KIND_TRANSPARENT, 0);
 				break;
+			case REF_LISTEN_TRANSPARENT6:
+				accept_conns(r, r->cfg.listeners.transparent6,
+					     KIND_TRANSPARENT, 0);
+				break;
 			case REF_LISTEN_LANE:
 				if (ref.slot < JR_LANE_MAX)
 					accept_conns(
@@ -816,6 +825,7 @@ static void relay_free(struct jr_relay *r)
 	relay_close_fd(&r->cfg.listeners.dns_udp);
 	relay_close_fd(&r->cfg.listeners.dns_tcp);
 	relay_close_fd(&r->cfg.listeners.transparent);
+	relay_close_fd(&r->cfg.listeners.transparent6);
 	relay_lane_close(r);
 	relay_close_fd(&r->epfd);
 	relay_close_fd(&r->stopfd);
@@ -845,6 +855,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		close(cfg->listeners.dns_tcp);
 		if (cfg->listeners.transparent >= 0)
 			close(cfg->listeners.transparent);
+		if (cfg->listeners.transparent6 >= 0)
+			close(cfg->listeners.transparent6);
 		if (cfg->control)
 			close(cfg->control_fd);
 		return jr_err_set(err, ENOMEM, "out of memory");
@@ -908,7 +920,10 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	    (e = add_fd(r, cfg->listeners.dns_udp, REF_DNS_UDP)) < 0 ||
 	    (cfg->listeners.transparent >= 0 &&
 	     (e = add_fd(r, cfg->listeners.transparent,
-			 REF_LISTEN_TRANSPARENT)) < 0)) {
+			 REF_LISTEN_TRANSPARENT)) < 0) ||
+	    (cfg->listeners.transparent6 >= 0 &&
+	     (e = add_fd(r, cfg->listeners.transparent6,
+			 REF_LISTEN_TRANSPARENT6)) < 0)) {
 		relay_free(r);
 		return jr_err_set(err, -e, "cannot set up the relay: %s",
 				  strerror(-e));

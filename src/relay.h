@@ -36,6 +36,13 @@ struct jr_relay_config {
 	 * (relay_transparent.c).
 	 */
 	bool transparent;
+	/*
+	 * With @transparent: the sandbox link has IPv6 (relaynet.h). AAAA
+	 * for an allowed name is then answered with the name's synthetic
+	 * IPv6 address, and captured IPv6 TCP arrives on
+	 * listeners.transparent6.
+	 */
+	bool ipv6;
 	/* --deny-message: a line added to the body of every 403, or NULL. */
 	const char *deny_message;
 	/*

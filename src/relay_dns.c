@@ -10,8 +10,9 @@
  * answered; other types of allowed names get an empty answer.
  *
  * Under transparent egress (cfg.transparent, r->fakeip) an allowed name is
- * not resolved at all: its A query is answered at once with the name's
- * synthetic address (fakeip.h, relay_dns_synthetic()), which a captured
+ * not resolved at all: its A query (and AAAA query, when the sandbox link
+ * has IPv6) is answered at once with the name's synthetic address
+ * (fakeip.h, relay_dns_synthetic()), which a captured
  * connection later maps back to the name. Pool exhaustion answers
  * SERVFAIL with an audit line saying so.
  *
@@ -159,31 +160,35 @@ static void dns_answer(struct jr_relay *r, int slot, int rcode,
  * The real name is not resolved: the transparent path resolves it when a
  * connection to the synthetic address arrives, through the relay's
  * resolver and the SSRF guard; the command never learns the real address.
- * AAAA: an empty NOERROR answer (NODATA, RFC 2308 2.2: the name exists,
- * with no address of that family), as the worker link is IPv4 only
- * (struct jr_gateway);
- * a synthetic IPv6 answer would send a client to an address it has no
- * route to and cost it a timeout before falling back to IPv4. Once the
- * sandbox has IPv6, AAAA gets jr_fakeip_assign(AF_INET6). Other types:
- * empty NOERROR, as without transparent egress.
+ * AAAA (class IN), when the sandbox link has IPv6 (@ipv6): the name's
+ * synthetic IPv6 address (same number, JR_FAKEIP_V6_PREFIX), so an
+ * IPv6-only or IPv6-first client is captured too; the real name may well
+ * have no IPv6 address, which does not matter: the relay connects over
+ * whichever family the name resolves to. Without @ipv6: an empty NOERROR
+ * answer (NODATA, RFC 2308 2.2: the name exists, with no address of that
+ * family), as a synthetic IPv6 answer would send a client to an address
+ * it has no route to and cost it a timeout before falling back to IPv4.
+ * Other types: empty NOERROR, as without transparent egress.
  * @addr, @n: the answer's address, and 1, or 0 for none
  * @reason: the audit reason on failure, else NULL
  * Return: the rcode: NOERROR, or SERVFAIL when the pool is exhausted
  * ("fakeip-exhausted") or memory ran out.
  */
 int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
-			struct jr_dns_addr *addr, size_t *n,
+			bool ipv6, struct jr_dns_addr *addr, size_t *n,
 			const char **reason)
 {
 	int e;
 
 	*n = 0;
 	*reason = NULL;
-	if (q->qclass != JR_DNS_CLASS_IN || q->qtype != JR_DNS_TYPE_A)
+	if (q->qclass != JR_DNS_CLASS_IN ||
+	    (q->qtype != JR_DNS_TYPE_A &&
+	     (q->qtype != JR_DNS_TYPE_AAAA || !ipv6)))
 		return JR_DNS_RCODE_NOERROR;
 	memset(addr, 0, sizeof(*addr));
-	addr->family = AF_INET;
-	e = jr_fakeip_assign(f, q->name, AF_INET, addr->addr);
+	addr->family = q->qtype == JR_DNS_TYPE_A ? AF_INET : AF_INET6;
+	e = jr_fakeip_assign(f, q->name, addr->family, addr->addr);
 	if (e == -ENOSPC) {
 		*reason = "fakeip-exhausted";
 		return JR_DNS_RCODE_SERVFAIL;
@@ -204,7 +209,8 @@ static void dns_synthetic(struct jr_relay *r, int slot)
 	char text[INET6_ADDRSTRLEN] = "";
 	const char *reason;
 	size_t n;
-	int rcode = relay_dns_synthetic(r->fakeip, &d->q, &addr, &n, &reason);
+	int rcode = relay_dns_synthetic(r->fakeip, &d->q, r->cfg.ipv6, &addr,
+					&n, &reason);
 
 	if (n && !inet_ntop(addr.family, addr.addr, text, sizeof(text)))
 		text[0] = '\0';

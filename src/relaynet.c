@@ -31,6 +31,20 @@
  * rp_filter, when the host's default turns it on here, checks the
  * source, G+1, which the /30 route leads back to through the same veth.
  *
+ * IPv6 (with transparent capture, when the kernel has it): jr-relay also
+ * gets JR_LINK6_RELAY/64 (no DAD: both ends are ours) and a second,
+ * IPv6-only transparent listener. The redirect of an IPv6 connection
+ * makes the destination an address of the receiving interface: since
+ * Linux 6.6 the first usable one of the destination's scope, the ULA;
+ * before, simply the first in the list, which can be the link-local one.
+ * So that listener is bound to [::]:3129, not to the ULA: it takes the
+ * redirected connection whichever address the kernel chose, and nothing
+ * else can reach it (the worker's rules let no IPv6 out but to the pool,
+ * and nothing else lives in this netns). The
+ * relay netns keeps no IPv6 route but the link's /64, and IPv6
+ * forwarding is switched off and read back as IPv4's is. The DNS stays
+ * on IPv4 only (see init.c).
+ *
  * Forwarding: a new netns copies the IPv4 forwarding setting of the
  * host's initial netns (net.core.devconf_inherit_init_net=0 semantics), so
  * on a router or Docker host it would start enabled. It is switched off and
@@ -38,6 +52,7 @@
  * route off its /30), but the brief says it stays off, and two walls are
  * better than one.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -96,10 +111,56 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 	return steal_fd(&fd);
 }
 
+/* The IPv6 transparent listener, [::]:JR_TRANSPARENT_PORT, IPv6 only (it
+ * takes no IPv4 connection; see the top of the file for why not the ULA). */
+static int listen_on6(struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(JR_TRANSPARENT_PORT),
+	};
+	int one = 1;
+
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return jr_err_set(err, errno, "socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) < 0 ||
+	    listen(fd, SOMAXCONN) < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open the relay's IPv6 transparent port %u: %s",
+		    JR_TRANSPARENT_PORT, strerror(errno));
+	return steal_fd(&fd);
+}
+
+/* The IPv6 half of the relay netns (init is in it while this runs). */
+static int build6(struct jr_relay_listeners *l, struct jr_err *err)
+{
+	struct in6_addr relay6;
+	int r;
+
+	if (inet_pton(AF_INET6, JR_LINK6_RELAY, &relay6) != 1)
+		return jr_err_set(err, EINVAL, "bad JR_LINK6_RELAY");
+	r = write_sysctl("/proc/sys/net/ipv6/conf/all/forwarding", "0", err);
+	if (r < 0)
+		return jr_err_prefix(
+		    err,
+		    "cannot turn IPv6 forwarding off in the relay namespace: ");
+	r = jr_link_add_addr6(JR_RELAY_IFNAME, &relay6, JR_LINK6_PREFIX, err);
+	if (r < 0)
+		return r;
+	l->transparent6 = listen_on6(err);
+	return l->transparent6 < 0 ? l->transparent6 : 0;
+}
+
 /* The work in the new netns (init is in it while this runs). */
 static int build(int worker_netns_fd, const struct jr_gateway *gw,
-		 bool transparent, struct jr_relay_listeners *l, int nft[2],
-		 const struct jr_lanes *lanes, int *lane_fds,
+		 bool transparent, bool ipv6, struct jr_relay_listeners *l,
+		 int nft[2], const struct jr_lanes *lanes, int *lane_fds,
 		 struct jr_err *err)
 {
 	size_t k = 0;
@@ -159,6 +220,11 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	    listen_on(SOCK_STREAM, gw->relay, JR_TRANSPARENT_PORT, err);
 	if (l->transparent < 0)
 		return l->transparent;
+	if (ipv6) {
+		r = build6(l, err);
+		if (r < 0)
+			return r;
+	}
 	/* The table's owner, and the watchdog's notifications of it. */
 	for (int i = 0; i < 2; i++) {
 		nft[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
@@ -173,22 +239,25 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 }
 
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
-		       bool transparent, struct jr_relay_listeners *out,
-		       int nft_out[2], const struct jr_lanes *lanes,
-		       int *lane_fds, struct jr_err *err)
+		       bool transparent, bool ipv6,
+		       struct jr_relay_listeners *out, int nft_out[2],
+		       const struct jr_lanes *lanes, int *lane_fds,
+		       struct jr_err *err)
 {
 	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes) : 0;
 
-	struct jr_relay_listeners l = {
-		.proxy = -1, .dns_udp = -1, .dns_tcp = -1, .transparent = -1
-	};
+	struct jr_relay_listeners l = { .proxy = -1,
+					.dns_udp = -1,
+					.dns_tcp = -1,
+					.transparent = -1,
+					.transparent6 = -1 };
 	int nft[2] = { -1, -1 };
 	int r;
 
 	for (size_t i = 0; i < n_lane_fds; i++)
 		lane_fds[i] = -1;
-	r = build(worker_netns_fd, gw, transparent, &l, nft, lanes, lane_fds,
-		  err);
+	r = build(worker_netns_fd, gw, transparent, transparent && ipv6, &l,
+		  nft, lanes, lane_fds, err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
 	 * in the relay netns: the command would start there. */
@@ -208,6 +277,8 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 			close(l.dns_tcp);
 		if (l.transparent >= 0)
 			close(l.transparent);
+		if (l.transparent6 >= 0)
+			close(l.transparent6);
 		for (int i = 0; i < 2; i++)
 			if (nft[i] >= 0)
 				close(nft[i]);

@@ -15,12 +15,25 @@
 #define JR_RELAY_IFNAME "jr-relay" /* the veth end in the relay netns */
 #define JR_WORKER_IFNAME "eth0"	   /* the veth end in the worker netns */
 
+/*
+ * IPv6 of the link, with transparent capture when the kernel has IPv6
+ * (jr_link_ipv6_available()): a /64 of the ULA prefix whose first /64 is
+ * the synthetic pool (JR_FAKEIP_V6_PREFIX, fd6a:7272:6970::/64), so the
+ * link's /64 lies outside the pool. Fixed, like the pool: each sandbox has
+ * its own pair of namespaces, so every sandbox may use the same ones.
+ */
+#define JR_LINK6_RELAY "fd6a:7272:6970:1::1"  /* jr-relay: the v6 gateway */
+#define JR_LINK6_WORKER "fd6a:7272:6970:1::2" /* eth0 */
+#define JR_LINK6_PREFIX 64
+
 struct jr_relay_listeners {
 	int proxy;	 /* TCP G:3128 */
 	int dns_udp;	 /* UDP G:53 */
 	int dns_tcp;	 /* TCP G:53 */
 	int transparent; /* TCP G:3129, captured TCP (--transparent on),
 			    else -1 */
+	/* TCP [::]:3129, IPv6 only: captured IPv6 TCP (with IPv6), else -1 */
+	int transparent6;
 };
 
 /*
@@ -28,6 +41,8 @@ struct jr_relay_listeners {
  * @worker_netns_fd: the worker's /proc/self/ns/net, for the veth peer
  * @gw: gateway addresses
  * @transparent: also open the transparent listener and @nft_out
+ * @ipv6: with @transparent, also give jr-relay JR_LINK6_RELAY/64, turn
+ *       IPv6 forwarding off, and open the IPv6 transparent listener
  * @out: the listening sockets (non-blocking, close-on-exec), bound
  *       to the gateway address inside the relay netns
  * @nft_out: with @transparent, a NETLINK_NETFILTER socket of the relay
@@ -51,8 +66,9 @@ struct jr_relay_listeners {
  * Return: 0 or -errno with @err set.
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
-		       bool transparent, struct jr_relay_listeners *out,
-		       int nft_out[2], const struct jr_lanes *lanes,
-		       int *lane_fds, struct jr_err *err);
+		       bool transparent, bool ipv6,
+		       struct jr_relay_listeners *out, int nft_out[2],
+		       const struct jr_lanes *lanes, int *lane_fds,
+		       struct jr_err *err);
 
 #endif

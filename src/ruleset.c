@@ -34,7 +34,11 @@
  * netns (JR_RULESET_RELAY): the same owned table name, with a nat chain
  * that redirects that TCP to the relay's transparent listener and a
  * filter chain that answers that UDP with ICMP port-unreachable. Why redirect and not tproxy is in
- * docs/architecture.md ("Transparent egress").
+ * docs/architecture.md ("Transparent egress"). When the sandbox link has
+ * IPv6 (params->ipv6), both get the same rules for IPv6 (the IPv6 pool and
+ * entries, the redirect to the IPv6 listener), and the worker accepts the
+ * neighbour discovery IPv6 needs on its link; without it every IPv6
+ * packet meets the closing reject, as before.
  *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
  * the runner builds the ruleset outside the worker namespace and never
@@ -46,7 +50,9 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/icmp6.h>
 #include <netinet/ip.h>
+#include <netinet/ip6.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -428,6 +434,49 @@ static int rule_add_ipv4_daddr(struct nftnl_rule *r, const uint8_t addr[4],
 }
 
 /**
+ * rule_add_ipv6_daddr() - append "ip6 daddr @addr/@prefix" (or "!=" with
+ * NFT_CMP_NEQ) as nft compiles it for an inet table: the nfproto test,
+ * then the destination address, loaded as whole bytes when the prefix
+ * ends on a byte boundary and as all 16 through a mask when it does not;
+ * a /0 needs no address test at all.
+ * @r: rule
+ * @addr: the network, host bits zero
+ * @prefix: 0..128
+ * @op: NFT_CMP_EQ or NFT_CMP_NEQ (only with @prefix 128)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_ipv6_daddr(struct nftnl_rule *r, const uint8_t addr[16],
+			       unsigned int prefix, uint32_t op)
+{
+	const uint8_t ipv6 = NFPROTO_IPV6;
+	const uint32_t daddr = offsetof(struct ip6_hdr, ip6_dst);
+	uint8_t mask[16] = { 0 };
+
+	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv6, sizeof(ipv6)) < 0)
+		return -ENOMEM;
+	if (prefix == 0)
+		return 0;
+	if (prefix % 8 == 0)
+		return rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
+					     daddr, prefix / 8,
+					     NFT_REG_1) < 0 ||
+			       rule_add_cmp(r, op, NFT_REG_1, addr,
+					    prefix / 8) < 0
+			   ? -ENOMEM
+			   : 0;
+	for (unsigned int i = 0; i < prefix; i++)
+		mask[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+	if (rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER, daddr, 16,
+				  NFT_REG_1) < 0 ||
+	    rule_add_bitwise_mask(r, NFT_REG_1, mask, sizeof(mask)) < 0 ||
+	    rule_add_cmp(r, op, NFT_REG_1, addr, 16) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
  * rule_add_l4proto() - append "meta l4proto @proto".
  * @r: rule
  * @proto: IPPROTO_TCP, IPPROTO_UDP
@@ -622,23 +671,28 @@ static int ruleset_add_publish(struct jr_ruleset *rs, struct in_addr gw,
 /**
  * ruleset_add_out() - "ip daddr @addr/@prefix meta l4proto @proto accept",
  * or with @port "ip daddr @addr/@prefix tcp dport @port accept", in the
- * output chain.
+ * output chain; "ip6 daddr" for @family AF_INET6.
  * @rs: ruleset
+ * @family: AF_INET (@addr 4 bytes) or AF_INET6 (16)
  * @addr: network, network byte order
- * @prefix: 0..32
+ * @prefix: 0..32 or 0..128
  * @proto: IPPROTO_TCP or IPPROTO_UDP
  * @port: 0 for any, else host byte order
  *
  * Return: 0 or -ENOMEM.
  */
-static int ruleset_add_out(struct jr_ruleset *rs, const uint8_t addr[4],
-			   unsigned int prefix, uint8_t proto, uint16_t port)
+static int ruleset_add_out(struct jr_ruleset *rs, int family,
+			   const uint8_t *addr, unsigned int prefix,
+			   uint8_t proto, uint16_t port)
 {
 	_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
 	const uint16_t dport = htons(port);
 
 	r = rule_new("output");
-	if (!r || rule_add_ipv4_daddr(r, addr, prefix, NFT_CMP_EQ) < 0 ||
+	if (!r ||
+	    (family == AF_INET6
+		 ? rule_add_ipv6_daddr(r, addr, prefix, NFT_CMP_EQ)
+		 : rule_add_ipv4_daddr(r, addr, prefix, NFT_CMP_EQ)) < 0 ||
 	    rule_add_l4proto(r, proto) < 0)
 		return -ENOMEM;
 	if (port &&
@@ -653,17 +707,61 @@ static int ruleset_add_out(struct jr_ruleset *rs, const uint8_t addr[4],
 }
 
 /**
+ * ruleset_add_nd() - "icmpv6 type nd-neighbor-solicit accept" and
+ * "icmpv6 type nd-neighbor-advert accept" in @chain, as nft compiles them
+ * for an inet table (nfproto, l4proto, then the type byte).
+ * @rs: ruleset
+ * @chain: "input" or "output"
+ *
+ * IPv6 finds the link-layer address of the other end with neighbour
+ * discovery (RFC 4861 7), ICMPv6 that conntrack does not track (no
+ * "established" for it): under the drop policy, without these, a connect
+ * to the relay's end fails with EHOSTUNREACH once the neighbour entry
+ * fails. Nothing else of ICMPv6 gets in (router advertisements, redirects:
+ * the link's addresses and route are jailrun's alone) or out on its own;
+ * errors about the command's own connections come in as "related".
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_nd(struct jr_ruleset *rs, const char *chain)
+{
+	static const uint8_t types[] = { ND_NEIGHBOR_SOLICIT,
+					 ND_NEIGHBOR_ADVERT };
+	const uint8_t ipv6 = NFPROTO_IPV6, icmpv6 = IPPROTO_ICMPV6;
+
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+		r = rule_new(chain);
+		if (!r ||
+		    rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv6,
+				 sizeof(ipv6)) < 0 ||
+		    rule_add_l4proto(r, icmpv6) < 0 ||
+		    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1,
+					  NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &types[i], 1) < 0 ||
+		    rule_add_verdict(r, NF_ACCEPT) < 0 ||
+		    ruleset_append_rule(rs, &r) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
  * ruleset_add_transparent_out() - the worker's way out for captured TCP.
  * @rs: ruleset
- * @p: the policy, for its address entries
+ * @p: the policy, for its address entries; @p->ipv6
  *
  * TCP to the synthetic pool goes to the veth (the default route leads
  * there), where the relay netns redirects it to the relay; so does TCP
- * to an IPv4 address or CIDR the allowlist names, on its port if it names
+ * to an address or CIDR the allowlist names, on its port if it names
  * one. The relay decides again per connection; these rules are the first
  * wall, so a name's real address (192.0.2.10 for allowed.test) is reset
- * here unless an entry names it. IPv6 entries get no rule: the worker has
- * no IPv6 address or route, so there is nothing to let out.
+ * here unless an entry names it. Without @p->ipv6 IPv6 entries get no
+ * rule: the worker has no IPv6 address or route, so there is nothing to
+ * let out. With it, the same again for IPv6: neighbour discovery
+ * (ruleset_add_nd()), the IPv6 pool and the IPv6 entries.
  *
  * UDP to the pool goes out too, only to be refused by the relay netns
  * with ICMP port-unreachable (ruleset_add_relay()): a QUIC client (UDP
@@ -678,20 +776,39 @@ static int ruleset_add_transparent_out(struct jr_ruleset *rs,
 				       const struct jr_ruleset_params *p)
 {
 	struct in_addr pool;
+	struct in6_addr pool6;
 
 	if (inet_pton(AF_INET, JR_FAKEIP_V4_PREFIX, &pool) != 1 ||
-	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
-			    IPPROTO_TCP, 0) < 0 ||
-	    ruleset_add_out(rs, (const uint8_t *)&pool.s_addr, JR_FAKEIP_V4_LEN,
-			    IPPROTO_UDP, 0) < 0)
+	    inet_pton(AF_INET6, JR_FAKEIP_V6_PREFIX, &pool6) != 1 ||
+	    ruleset_add_out(rs, AF_INET, (const uint8_t *)&pool.s_addr,
+			    JR_FAKEIP_V4_LEN, IPPROTO_TCP, 0) < 0 ||
+	    ruleset_add_out(rs, AF_INET, (const uint8_t *)&pool.s_addr,
+			    JR_FAKEIP_V4_LEN, IPPROTO_UDP, 0) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; p->policy && i < p->policy->n; i++) {
 		const struct jr_allow_entry *e = &p->policy->entries[i];
 
 		if (e->kind != JR_ALLOW_ADDR || e->family != AF_INET)
 			continue;
-		if (ruleset_add_out(rs, e->addr, e->prefix, IPPROTO_TCP,
-				    e->port) < 0)
+		if (ruleset_add_out(rs, AF_INET, e->addr, e->prefix,
+				    IPPROTO_TCP, e->port) < 0)
+			return -ENOMEM;
+	}
+	if (!p->ipv6)
+		return 0;
+	if (ruleset_add_nd(rs, "output") < 0 ||
+	    ruleset_add_out(rs, AF_INET6, pool6.s6_addr, JR_FAKEIP_V6_LEN,
+			    IPPROTO_TCP, 0) < 0 ||
+	    ruleset_add_out(rs, AF_INET6, pool6.s6_addr, JR_FAKEIP_V6_LEN,
+			    IPPROTO_UDP, 0) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; p->policy && i < p->policy->n; i++) {
+		const struct jr_allow_entry *e = &p->policy->entries[i];
+
+		if (e->kind != JR_ALLOW_ADDR || e->family != AF_INET6)
+			continue;
+		if (ruleset_add_out(rs, AF_INET6, e->addr, e->prefix,
+				    IPPROTO_TCP, e->port) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -726,6 +843,30 @@ static int rule_add_from_veth_not_gw(struct nftnl_rule *r, struct in_addr gw,
 }
 
 /**
+ * rule_add_from_veth_not_gw6() - rule_add_from_veth_not_gw() for IPv6:
+ * "iifname "jr-relay" ip6 daddr != JR_LINK6_RELAY meta l4proto @proto".
+ * @r: rule
+ * @proto: IPPROTO_TCP or IPPROTO_UDP
+ *
+ * Return: 0 or -ENOMEM (-EINVAL for a bad JR_LINK6_RELAY).
+ */
+static int rule_add_from_veth_not_gw6(struct nftnl_rule *r, uint8_t proto)
+{
+	char ifname[IFNAMSIZ] = JR_RELAY_IFNAME;
+	struct in6_addr gw6;
+
+	if (inet_pton(AF_INET6, JR_LINK6_RELAY, &gw6) != 1)
+		return -EINVAL;
+	if (rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
+		0 ||
+	    rule_add_ipv6_daddr(r, gw6.s6_addr, 128, NFT_CMP_NEQ) < 0 ||
+	    rule_add_l4proto(r, proto) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
  * ruleset_add_relay() - the relay netns's table: a nat chain on
  * prerouting whose only rule sends TCP that comes in on the veth, for any
  * address but the gateway's, to the relay's transparent listener; and a
@@ -736,7 +877,10 @@ static int rule_add_from_veth_not_gw(struct nftnl_rule *r, struct in_addr gw,
  *
  * Connections to the gateway itself (proxy, DNS) are left alone. Policy
  * accept in both: they only rewrite and refuse; the relay netns has no
- * route out, and forwarding is off.
+ * route out, and forwarding is off. With @p->ipv6 each chain gets the
+ * same rule again for IPv6 (ICMPv6 port-unreachable, code 4 of RFC 4443
+ * 3.1), for anything but the relay's own JR_LINK6_RELAY; the redirect
+ * then lands on the IPv6 transparent listener there (relaynet.h).
  *
  * Return: 0 or -ENOMEM.
  */
@@ -761,6 +905,19 @@ static int ruleset_add_relay(struct jr_ruleset *rs,
 	    rule_add_from_veth_not_gw(udp, p->gateway, IPPROTO_UDP) < 0 ||
 	    rule_add_reject(udp, NFT_REJECT_ICMP_UNREACH, ICMP_PORT_UNREACH) <
 		0 ||
+	    ruleset_append_rule(rs, &udp) < 0)
+		return -ENOMEM;
+	if (!p->ipv6)
+		return 0;
+	r = rule_new("prerouting");
+	if (!r || rule_add_from_veth_not_gw6(r, IPPROTO_TCP) < 0 ||
+	    rule_add_redirect(r, p->transparent_port) < 0 ||
+	    ruleset_append_rule(rs, &r) < 0)
+		return -ENOMEM;
+	udp = rule_new("refuse");
+	if (!udp || rule_add_from_veth_not_gw6(udp, IPPROTO_UDP) < 0 ||
+	    rule_add_reject(udp, NFT_REJECT_ICMP_UNREACH,
+			    ICMP6_DST_UNREACH_NOPORT) < 0 ||
 	    ruleset_append_rule(rs, &udp) < 0)
 		return -ENOMEM;
 	return 0;
@@ -795,6 +952,10 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 					  NF_CT_STATE_BIT(IP_CT_RELATED)) < 0 ||
 	    rule_add_verdict(est, NF_ACCEPT) < 0 ||
 	    ruleset_append_rule(rs, &est) < 0)
+		return -ENOMEM;
+	/* IPv6 neighbour discovery in (ruleset_add_nd()); out with the
+	 * transparent rules. */
+	if (p->transparent && p->ipv6 && ruleset_add_nd(rs, "input") < 0)
 		return -ENOMEM;
 
 	if (ruleset_add_gateway_accept(rs, p->gateway, IPPROTO_TCP,

@@ -43,6 +43,14 @@ struct jr_ruleset_params {
 	uint16_t transparent_port;	/* host byte order */
 	const struct jr_policy *policy; /* worker, may be NULL: no entries */
 	/*
+	 * With @transparent: the link has IPv6 (relaynet.h). Worker:
+	 * neighbour discovery in and out, TCP (and UDP, refused in the relay
+	 * netns) to the IPv6 pool and TCP to the IPv6 entries of @policy go
+	 * out. Relay: the redirect and the UDP refusal for IPv6 too. Without
+	 * it every IPv6 packet meets the closing reject.
+	 */
+	bool ipv6;
+	/*
 	 * JR_NET_ALLOWLIST, worker (lane.h). @lane_ports: the worker may
 	 * open TCP to the gateway on each (the host lanes' listeners).
 	 * @publish_ports: new TCP from the gateway to each is accepted on

@@ -59,6 +59,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "exitcode.h"
+#include "fakeip.h"
 #include "init.h"
 #include "log.h"
 #include "nft.h"
@@ -67,6 +68,7 @@
 #include "publish.h"
 #include "relay.h"
 #include "landlock.h"
+#include "link.h"
 #include "livepolicy.h"
 #include "seccomp.h"
 #include "unixguard.h"
@@ -104,6 +106,7 @@ struct sandbox {
 	bool init_reaped;
 	int init_status;
 	struct jr_cgroup *cgroup; /* --memory/--pids/--cpus; NULL: none */
+	bool ipv6; /* the link has IPv6 too (transparent capture, link.h) */
 };
 
 static pid_t raw_clone(unsigned long flags)
@@ -168,6 +171,10 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		return jr_err_set(
 		    err, errno, "pidfd_open: %s (jailrun needs Linux >= 5.12)",
 		    strerror(errno));
+	/* Decided once, here: init builds the link, this process the rules
+	 * and the relay for the same answer. */
+	sb->ipv6 = opts->net == JR_NET_ALLOWLIST && opts->transparent &&
+		   jr_link_ipv6_available();
 	jr_startup_lap(sb->startup, JR_PHASE_PREPARE);
 	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
 	if (sb->init_pid < 0)
@@ -183,6 +190,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.net = opts->net,
 			.gateway = opts->gateway,
 			.transparent = opts->transparent,
+			.ipv6 = sb->ipv6,
 			.caller_uid = caller_uid,
 			.expose = (char *const *)opts->expose,
 			.n_expose = opts->n_expose,
@@ -342,10 +350,11 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.dns_port = JR_DNS_PORT,
 		.transparent = opts->transparent,
 		.transparent_port = JR_TRANSPARENT_PORT,
+		.ipv6 = sb->ipv6,
 		.policy = policy,
 	};
 	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
-	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent);
+	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent, sb->ipv6);
 	size_t lane_base = want; /* the lanes' fds follow (ctl.h) */
 	pid_t factory_pid = 0;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
@@ -436,8 +445,12 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 				.transparent = transparent
 						   ? fds[JR_CTL_FD_TRANSPARENT]
 						   : -1,
+				.transparent6 = sb->ipv6
+						    ? fds[JR_CTL_FD_TRANSPARENT6]
+						    : -1,
 			},
 			.transparent = transparent,
+			.ipv6 = sb->ipv6,
 			.max_conns = opts->max_conns,
 			.header_timeout_ms = opts->header_timeout_ms,
 			.connect_timeout_ms = opts->connect_timeout_ms,
@@ -467,6 +480,15 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		jr_verbose(
 		    "relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
 		    gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
+		if (transparent)
+			jr_verbose(
+			    "IPv6: %s",
+			    sb->ipv6
+				? "on (link " JR_LINK6_WORKER
+				  "/64, synthetic pool " JR_FAKEIP_V6_PREFIX
+				  "/64)"
+				: "off (the kernel gives new network namespaces no IPv6: " JR_LINK_IPV6_SYSCTL
+				  " is missing or not 0); IPv4 only, IPv6 refused");
 	}
 
 	struct jr_watchdog_config wc = {

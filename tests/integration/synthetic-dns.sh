@@ -3,13 +3,15 @@
 # lab, as root and rootless: an allowed name's A query is answered with an
 # address of 198.18.0.0/15, the same one on every query, over UDP, TCP and
 # libc, different for another name, without the real name being looked up;
-# AAAA gets an empty answer (the sandbox link is IPv4 only); a denied name
+# AAAA gets the name's address of fd6a:7272:6970::/64 (the same number)
+# when the sandbox link has IPv6, else an empty answer; a denied name
 # gets NXDOMAIN, for A and AAAA alike, and is never forwarded; the audit
 # line names the address.
 # Fails if: the forwarder ignores --transparent (a real address comes
 # back, or the lab DNS server sees allowed.test), a name's address changes
 # between queries or transports, two names share one, a synthetic AAAA is
-# answered, a denied name resolves (A or AAAA) or leaves, the audit line
+# answered without IPv6 (or none, or another number's, with it), a denied
+# name resolves (A or AAAA) or leaves, the audit line
 # lacks the address, the summary miscounts the names, or --transparent off
 # answers synthetic addresses.
 # Nothing here depends on the lab host's own address: the queries go to
@@ -22,6 +24,13 @@ lab_on_exit jr_cleanup_tmp
 
 install -m 644 "$JR_TOP_SRCDIR/tests/lab/servers.py" "$JR_TMP/servers.py"
 ALLOWED4=$(lab_addr allowed.test 4)
+# Does the sandbox get IPv6? jailrun asks the same file, in the netns it
+# runs in (link.h, jr_link_ipv6_available()).
+if [ "$(lab_host cat /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null)" = 0 ]; then
+	export JR_SANDBOX_IPV6=1
+else
+	export JR_SANDBOX_IPV6=0
+fi
 
 # Inside the sandbox: every query, its answer as JSON on one line. The
 # timeouts only guard against a hang; the relay answers these at once.
@@ -64,8 +73,16 @@ check(r["libc"] == a, "libc (resolv.conf) gets the same address", r["libc"])
 rc, raw = r["raw"]
 check(rc == 0 and len(raw) == 1 and ipaddress.ip_address(raw[0]) in pool and raw[0] != a,
       "raw.test gets another address of the pool", r["raw"])
-check(r["aaaa"] == [0, []] and r["aaaa_tcp"] == [0, []],
-      "AAAA is an empty NOERROR answer", (r["aaaa"], r["aaaa_tcp"]))
+import os
+if os.environ.get("JR_SANDBOX_IPV6") == "1":
+    num = int(ipaddress.ip_address(a)) - int(pool.network_address) if a else 0
+    six = str(ipaddress.ip_address("fd6a:7272:6970::") + num)
+    check(num > 0 and r["aaaa"] == [0, [six]] and r["aaaa_tcp"] == [0, [six]],
+          "AAAA is the name's IPv6 synthetic address %s (same number as A), over UDP and TCP" % six,
+          (r["aaaa"], r["aaaa_tcp"]))
+else:
+    check(r["aaaa"] == [0, []] and r["aaaa_tcp"] == [0, []],
+          "AAAA is an empty NOERROR answer (no IPv6 in the sandbox)", (r["aaaa"], r["aaaa_tcp"]))
 check(r["denied"][0] == 3 and r["denied_tcp"][0] == 3,
       "denied.test is NXDOMAIN over UDP and TCP", (r["denied"], r["denied_tcp"]))
 check(r["denied_aaaa"][0] == 3,

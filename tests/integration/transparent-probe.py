@@ -4,7 +4,11 @@
 INSIDE a sandbox, ignoring the proxy (no proxy variables are read). Prints
 one line "CASE: RESULT ..." and exits 0 when the client saw what the case
 is named for, 1 otherwise. Every socket has a timeout (a hang guard, not a
-bound: the assertions are on the kind of outcome, never on time)."""
+bound: the assertions are on the kind of outcome, never on time).
+
+A case whose name ends in "6" (resolve6, raw-http6, reset6, refused6,
+sni6, udp6) is the same case over IPv6 only: names are looked up for AAAA
+and every socket is AF_INET6 (transparent6.sh)."""
 import socket
 import ssl
 import sys
@@ -22,12 +26,33 @@ def kind(e):
     return type(e).__name__
 
 
+FAMILY = socket.AF_INET6 if sys.argv[1].endswith("6") else socket.AF_INET
+
+
 def synthetic(name):
-    return socket.gethostbyname(name)
+    if FAMILY == socket.AF_INET:
+        return socket.gethostbyname(name)
+    return socket.getaddrinfo(name, None, socket.AF_INET6, socket.SOCK_STREAM)[0][4][0]
+
+
+def connect(addr, port):
+    """A TCP connection to ADDR (a name or a literal) in FAMILY only; for
+    IPv4 as socket.create_connection does it (the cases as users write them)."""
+    if FAMILY == socket.AF_INET:
+        return socket.create_connection((addr, port), timeout=T)
+    ai = socket.getaddrinfo(addr, port, socket.AF_INET6, socket.SOCK_STREAM)[0]
+    s = socket.socket(ai[0], ai[1])
+    s.settimeout(T)
+    try:
+        s.connect(ai[4])
+    except BaseException:
+        s.close()
+        raise
+    return s
 
 
 def http_get(addr, port, host, path):
-    s = socket.create_connection((addr, port), timeout=T)
+    s = connect(addr, port)
     s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (path, host)).encode())
     data = b""
     while True:
@@ -54,7 +79,17 @@ def expect_reset(fn):
 
 
 case = sys.argv[1]
-if case == "resolve":
+if FAMILY == socket.AF_INET6 and case not in ("resolve6", "raw-http6", "reset6", "refused6",
+                                              "sni6", "udp6"):
+    out(False, "unknown case")
+case = case[:-1] if FAMILY == socket.AF_INET6 else case
+if case == "resolve" and FAMILY == socket.AF_INET6:
+    # every AAAA answer: exactly one, in the IPv6 pool fd6a:7272:6970::/64
+    import ipaddress
+    got = sorted({ai[4][0] for ai in socket.getaddrinfo(sys.argv[2], 80, socket.AF_INET6)})
+    pool = ipaddress.ip_network("fd6a:7272:6970::/64")
+    out(len(got) == 1 and ipaddress.ip_address(got[0]) in pool, "%s -> %s" % (sys.argv[2], got))
+elif case == "resolve":
     a = synthetic(sys.argv[2])
     out(a.startswith("198.18.") or a.startswith("198.19."), "%s -> %s" % (sys.argv[2], a))
 elif case == "raw-http":
@@ -78,7 +113,7 @@ elif case == "reset":
     addr, port = sys.argv[2], int(sys.argv[3])
 
     def f():
-        s = socket.create_connection((addr, port), timeout=T)
+        s = connect(addr, port)
         s.sendall(b"hello\r\n")
         return s.recv(100)
     ok, how = expect_reset(f)
@@ -87,7 +122,7 @@ elif case == "refused":
     # the worker's nft must answer the SYN with a reset: ECONNREFUSED
     addr, port = sys.argv[2], int(sys.argv[3])
     try:
-        socket.create_connection((addr, port), timeout=T).close()
+        connect(addr, port).close()
         out(False, "%s:%d connected" % (addr, port))
     except ConnectionRefusedError as e:
         out(True, "%s:%d %s" % (addr, port, kind(e)))
@@ -99,7 +134,7 @@ elif case == "sni":
 
     def f():
         ctx = ssl.create_default_context(cafile=ca)
-        s = socket.create_connection((synthetic(name), 443), timeout=T)
+        s = connect(synthetic(name), 443)
         t = ctx.wrap_socket(s, server_hostname=other)
         t.sendall(b"GET / HTTP/1.1\r\nHost: " + other.encode() + b"\r\n\r\n")
         return t.recv(100)
@@ -117,7 +152,7 @@ elif case == "udp":
     # UDP 443 (QUIC) to NAME's synthetic address: refused at once with
     # ICMP port-unreachable, seen as ECONNREFUSED on a connected socket.
     addr = synthetic(sys.argv[2])
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s = socket.socket(FAMILY, socket.SOCK_DGRAM)
     s.settimeout(T)
     s.connect((addr, 443))
     t0 = time.monotonic()

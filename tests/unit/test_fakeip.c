@@ -299,7 +299,8 @@ static struct jr_dns_query query(const char *name, uint16_t qtype)
 /* The forwarder's answer under transparent egress. Catches: an A answer
  * that is not the synthetic address (the real one would bypass capture),
  * a different address on the second query, a synthetic AAAA while the
- * sandbox has no IPv6, and a full pool answering anything but SERVFAIL. */
+ * sandbox has no IPv6 (or none, or another name's, when it has), and a
+ * full pool answering anything but SERVFAIL. */
 static void test_dns_synthetic(void **state)
 {
 	struct jr_fakeip *f;
@@ -312,13 +313,13 @@ static void test_dns_synthetic(void **state)
 
 	(void)state;
 	assert_int_equal(jr_fakeip_new(1, &f), 0);
-	assert_int_equal(relay_dns_synthetic(f, &q, &addr, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &addr, &n, &reason),
 			 JR_DNS_RCODE_NOERROR);
 	assert_int_equal(n, 1);
 	assert_null(reason);
 	assert_int_equal(addr.family, AF_INET);
 	assert_memory_equal(addr.addr, "\xc6\x12\x00\x01", 4); /* 198.18.0.1 */
-	assert_int_equal(relay_dns_synthetic(f, &q, &again, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &again, &n, &reason),
 			 JR_DNS_RCODE_NOERROR);
 	assert_memory_equal(again.addr, addr.addr, 4);
 
@@ -331,22 +332,39 @@ static void test_dns_synthetic(void **state)
 	assert_memory_equal(msg + len - 10, "\0\0\0\x3c", 4); /* TTL 60 */
 
 	q = query("allowed.test", JR_DNS_TYPE_AAAA);
-	assert_int_equal(relay_dns_synthetic(f, &q, &addr, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &addr, &n, &reason),
 			 JR_DNS_RCODE_NOERROR);
 	assert_int_equal(n, 0);
+	/* With IPv6 on the link: the same name's IPv6 address, number 1 in
+	 * fd6a:7272:6970::/64, on every query, no pool entry spent. */
+	assert_int_equal(relay_dns_synthetic(f, &q, true, &addr, &n, &reason),
+			 JR_DNS_RCODE_NOERROR);
+	assert_int_equal(n, 1);
+	assert_null(reason);
+	assert_int_equal(addr.family, AF_INET6);
+	assert_memory_equal(
+	    addr.addr, "\xfd\x6a\x72\x72\x69\x70\0\0\0\0\0\0\0\0\0\x01", 16);
+	assert_int_equal(relay_dns_synthetic(f, &q, true, &again, &n, &reason),
+			 JR_DNS_RCODE_NOERROR);
+	assert_memory_equal(again.addr, addr.addr, 16);
+	len = jr_dns_build_response(&q, JR_DNS_RCODE_NOERROR, &addr, 1, 60, msg,
+				    sizeof(msg));
+	assert_true(len > 16);
+	assert_memory_equal(msg + len - 16, addr.addr, 16);
+	assert_int_equal(jr_fakeip_count(f), 1);
 	q = query("allowed.test", 15 /* MX */);
-	assert_int_equal(relay_dns_synthetic(f, &q, &addr, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &addr, &n, &reason),
 			 JR_DNS_RCODE_NOERROR);
 	assert_int_equal(n, 0);
 	q = query("other.test", JR_DNS_TYPE_A);
 	q.qclass = 3; /* CH: no address, and no pool entry spent */
-	assert_int_equal(relay_dns_synthetic(f, &q, &addr, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &addr, &n, &reason),
 			 JR_DNS_RCODE_NOERROR);
 	assert_int_equal(n, 0);
 	assert_int_equal(jr_fakeip_count(f), 1);
 
 	q = query("other.test", JR_DNS_TYPE_A); /* the pool holds one name */
-	assert_int_equal(relay_dns_synthetic(f, &q, &addr, &n, &reason),
+	assert_int_equal(relay_dns_synthetic(f, &q, false, &addr, &n, &reason),
 			 JR_DNS_RCODE_SERVFAIL);
 	assert_int_equal(n, 0);
 	assert_string_equal(reason, "fakeip-exhausted");

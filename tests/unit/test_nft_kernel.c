@@ -477,6 +477,58 @@ static void test_install_verify_transparent(void **state)
 }
 
 /*
+ * With IPv6 on the link: the worker's table with the ND rules, the IPv6
+ * pool and IPv6 entries (byte-aligned and masked, with a port), and the
+ * relay's table with the IPv6 redirect and the ICMPv6 refusal. The kernel
+ * takes each and the read-back compares equal. Fails if an IPv6
+ * expression is refused (inet redir/reject for NFPROTO_IPV6) or read back
+ * otherwise than built (every IPv6 sandbox would then refuse to run).
+ */
+static void test_install_verify_ipv6(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_policy policy;
+	struct jr_err err = { 0 };
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent = true,
+		.transparent_port = 3129,
+		.ipv6 = true,
+		.policy = &policy,
+	};
+
+	jr_policy_init(&policy);
+	assert_ok(jr_policy_add(&policy, "192.0.2.10:443", &err), &err);
+	assert_ok(jr_policy_add(&policy, "2001:db8::/32", &err), &err);
+	assert_ok(jr_policy_add(&policy, "2001:db8:8000::/33", &err), &err);
+	assert_ok(jr_policy_add(&policy, "[2001:db8::10]:443", &err), &err);
+	use_ruleset(c, &params);
+	jr_policy_free(&policy);
+	install_ok(c);
+}
+
+static void test_install_verify_relay6(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_ruleset_params params = {
+		.netns = JR_RULESET_RELAY,
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+		.transparent = true,
+		.transparent_port = 3129,
+		.ipv6 = true,
+	};
+
+	use_ruleset(c, &params);
+	install_ok(c);
+}
+
+/*
  * The relay netns's table: a nat chain whose rule redirects to a port.
  * The kernel (user-namespace-owned netns, nf_nat) takes it and it reads
  * back equal, proto_max included. Then the redirect port is changed
@@ -1628,6 +1680,8 @@ int main(void)
 		T(test_install_verify),
 		T(test_install_verify_transparent),
 		T(test_install_verify_relay),
+		T(test_install_verify_ipv6),
+		T(test_install_verify_relay6),
 		T(test_install_owned),
 		T(test_socket_from_bad_fd),
 		T(test_socket_made_cloexec),
