@@ -71,26 +71,39 @@
 	X(SSL_CTX_free)                                                        \
 	X(SSL_CTX_load_verify_file)                                            \
 	X(SSL_CTX_new)                                                         \
+	X(SSL_CTX_sess_set_new_cb)                                             \
 	X(SSL_CTX_set_alpn_protos)                                             \
 	X(SSL_CTX_set_alpn_select_cb)                                          \
 	X(SSL_CTX_set_default_verify_paths)                                    \
 	X(SSL_CTX_set_num_tickets)                                             \
+	X(SSL_CTX_set_options)                                                 \
 	X(SSL_CTX_set_verify)                                                  \
+	X(SSL_SESSION_free)                                                    \
+	X(SSL_SESSION_get_protocol_version)                                    \
+	X(SSL_SESSION_get_time)                                                \
+	X(SSL_SESSION_get_timeout)                                             \
+	X(SSL_SESSION_is_resumable)                                            \
+	X(SSL_SESSION_up_ref)                                                  \
 	X(SSL_accept)                                                          \
 	X(SSL_connect)                                                         \
 	X(SSL_ctrl)                                                            \
 	X(SSL_free)                                                            \
 	X(SSL_get0_param)                                                      \
+	X(SSL_get0_peer_certificate)                                           \
 	X(SSL_get_error)                                                       \
+	X(SSL_get_ex_data)                                                     \
 	X(SSL_get_servername)                                                  \
 	X(SSL_get_verify_result)                                               \
 	X(SSL_is_init_finished)                                                \
 	X(SSL_new)                                                             \
 	X(SSL_read_ex)                                                         \
 	X(SSL_select_next_proto)                                               \
+	X(SSL_session_reused)                                                  \
 	X(SSL_set1_host)                                                       \
 	X(SSL_set_bio)                                                         \
+	X(SSL_set_ex_data)                                                     \
 	X(SSL_set_fd)                                                          \
+	X(SSL_set_session)                                                     \
 	X(SSL_shutdown)                                                        \
 	X(SSL_use_PrivateKey)                                                  \
 	X(SSL_use_certificate)                                                 \
@@ -103,6 +116,8 @@
 	X(X509_NAME_add_entry_by_txt)                                          \
 	X(X509_VERIFY_PARAM_set1_ip_asc)                                       \
 	X(X509_add_ext)                                                        \
+	X(X509_check_host)                                                     \
+	X(X509_check_ip_asc)                                                   \
 	X(X509_free)                                                           \
 	X(X509_get_serialNumber)                                               \
 	X(X509_get_subject_name)                                               \
@@ -175,27 +190,41 @@ int jr_openssl_load(struct jr_err *err);
 #define SSL_CTX_free (jr_openssl.SSL_CTX_free)
 #define SSL_CTX_load_verify_file (jr_openssl.SSL_CTX_load_verify_file)
 #define SSL_CTX_new (jr_openssl.SSL_CTX_new)
+#define SSL_CTX_sess_set_new_cb (jr_openssl.SSL_CTX_sess_set_new_cb)
 #define SSL_CTX_set_alpn_protos (jr_openssl.SSL_CTX_set_alpn_protos)
 #define SSL_CTX_set_alpn_select_cb (jr_openssl.SSL_CTX_set_alpn_select_cb)
 #define SSL_CTX_set_default_verify_paths                                       \
 	(jr_openssl.SSL_CTX_set_default_verify_paths)
 #define SSL_CTX_set_num_tickets (jr_openssl.SSL_CTX_set_num_tickets)
+#define SSL_CTX_set_options (jr_openssl.SSL_CTX_set_options)
 #define SSL_CTX_set_verify (jr_openssl.SSL_CTX_set_verify)
+#define SSL_SESSION_free (jr_openssl.SSL_SESSION_free)
+#define SSL_SESSION_get_protocol_version                                       \
+	(jr_openssl.SSL_SESSION_get_protocol_version)
+#define SSL_SESSION_get_time (jr_openssl.SSL_SESSION_get_time)
+#define SSL_SESSION_get_timeout (jr_openssl.SSL_SESSION_get_timeout)
+#define SSL_SESSION_is_resumable (jr_openssl.SSL_SESSION_is_resumable)
+#define SSL_SESSION_up_ref (jr_openssl.SSL_SESSION_up_ref)
 #define SSL_accept (jr_openssl.SSL_accept)
 #define SSL_connect (jr_openssl.SSL_connect)
 #define SSL_ctrl (jr_openssl.SSL_ctrl)
 #define SSL_free (jr_openssl.SSL_free)
 #define SSL_get0_param (jr_openssl.SSL_get0_param)
+#define SSL_get0_peer_certificate (jr_openssl.SSL_get0_peer_certificate)
 #define SSL_get_error (jr_openssl.SSL_get_error)
+#define SSL_get_ex_data (jr_openssl.SSL_get_ex_data)
 #define SSL_get_servername (jr_openssl.SSL_get_servername)
 #define SSL_get_verify_result (jr_openssl.SSL_get_verify_result)
 #define SSL_is_init_finished (jr_openssl.SSL_is_init_finished)
 #define SSL_new (jr_openssl.SSL_new)
 #define SSL_read_ex (jr_openssl.SSL_read_ex)
 #define SSL_select_next_proto (jr_openssl.SSL_select_next_proto)
+#define SSL_session_reused (jr_openssl.SSL_session_reused)
 #define SSL_set1_host (jr_openssl.SSL_set1_host)
 #define SSL_set_bio (jr_openssl.SSL_set_bio)
+#define SSL_set_ex_data (jr_openssl.SSL_set_ex_data)
 #define SSL_set_fd (jr_openssl.SSL_set_fd)
+#define SSL_set_session (jr_openssl.SSL_set_session)
 #define SSL_shutdown (jr_openssl.SSL_shutdown)
 #define SSL_use_PrivateKey (jr_openssl.SSL_use_PrivateKey)
 #define SSL_use_certificate (jr_openssl.SSL_use_certificate)
@@ -208,6 +237,8 @@ int jr_openssl_load(struct jr_err *err);
 #define X509_NAME_add_entry_by_txt (jr_openssl.X509_NAME_add_entry_by_txt)
 #define X509_VERIFY_PARAM_set1_ip_asc (jr_openssl.X509_VERIFY_PARAM_set1_ip_asc)
 #define X509_add_ext (jr_openssl.X509_add_ext)
+#define X509_check_host (jr_openssl.X509_check_host)
+#define X509_check_ip_asc (jr_openssl.X509_check_ip_asc)
 #define X509_free (jr_openssl.X509_free)
 #define X509_get_serialNumber (jr_openssl.X509_get_serialNumber)
 #define X509_get_subject_name (jr_openssl.X509_get_subject_name)

@@ -2,7 +2,8 @@
 /*
  * tls_inspect.c - TLS inspection: the sandbox's own CA, leaf certificates
  * per name, and the request loop between a decrypted client and a
- * verified upstream. The only file that includes OpenSSL.
+ * verified upstream. With tls_sessions.c (the upstream session cache),
+ * the only file that includes OpenSSL.
  *
  * Theory of operation
  *
@@ -47,6 +48,11 @@
  * store, with the host name checked (SSL_set1_host, or the address for a
  * literal). A failure answers 502 with OpenSSL's verification error inside
  * the client's TLS: never a downgrade to an unverified connection.
+ * Sessions the upstream gives are kept per host and port (tls_sessions.c)
+ * and offered on the next connection there: a resumed handshake skips the
+ * key exchange and the chain (the larger part of inspection's cost per
+ * connection). Its verification is the one the session was made with; the
+ * host name is checked against the session's certificate again.
  * Toward the client: TLS 1.2 and 1.3, ALPN http/1.1 only (a client that
  * offers h2 gets http/1.1, or no ALPN and speaks HTTP/1.1 anyway).
  */
@@ -84,6 +90,7 @@
 #include "io.h"
 #include "log.h"
 #include "tls_inspect.h"
+#include "tls_sessions.h"
 
 #define INSPECT_BUF 16384
 #define INSPECT_STACK (256 * 1024)
@@ -112,6 +119,7 @@ struct inspect_conn {
 	char *early;   /* client bytes read before the handoff */
 	size_t early_len;
 	SSL *us;	  /* the upstream TLS, started early; NULL: failed */
+	bool offered;	  /* a cached session was offered to the upstream */
 	char up_why[256]; /* why it failed, for the 502 */
 	/* Where the time goes (-vv, bench/run): jr_clock_us() at each step. */
 	struct {
@@ -127,6 +135,8 @@ struct jr_inspect {
 	char *ca_pem;
 	time_t not_after;
 	SSL_CTX *server, *client;
+	/* Upstream sessions, for the client context (its trust) only. */
+	struct jr_tls_sessions *sessions;
 	pthread_mutex_t lock; /* leaves, conns */
 	struct leaf leaves[JR_INSPECT_LEAF_CACHE];
 	uint64_t tick;
@@ -357,6 +367,24 @@ static int alpn_select(SSL *ssl, const unsigned char **out,
 	return SSL_TLSEXT_ERR_NOACK;
 }
 
+/*
+ * upstream_new_session - OpenSSL's new-session callback of the client
+ * context: a session from a verified upstream goes to the cache under the
+ * host and port it was verified for. For TLS 1.3 this runs when the
+ * tickets are read, which is during the first SSL_read after the
+ * handshake (the response), never later: the connection is read before
+ * it is closed. Return: 0, OpenSSL drops its reference (the cache took
+ * its own).
+ */
+static int upstream_new_session(SSL *us, SSL_SESSION *sess)
+{
+	struct inspect_conn *ic = SSL_get_app_data(us);
+
+	if (ic && SSL_get_verify_result(us) == X509_V_OK)
+		jr_tls_sessions_put(ic->in->sessions, ic->host, ic->port, sess);
+	return 0;
+}
+
 int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
 		   struct jr_err *err)
 {
@@ -379,7 +407,8 @@ int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
 		goto fail;
 	in->server = SSL_CTX_new(TLS_server_method());
 	in->client = SSL_CTX_new(TLS_client_method());
-	if (!in->server || !in->client ||
+	in->sessions = jr_tls_sessions_new();
+	if (!in->server || !in->client || !in->sessions ||
 	    !SSL_CTX_set_min_proto_version(in->server, TLS1_2_VERSION) ||
 	    !SSL_CTX_set_min_proto_version(in->client, TLS1_2_VERSION)) {
 		r = jr_err_set(err, EIO, "cannot make the TLS contexts: %s",
@@ -391,6 +420,27 @@ int jr_inspect_new(const struct jr_inspect_config *cfg, struct jr_inspect **out,
 	SSL_CTX_set_session_cache_mode(in->server, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_num_tickets(in->server, 0);
 	SSL_CTX_set_verify(in->client, SSL_VERIFY_PEER, NULL);
+	/* Upstream sessions: to tls_sessions.c only, never OpenSSL's own
+	 * cache (it is keyed by session id, not by the host verified). */
+	SSL_CTX_set_session_cache_mode(in->client,
+				       SSL_SESS_CACHE_CLIENT |
+					   SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(in->client, upstream_new_session);
+	/*
+	 * An upstream that closes without close_notify (most do after
+	 * "Connection: close", the lab's Python servers too) is an
+	 * "unexpected EOF", which OpenSSL 3 turns into a fatal error, and a
+	 * fatal error marks the connection's current session not resumable.
+	 * In TLS 1.3 that is the last ticket received, the very object the
+	 * cache holds (and what SSL_get1_session() returns): seen in the lab,
+	 * a resumed connection's one new ticket was always marked, so every
+	 * other connection had a full handshake. Since TLS 1.1 a missing
+	 * close_notify is no reason to invalidate a session (RFC 5246
+	 * 7.2.1); real fatal errors still mark it. The end of the response
+	 * is the client's to judge by its framing, as before: our side toward
+	 * the client ends with close_notify either way.
+	 */
+	SSL_CTX_set_options(in->client, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_alpn_protos(in->client, h11, sizeof(h11) - 1);
 	if (ca ? SSL_CTX_load_verify_file(in->client, ca) != 1
 	       : SSL_CTX_set_default_verify_paths(in->client) != 1) {
@@ -686,6 +736,14 @@ static void upstream_start(struct inspect_conn *ic)
 		SSL_free(us);
 		return;
 	}
+	SSL_set_app_data(us, ic); /* upstream_new_session() */
+	{
+		SSL_SESSION *sess =
+		    jr_tls_sessions_take(ic->in->sessions, ic->host, ic->port);
+
+		ic->offered = sess && SSL_set_session(us, sess) == 1;
+		SSL_SESSION_free(sess); /* SSL_set_session took its own */
+	}
 	set_nonblock(ic->ufd, true);
 	r = SSL_connect(us);
 	set_nonblock(ic->ufd, false);
@@ -701,17 +759,53 @@ static void upstream_start(struct inspect_conn *ic)
 	ic->us = us;
 }
 
+/*
+ * upstream_resumed_ok - a resumed upstream connection carries no
+ * certificate: its verification is the one of the handshake that made
+ * the session, kept in it. The cache offers a session only to the host
+ * and port it was verified for; this checks it again, so that a session
+ * for one host never serves another even if the cache were wrong.
+ */
+static bool upstream_resumed_ok(struct inspect_conn *ic)
+{
+	X509 *peer = SSL_get0_peer_certificate(ic->us);
+	struct in6_addr a6;
+	struct in_addr a4;
+	bool literal = inet_pton(AF_INET, ic->host, &a4) == 1 ||
+		       inet_pton(AF_INET6, ic->host, &a6) == 1;
+
+	if (!peer || SSL_get_verify_result(ic->us) != X509_V_OK)
+		return false;
+	return literal ? X509_check_ip_asc(peer, ic->host, 0) == 1
+		       : X509_check_host(peer, ic->host, 0, 0, NULL) == 1;
+}
+
 /* upstream_finish - complete the handshake upstream_start() began
  * (blocking, bounded by the socket's timeouts), verified. */
 static void upstream_finish(struct inspect_conn *ic)
 {
-	if (!ic->us || SSL_is_init_finished(ic->us))
+	bool resumed;
+
+	if (!ic->us)
 		return;
-	if (SSL_connect(ic->us) == 1)
+	if (!SSL_is_init_finished(ic->us) && SSL_connect(ic->us) != 1) {
+		upstream_why(ic->us, ic->up_why, sizeof(ic->up_why));
+		SSL_free(ic->us);
+		ic->us = NULL;
 		return;
-	upstream_why(ic->us, ic->up_why, sizeof(ic->up_why));
-	SSL_free(ic->us);
-	ic->us = NULL;
+	}
+	resumed = SSL_session_reused(ic->us) == 1;
+	jr_debug("inspect %llu: upstream %s port %u: TLS session %s",
+		 (unsigned long long)ic->id, ic->host, ic->port,
+		 resumed       ? "resumed"
+		 : ic->offered ? "offered, not resumed (full handshake)"
+			       : "none cached (full handshake)");
+	if (resumed && !upstream_resumed_ok(ic)) {
+		snprintf(ic->up_why, sizeof(ic->up_why),
+			 "a resumed session does not verify for this host");
+		SSL_free(ic->us);
+		ic->us = NULL;
+	}
 }
 
 /* Read the client's head: its length (through "\r\n\r\n"), 0 on EOF
@@ -1203,6 +1297,7 @@ void jr_inspect_free(struct jr_inspect *in)
 		X509_free(in->leaves[i].cert);
 	SSL_CTX_free(in->server);
 	SSL_CTX_free(in->client);
+	jr_tls_sessions_free(in->sessions);
 	X509_free(in->ca);
 	EVP_PKEY_free(in->ca_key); /* OpenSSL clears key material it frees */
 	EVP_PKEY_free(in->leaf_key);
