@@ -38,18 +38,27 @@ in_ns() { nsenter --net="/proc/$CPID/ns/net" "$@"; }
 evil_gone() { ! grep -q 'inet evil' <<<"$(in_ns nft list tables)"; }
 in_relay() { nsenter --net="/proc/$RPID/ns/net" "$@"; }
 evil_gone_relay() { ! grep -q 'inet evil' <<<"$(in_relay nft list tables)"; }
-# relay_ns_pid - a process of CPID's pid namespace in another netns: the
-# --publish socket factory, which lives in the relay netns.
-relay_ns_pid() {
+# relay_ns_pids - the processes of CPID's pid namespace in another netns
+# than the command's: --publish's socket factory, which lives in the relay
+# netns (and, for a moment during set-up, a process on its way there).
+relay_ns_pids() {
 	local p n pidns netns
 	pidns=$(readlink "/proc/$CPID/ns/pid") && netns=$(readlink "/proc/$CPID/ns/net") || return 1
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$pidns" ] || continue
 		n=$(readlink "$p/ns/net" 2>/dev/null) || continue
-		if [ -n "$n" ] && [ "$n" != "$netns" ]; then
-			echo "${p#/proc/}"
-			return 0
-		fi
+		if [ -n "$n" ] && [ "$n" != "$netns" ]; then echo "${p#/proc/}"; fi
+	done
+}
+# find_relay - sets RPID to one of relay_ns_pids whose netns holds
+# jailrun's capture table. Polled (wait_until): one scan can meet a process
+# that is gone before nsenter opens its netns, or none yet on a loaded
+# machine.
+find_relay() {
+	local p
+	for p in $(relay_ns_pids); do
+		RPID=$p
+		grep -q 'inet jailrun' <<<"$(in_relay nft list tables 2>/dev/null || true)" && return 0
 	done
 	return 1
 }
@@ -155,7 +164,8 @@ PY
 	start_sleeper "$m" "$marker" --json "$JR_W/wdr-$m.json" --log "$JR_W/wdr-$m.log" \
 		--allow allowed.test --publish "127.0.0.1:$hp:8000" --watchdog-interval "$NO_TIMER" ||
 		{ fail "$m: sandbox with --publish did not start"; continue; }
-	if RPID=$(relay_ns_pid) && grep -q 'inet jailrun' <<<"$(in_relay nft list tables)"; then
+	RPID=
+	if wait_until "$WAIT" find_relay; then
 		ok "$m: the relay netns holds jailrun's capture table"
 		in_relay nft add table inet evil
 		if wait_until "$WAIT" evil_gone_relay; then
