@@ -4,7 +4,8 @@
  * openssl_lazy.h for why jailrun is not linked against it).
  *
  * Theory of operation: jr_inspect_new() calls jr_openssl_load() before
- * its first OpenSSL call; every other OpenSSL call in tls_inspect.c is
+ * its first OpenSSL call; every other OpenSSL call in tls_inspect.c (and
+ * in tls_sessions.c, whose cache jr_inspect_new() makes after the load) is
  * reached only through a struct jr_inspect that jr_inspect_new() made,
  * so no call can go through a pointer that is still NULL. The load runs
  * once (pthread_once): dlopen() of libssl with RTLD_NOW, so a library

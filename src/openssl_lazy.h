@@ -5,15 +5,16 @@
  * jailrun is not linked against libssl/libcrypto: loading libcrypto at
  * every start (4.7 MB, some 20,000 relocations, about 100 pages written
  * before main()) was most of what `jailrun --version` cost, and most
- * runs never inspect. tls_inspect.c, the only file that calls OpenSSL,
- * includes this header after OpenSSL's own: every function it calls is
- * then a call through a pointer that jr_openssl_load() fills with
- * dlsym() from libssl.so.<OPENSSL_SHLIB_VERSION> (and the libcrypto it
- * needs). OpenSSL's headers still give every type and prototype, so the
- * calls are type-checked as before.
+ * runs never inspect. tls_inspect.c and tls_sessions.c (the session
+ * cache it owns), the only files that call OpenSSL, include this header
+ * after OpenSSL's own: every function they call is then a call through a
+ * pointer that jr_openssl_load() fills with dlsym() from
+ * libssl.so.<OPENSSL_SHLIB_VERSION> (and the libcrypto it needs).
+ * OpenSSL's headers still give every type and prototype, so the calls
+ * are type-checked as before.
  *
- * A new OpenSSL function used in tls_inspect.c is one line in
- * JR_OPENSSL_FUNCS below; without it the link fails with "undefined
+ * A new OpenSSL function used in either is one line in JR_OPENSSL_FUNCS
+ * and one #define below; without them the link fails with "undefined
  * reference" (jailrun is not linked against OpenSSL), never at run time.
  */
 #ifndef JR_OPENSSL_LAZY_H
