@@ -392,69 +392,33 @@ static int rule_add_bitwise_mask(struct nftnl_rule *r, uint32_t reg,
 }
 
 /**
- * rule_add_ipv4_daddr() - append "ip daddr @addr/@prefix" (or "!=" with
- * NFT_CMP_NEQ) as nft compiles it for an inet table: the nfproto test,
- * then the destination address, loaded as whole bytes when the prefix
- * ends on a byte boundary and through a mask when it does not; a /0
- * needs no address test at all.
+ * rule_add_daddr() - append "ip daddr @addr/@prefix" (AF_INET) or "ip6
+ * daddr @addr/@prefix" (AF_INET6), or "!=" with NFT_CMP_NEQ, as nft
+ * compiles it for an inet table: the nfproto test, then the destination
+ * address, loaded as whole bytes when the prefix ends on a byte boundary
+ * and as the whole address through a mask when it does not; a /0 needs
+ * no address test at all.
  * @r: rule
- * @addr: the network, network byte order, host bits zero
- * @prefix: 0..32
- * @op: NFT_CMP_EQ or NFT_CMP_NEQ (only with @prefix 32)
+ * @family: AF_INET or AF_INET6
+ * @addr: the network, network byte order, host bits zero (4 or 16 bytes)
+ * @prefix: 0..32 or 0..128
+ * @op: NFT_CMP_EQ or NFT_CMP_NEQ (only with a full-length @prefix)
  *
  * Return: 0 or -ENOMEM.
  */
-static int rule_add_ipv4_daddr(struct nftnl_rule *r, const uint8_t addr[4],
-			       unsigned int prefix, uint32_t op)
+static int rule_add_daddr(struct nftnl_rule *r, int family, const uint8_t *addr,
+			  unsigned int prefix, uint32_t op)
 {
-	const uint8_t ipv4 = NFPROTO_IPV4;
-	const uint32_t daddr = offsetof(struct iphdr, daddr);
-
-	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
-	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv4, sizeof(ipv4)) < 0)
-		return -ENOMEM;
-	if (prefix == 0)
-		return 0;
-	if (prefix % 8 == 0)
-		return rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER,
-					     daddr, prefix / 8,
-					     NFT_REG_1) < 0 ||
-			       rule_add_cmp(r, op, NFT_REG_1, addr,
-					    prefix / 8) < 0
-			   ? -ENOMEM
-			   : 0;
-	uint32_t mask = htonl(~(uint32_t)0 << (32 - prefix));
-
-	if (rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER, daddr, 4,
-				  NFT_REG_1) < 0 ||
-	    rule_add_bitwise_mask(r, NFT_REG_1, &mask, sizeof(mask)) < 0 ||
-	    rule_add_cmp(r, op, NFT_REG_1, addr, 4) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/**
- * rule_add_ipv6_daddr() - append "ip6 daddr @addr/@prefix" (or "!=" with
- * NFT_CMP_NEQ) as nft compiles it for an inet table: the nfproto test,
- * then the destination address, loaded as whole bytes when the prefix
- * ends on a byte boundary and as all 16 through a mask when it does not;
- * a /0 needs no address test at all.
- * @r: rule
- * @addr: the network, host bits zero
- * @prefix: 0..128
- * @op: NFT_CMP_EQ or NFT_CMP_NEQ (only with @prefix 128)
- *
- * Return: 0 or -ENOMEM.
- */
-static int rule_add_ipv6_daddr(struct nftnl_rule *r, const uint8_t addr[16],
-			       unsigned int prefix, uint32_t op)
-{
-	const uint8_t ipv6 = NFPROTO_IPV6;
-	const uint32_t daddr = offsetof(struct ip6_hdr, ip6_dst);
+	const bool v6 = family == AF_INET6;
+	const uint8_t nfproto = v6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+	const uint32_t daddr = v6 ? offsetof(struct ip6_hdr, ip6_dst)
+				  : offsetof(struct iphdr, daddr);
+	const uint32_t len = v6 ? 16 : 4;
 	uint8_t mask[16] = { 0 };
 
 	if (rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
-	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv6, sizeof(ipv6)) < 0)
+	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &nfproto, sizeof(nfproto)) <
+		0)
 		return -ENOMEM;
 	if (prefix == 0)
 		return 0;
@@ -468,10 +432,10 @@ static int rule_add_ipv6_daddr(struct nftnl_rule *r, const uint8_t addr[16],
 			   : 0;
 	for (unsigned int i = 0; i < prefix; i++)
 		mask[i / 8] |= (uint8_t)(0x80 >> (i % 8));
-	if (rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER, daddr, 16,
+	if (rule_add_payload_load(r, NFT_PAYLOAD_NETWORK_HEADER, daddr, len,
 				  NFT_REG_1) < 0 ||
-	    rule_add_bitwise_mask(r, NFT_REG_1, mask, sizeof(mask)) < 0 ||
-	    rule_add_cmp(r, op, NFT_REG_1, addr, 16) < 0)
+	    rule_add_bitwise_mask(r, NFT_REG_1, mask, len) < 0 ||
+	    rule_add_cmp(r, op, NFT_REG_1, addr, len) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -689,10 +653,7 @@ static int ruleset_add_out(struct jr_ruleset *rs, int family,
 	const uint16_t dport = htons(port);
 
 	r = rule_new("output");
-	if (!r ||
-	    (family == AF_INET6
-		 ? rule_add_ipv6_daddr(r, addr, prefix, NFT_CMP_EQ)
-		 : rule_add_ipv4_daddr(r, addr, prefix, NFT_CMP_EQ)) < 0 ||
+	if (!r || rule_add_daddr(r, family, addr, prefix, NFT_CMP_EQ) < 0 ||
 	    rule_add_l4proto(r, proto) < 0)
 		return -ENOMEM;
 	if (port &&
@@ -835,8 +796,8 @@ static int rule_add_from_veth_not_gw(struct nftnl_rule *r, struct in_addr gw,
 	if (rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
 	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
 		0 ||
-	    rule_add_ipv4_daddr(r, (const uint8_t *)&gw.s_addr, 32,
-				NFT_CMP_NEQ) < 0 ||
+	    rule_add_daddr(r, AF_INET, (const uint8_t *)&gw.s_addr, 32,
+			   NFT_CMP_NEQ) < 0 ||
 	    rule_add_l4proto(r, proto) < 0)
 		return -ENOMEM;
 	return 0;
@@ -860,7 +821,7 @@ static int rule_add_from_veth_not_gw6(struct nftnl_rule *r, uint8_t proto)
 	if (rule_add_meta_load(r, NFT_META_IIFNAME, NFT_REG_1) < 0 ||
 	    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, ifname, sizeof(ifname)) <
 		0 ||
-	    rule_add_ipv6_daddr(r, gw6.s6_addr, 128, NFT_CMP_NEQ) < 0 ||
+	    rule_add_daddr(r, AF_INET6, gw6.s6_addr, 128, NFT_CMP_NEQ) < 0 ||
 	    rule_add_l4proto(r, proto) < 0)
 		return -ENOMEM;
 	return 0;
