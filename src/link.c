@@ -174,6 +174,58 @@ static int addr_present(struct nl_sock *sk, int ifindex, struct nl_addr *want,
 	return jr_err_set(err, EIO, "the address did not read back");
 }
 
+/*
+ * find_link - @ifname's link object and index in the current netns.
+ */
+static int find_link(struct nl_sock *sk, const char *ifname,
+		     struct rtnl_link **link, struct jr_err *err)
+{
+	int r = rtnl_link_get_kernel(sk, 0, ifname, link);
+
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot find link %s: %s", ifname,
+				  nl_geterror(r));
+	return rtnl_link_get_ifindex(*link);
+}
+
+/*
+ * add_address - give link @ifindex (@ifname) the @family address @addr
+ * (@len bytes) with @prefix and the IFA_F_* @flags, and read it back
+ * usable (addr_present()).
+ */
+static int add_address(struct nl_sock *sk, const char *ifname, int ifindex,
+		       int family, const void *addr, size_t len,
+		       unsigned int prefix, unsigned int flags,
+		       struct jr_err *err)
+{
+	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = rtnl_addr_alloc();
+	_cleanup_(nl_addr_putp) struct nl_addr *local =
+	    nl_addr_build(family, addr, len);
+	const bool v6 = family == AF_INET6;
+	int r;
+
+	if (!ra || !local)
+		return jr_err_set(err, ENOMEM,
+				  "cannot allocate an address object");
+	nl_addr_set_prefixlen(local, (int)prefix);
+	rtnl_addr_set_ifindex(ra, ifindex);
+	if (flags)
+		rtnl_addr_set_flags(ra, flags);
+	r = rtnl_addr_set_local(ra, local);
+	if (r == 0)
+		r = rtnl_addr_add(sk, ra, 0);
+	if (r < 0)
+		return jr_err_set(
+		    err, EIO, "cannot add an %saddress to %s: %s%s",
+		    v6 ? "IPv6 " : "", ifname, nl_geterror(r),
+		    v6 ? " (is IPv6 disabled? net.ipv6.conf.default.disable_ipv6)"
+		       : "");
+	r = addr_present(sk, ifindex, local, err);
+	if (r < 0)
+		return jr_err_prefix(err, "%s: %s", ifname, v6 ? "IPv6: " : "");
+	return 0;
+}
+
 int jr_link_configure(const char *ifname, struct in_addr addr,
 		      unsigned int prefix, struct jr_err *err)
 {
@@ -181,32 +233,18 @@ int jr_link_configure(const char *ifname, struct in_addr addr,
 	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL;
 	_cleanup_(rtnl_link_putp) struct rtnl_link *change = NULL;
 	_cleanup_(rtnl_link_putp) struct rtnl_link *after = NULL;
-	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = NULL;
-	_cleanup_(nl_addr_putp) struct nl_addr *local = NULL;
 	int r, ifindex;
 
 	r = route_socket(&sk, err);
 	if (r < 0)
 		return r;
-	r = rtnl_link_get_kernel(sk, 0, ifname, &link);
+	ifindex = find_link(sk, ifname, &link, err);
+	if (ifindex < 0)
+		return ifindex;
+	r = add_address(sk, ifname, ifindex, AF_INET, &addr, sizeof(addr),
+			prefix, 0, err);
 	if (r < 0)
-		return jr_err_set(err, EIO, "cannot find link %s: %s", ifname,
-				  nl_geterror(r));
-	ifindex = rtnl_link_get_ifindex(link);
-
-	ra = rtnl_addr_alloc();
-	local = nl_addr_build(AF_INET, &addr, sizeof(addr));
-	if (!ra || !local)
-		return jr_err_set(err, ENOMEM,
-				  "cannot allocate an address object");
-	nl_addr_set_prefixlen(local, (int)prefix);
-	rtnl_addr_set_ifindex(ra, ifindex);
-	r = rtnl_addr_set_local(ra, local);
-	if (r == 0)
-		r = rtnl_addr_add(sk, ra, 0);
-	if (r < 0)
-		return jr_err_set(err, EIO, "cannot add an address to %s: %s",
-				  ifname, nl_geterror(r));
+		return r;
 
 	change = rtnl_link_alloc();
 	if (!change)
@@ -221,9 +259,6 @@ int jr_link_configure(const char *ifname, struct in_addr addr,
 	if (r < 0 || !(rtnl_link_get_flags(after) & IFF_UP))
 		return jr_err_set(err, EIO, "%s is not up after bringing it up",
 				  ifname);
-	r = addr_present(sk, ifindex, local, err);
-	if (r < 0)
-		return jr_err_prefix(err, "%s: ", ifname);
 	return 0;
 }
 
@@ -307,41 +342,19 @@ int jr_link_add_addr6(const char *ifname, const struct in6_addr *addr,
 {
 	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
 	_cleanup_(rtnl_link_putp) struct rtnl_link *link = NULL;
-	_cleanup_(rtnl_addr_putp) struct rtnl_addr *ra = NULL;
-	_cleanup_(nl_addr_putp) struct nl_addr *local = NULL;
 	int r, ifindex;
 
 	r = route_socket(&sk, err);
 	if (r < 0)
 		return r;
-	r = rtnl_link_get_kernel(sk, 0, ifname, &link);
-	if (r < 0)
-		return jr_err_set(err, EIO, "cannot find link %s: %s", ifname,
-				  nl_geterror(r));
-	ifindex = rtnl_link_get_ifindex(link);
-	ra = rtnl_addr_alloc();
-	local = nl_addr_build(AF_INET6, addr, sizeof(*addr));
-	if (!ra || !local)
-		return jr_err_set(err, ENOMEM,
-				  "cannot allocate an address object");
-	nl_addr_set_prefixlen(local, (int)prefix);
-	rtnl_addr_set_ifindex(ra, ifindex);
+	ifindex = find_link(sk, ifname, &link, err);
+	if (ifindex < 0)
+		return ifindex;
 	/* No duplicate address detection: the link has two ends, both
 	 * ours, and DAD would keep the address tentative (unusable) for a
 	 * second (RFC 4862 5.4, RetransTimer x DupAddrDetectTransmits). */
-	rtnl_addr_set_flags(ra, IFA_F_NODAD);
-	r = rtnl_addr_set_local(ra, local);
-	if (r == 0)
-		r = rtnl_addr_add(sk, ra, 0);
-	if (r < 0)
-		return jr_err_set(
-		    err, EIO,
-		    "cannot add an IPv6 address to %s: %s (is IPv6 disabled? net.ipv6.conf.default.disable_ipv6)",
-		    ifname, nl_geterror(r));
-	r = addr_present(sk, ifindex, local, err);
-	if (r < 0)
-		return jr_err_prefix(err, "%s: IPv6: ", ifname);
-	return 0;
+	return add_address(sk, ifname, ifindex, AF_INET6, addr, sizeof(*addr),
+			   prefix, IFA_F_NODAD, err);
 }
 
 bool jr_link_ipv6_available(void)
