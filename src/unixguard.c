@@ -415,7 +415,6 @@ struct jr_unixguard {
 	pthread_t thread;
 	bool running;
 	bool stopping; /* atomic */
-	bool done;     /* atomic: the thread has left its loop */
 	char **expose;
 	size_t n_expose;
 	bool tcp; /* Landlock's TCP connect rule, emulated */
@@ -1651,10 +1650,8 @@ static void *serve(void *arg)
 
 	r = own_table(g);
 	table_ready(g, r);
-	if (r < 0) {
-		__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
+	if (r < 0)
 		return NULL;
-	}
 	sigemptyset(&stop);
 	sigaddset(&stop, JR_UG_STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
@@ -1690,7 +1687,6 @@ static void *serve(void *arg)
 			close(g->sigpipe);
 		g->sigpipe = -1;
 	}
-	__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
