@@ -8,9 +8,18 @@
  *
  * The conversation (runner <-> init):
  *   runner: MAPS_DONE           uid/gid maps written, init may set up
- *   init:   SETUP_OK + fds      mounts, lo up; the fds of enum jr_ctl_fd,
- *           or SETUP_FAIL       jr_ctl_setup_nfds() of them for the mode
- *   runner: GO or ABORT         rules installed and verified (or not)
+ *   init:   NFT_EARLY + fds     first thing: the worker netns's netfilter
+ *           or SETUP_FAIL       sockets, slots [0, JR_CTL_FDS_EARLY), so
+ *                               the runner installs the worker table while
+ *                               init sets up (sandbox.c, lockdown())
+ *   init:   SETUP_OK + fds      mounts, lo up; the other fds of enum
+ *           or SETUP_FAIL       jr_ctl_fd, slots [JR_CTL_FDS_EARLY,
+ *                               jr_ctl_setup_nfds()) for the mode
+ *   runner: GO + filter fd      rules installed and verified; with
+ *           or ABORT            --seccomp on, one sealed memfd holding the
+ *                               command's BPF program (seccomp.h), and
+ *                               status = JR_CTL_GO_NOTIFY when it has
+ *                               user-notification rules
  *   init:   EXEC_OK             command started (execve succeeded)
  *           or EXEC_FAIL        code = errno, status = 0 exec / 1 pre-exec
  *   init:   EXIT                status = waitpid() status of the command
@@ -38,10 +47,12 @@
 #define JR_CTL_MAX_FDS (10 + JR_LANE_MAX + 1)
 
 /*
- * The fds SETUP_OK carries, slot by slot. init fills each slot by its name
- * and the runner takes each by its name; a message with any other count
- * than jr_ctl_setup_nfds() of the mode is refused. The relay's listeners
- * come last so that a mode without the relay sends a prefix.
+ * The fds NFT_EARLY and SETUP_OK carry, slot by slot: NFT_EARLY the first
+ * JR_CTL_FDS_EARLY, SETUP_OK the rest up to jr_ctl_setup_nfds(). Both
+ * ends keep one array indexed by slot, so init fills each slot by its
+ * name and the runner takes each by its name; a message with any other
+ * count is refused. The relay's listeners come last so that a mode
+ * without the relay sends a prefix.
  */
 enum jr_ctl_fd {
 	/* NETLINK_NETFILTER socket of the worker netns; will own the table */
@@ -65,7 +76,9 @@ enum jr_ctl_fd {
 	JR_CTL_FD_NFT_RELAY_MONITOR,
 	/* with IPv6 too (relaynet.h): the IPv6 transparent listener */
 	JR_CTL_FD_TRANSPARENT6,
-	/* how many each mode sends */
+	/* how many of them NFT_EARLY sends (the rest go with SETUP_OK) */
+	JR_CTL_FDS_EARLY = JR_CTL_FD_NFT_MONITOR + 1,
+	/* how many each mode sends in all */
 	JR_CTL_FDS_NONE = JR_CTL_FD_UNIX_DIAG + 1,
 	JR_CTL_FDS_ALLOWLIST = JR_CTL_FD_DNS_TCP + 1,
 	JR_CTL_FDS_TRANSPARENT = JR_CTL_FD_NFT_RELAY_MONITOR + 1,
@@ -102,8 +115,13 @@ enum jr_ctl_type {
 	JR_CTL_EXIT,
 	JR_CTL_UNOTIFY,	   /* pre-exec child: code = seccomp listener fd */
 	JR_CTL_UNOTIFY_OK, /* runner: taken, the guard runs (else ABORT) */
-	JR_CTL_TYPE_LAST = JR_CTL_UNOTIFY_OK,
+	JR_CTL_NFT_EARLY,  /* init: the worker's netfilter sockets */
+	JR_CTL_TYPE_LAST = JR_CTL_NFT_EARLY,
 };
+
+/* GO's status: the filter in its memfd has SECCOMP_RET_USER_NOTIF rules
+ * (load it with a listener, struct jr_seccomp_filter's notify). */
+#define JR_CTL_GO_NOTIFY 1
 
 struct jr_ctl_msg {
 	uint32_t type;	/* enum jr_ctl_type */
@@ -116,6 +134,9 @@ struct jr_ctl_msg {
 	 * layout; EXEC_OK: [0] the relay self-check, [1] fork to execve
 	 * done. */
 	uint64_t phase_us[3];
+	/* SETUP_OK: when init's setup began and ended (CLOCK_MONOTONIC, µs,
+	 * the clock both processes read): what ran beside it (startup.h). */
+	uint64_t span_us[2];
 };
 
 #define JR_CTL_EXEC_STAGE_EXEC 0    /* execve() itself failed */

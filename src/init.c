@@ -6,11 +6,13 @@
  * network, PID, mount, IPC and UTS namespaces. It is the only process that
  * holds capabilities over them, so it does the setup that needs them
  * (hostname, mounts, lo; in the allowlist mode the relay netns, the veth,
- * addresses, route and resolv.conf) and hands the runner a NETLINK_NETFILTER
- * socket of the worker netns, through which the runner installs and
- * verifies the rules, plus the relay's listening sockets. Only after the
- * runner says GO, and (allowlist) the relay has answered a self-check
- * through the worker's own route and rules, does it fork the command.
+ * addresses, route and resolv.conf). Before any of it, it hands the runner
+ * the NETLINK_NETFILTER sockets of the worker netns (NFT_EARLY), through
+ * which the runner installs and verifies the rules while init sets up;
+ * after it, the relay's listening sockets (SETUP_OK). Only after the
+ * runner says GO (with the seccomp filter it built meanwhile), and
+ * (allowlist) the relay has answered a self-check through the worker's
+ * own route and rules, does it fork the command.
  *
  * As PID 1 of a PID namespace it reaps every orphan; the kernel only
  * delivers signals to it that it has asked for (pid_namespaces(7)), so it
@@ -81,6 +83,9 @@ const int jr_forwarded_signals_count =
 static uint64_t relaynet_us;
 /* How long the filesystem layout took (jr_fs_apply), likewise. */
 static uint64_t mounts_us;
+
+/* The command's seccomp filter, from the memfd GO carried (ctl.h). */
+static struct jr_seccomp_filter seccomp_filter;
 
 /* The Landlock ruleset, built after the mounts and applied by the pre-exec
  * child; -1 when Landlock is not used. */
@@ -228,9 +233,9 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 }
 
 /*
- * Everything init does with its capabilities before the runner installs
- * the rules. Fills the slots of @fds (enum jr_ctl_fd) the mode sends;
- * *@nfds says how many.
+ * Everything init does with its capabilities before GO, while the runner
+ * installs the rules. Fills the slots of @fds (enum jr_ctl_fd) from
+ * JR_CTL_FDS_EARLY on that the mode sends; *@nfds says up to where.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
@@ -286,16 +291,85 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 		    err, errno,
 		    "cannot open a sock_diag netlink socket in the sandbox: %s (the unix socket guard needs it; is CONFIG_UNIX_DIAG set? try: sudo modprobe unix_diag)",
 		    strerror(errno));
-	for (int i = JR_CTL_FD_NFT; i <= JR_CTL_FD_NFT_MONITOR; i++) {
+	return 0;
+}
+
+/*
+ * send_nft_early - open the worker netns's two netfilter sockets (slots
+ * [0, JR_CTL_FDS_EARLY) of enum jr_ctl_fd) and send them to the runner at
+ * once, so that it installs and verifies the worker table while we set
+ * up the rest. Safe before the setup: the worker ruleset matches an
+ * interface by index only for lo, which exists from the netns's creation
+ * on, and otherwise by address (ruleset.c), so eth0 not existing yet
+ * changes nothing; and nothing this process does before GO sends a packet
+ * in the worker netns (the relay self-check runs after GO, inside the
+ * finished rules). What matters is unchanged: the command runs only after
+ * GO, and the runner sends GO only once every table is verified and the
+ * relay and watchdog run (sandbox.c).
+ */
+static void send_nft_early(int ctl)
+{
+	struct jr_err err = { 0 };
+	struct jr_ctl_msg m;
+	int fds[JR_CTL_FDS_EARLY];
+
+	for (int i = 0; i < JR_CTL_FDS_EARLY; i++) {
 		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_NETFILTER);
-		if (fds[i] < 0)
-			return jr_err_set(
-			    err, errno,
+		if (fds[i] < 0) {
+			jr_err_set(
+			    &err, errno,
 			    "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
 			    strerror(errno));
+			setup_fail(ctl, &err);
+		}
 	}
-	return 0;
+	jr_ctl_msg_init(&m, JR_CTL_NFT_EARLY, 0, NULL);
+	send_or_die(ctl, &m, fds, JR_CTL_FDS_EARLY);
+	/* The runner holds them now; no copy may reach the command. */
+	for (int i = 0; i < JR_CTL_FDS_EARLY; i++)
+		close(fds[i]);
+}
+
+/*
+ * recv_go - wait for GO; with --seccomp on, take the filter from the
+ * memfd it carries. Anything else ends init: ABORT or the runner gone
+ * (exit 1, nothing to tell), a filter missing or malformed (EXEC_FAIL,
+ * which the runner reports: exit 125).
+ */
+static void recv_go(const struct jr_init_args *a)
+{
+	struct jr_err err = { 0 };
+	struct jr_ctl_msg m;
+	int fd = -1;
+	size_t nfd = 1;
+	int r;
+
+	r = jr_ctl_recv(a->ctl, &m, &fd, &nfd);
+	if (r < 0 || m.type != JR_CTL_GO) {
+		if (nfd)
+			close(fd);
+		_exit(1);
+	}
+	if (!a->seccomp) {
+		if (nfd)
+			close(fd);
+		return;
+	}
+	if (nfd != 1)
+		r = jr_err_set(&err, EPROTO,
+			       "the seccomp filter did not arrive from the runner, refusing to run the command");
+	else
+		r = jr_seccomp_from_memfd(fd, m.status == JR_CTL_GO_NOTIFY,
+					  &seccomp_filter, &err);
+	if (nfd)
+		close(fd);
+	if (r < 0) {
+		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
+		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
+		send_or_die(a->ctl, &m, NULL, 0);
+		_exit(0);
+	}
 }
 
 /* The proxy variables tools look for (curl, wget, pip, git, Python, Go, Node
@@ -498,7 +572,7 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 	if (a->seccomp) {
 		int listener = -1;
 		int interruptible =
-		    jr_seccomp_load(a->seccomp, &listener, &err);
+		    jr_seccomp_load(&seccomp_filter, &listener, &err);
 
 		if (interruptible < 0)
 			goto fail;
@@ -608,22 +682,25 @@ void jr_init_main(const struct jr_init_args *a)
 	}
 
 	t_setup = jr_clock_us();
+	send_nft_early(a->ctl);
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)
 		setup_fail(a->ctl, &err);
 	/* The last point where init's credentials could have changed. */
 	tie_to_runner(a->runner_pidfd);
 	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
-	m.phase_us[0] = jr_clock_us() - t_setup - relaynet_us - mounts_us;
+	m.span_us[0] = t_setup;
+	m.span_us[1] = jr_clock_us();
+	m.phase_us[0] = m.span_us[1] - t_setup - relaynet_us - mounts_us;
 	m.phase_us[1] = relaynet_us;
 	m.phase_us[2] = mounts_us;
-	send_or_die(a->ctl, &m, fds, nfds);
+	/* Slots [0, JR_CTL_FDS_EARLY) went with NFT_EARLY. */
+	send_or_die(a->ctl, &m, &fds[JR_CTL_FDS_EARLY],
+		    nfds - JR_CTL_FDS_EARLY);
 	/* The runner holds them now; no copy may reach the command. */
-	for (size_t i = 0; i < nfds; i++)
+	for (size_t i = JR_CTL_FDS_EARLY; i < nfds; i++)
 		close(fds[i]);
 
-	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
-	if (r < 0 || m.type != JR_CTL_GO)
-		_exit(1);
+	recv_go(a);
 
 	t_check = jr_clock_us();
 	if (a->net == JR_NET_ALLOWLIST &&

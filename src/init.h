@@ -28,8 +28,9 @@ struct jr_init_args {
 	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
 	char *const *expose; /* --expose */
 	size_t n_expose;
-	const struct jr_seccomp_filter *seccomp; /* NULL: --seccomp off */
-	const struct jr_fs_plan *fs;		 /* the filesystem layout */
+	/* --seccomp on: GO carries the filter (ctl.h), built meanwhile */
+	bool seccomp;
+	const struct jr_fs_plan *fs; /* the filesystem layout */
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
 	const struct jr_lanes *lanes; /* --lane, --publish (lane.h) */

@@ -9,17 +9,19 @@
  *   socketpair, pty, signalfd
  *   clone(NEWUSER|NEWNET|NEWPID|...) ---> waits for MAPS_DONE
  *   write uid_map/gid_map
- *   MAPS_DONE ------------------------->  hostname, mounts, lo up,
- *                                         NETLINK_NETFILTER socket
- *             <------------------------   SETUP_OK + socket fd
+ *   MAPS_DONE ------------------------->  two NETLINK_NETFILTER sockets
+ *             <------------------------   NFT_EARLY + those fds
+ *   build the seccomp filter;             hostname, mounts, lo up,
+ *   install the worker ruleset (one       (allowlist) relay netns, veth,
+ *   batch), read it back, compare         route, resolv.conf
+ *             <------------------------   SETUP_OK + fds
  *                                         (+ relay listeners)
- *   install ruleset (one batch),
- *   read it back, compare
- *   allowlist: start the relay thread
- *   on the listeners
- *   GO (or ABORT, exit 125) ----------->  (allowlist) self-check the relay;
- *                                         fork; child drops privileges,
- *                                         execs the command
+ *   allowlist: the relay netns's table,
+ *   start the relay thread on the
+ *   listeners; the watchdog
+ *   GO + filter memfd (or ABORT, ----->  (allowlist) self-check the relay;
+ *   exit 125)                             fork; child drops privileges,
+ *                                         loads the filter, execs
  *             <------------------------   EXEC_OK / EXEC_FAIL
  *   relay pty, forward signals,           reap, forward signals
  *   enforce --timeout
@@ -33,6 +35,12 @@
  * init, and the netfilter socket init hands over lets the runner (owner of
  * the user namespace, so holding CAP_NET_ADMIN over it) talk to the worker
  * netns's nftables directly.
+ *
+ * The two columns overlap between MAPS_DONE and SETUP_OK: the runner's
+ * seccomp and nft work runs on one CPU while init's setup runs on another
+ * (startup.h counts the overlap). The order that matters does not change:
+ * GO is sent only after SETUP_OK, every table verified, the relay and the
+ * watchdog running, and init starts the command only after GO.
  *
  * The command is never started unless the ruleset read back from the kernel
  * equals the one we built (fail closed).
@@ -94,7 +102,8 @@ struct sandbox {
 	struct mnl_socket *mon_relay; /* its notifications, for the watchdog */
 	struct jr_relay *relay;	      /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
-	struct jr_seccomp_filter seccomp; /* built before the clone */
+	struct jr_seccomp_filter seccomp; /* built while init sets up */
+	int seccomp_fd; /* its sealed memfd, for GO (ctl.h); -1: none */
 	struct jr_pty pty;
 	struct jr_startup *startup; /* the phases, in the run's result */
 	int unix_diag;		    /* sock_diag socket of the worker netns */
@@ -194,7 +203,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.caller_uid = caller_uid,
 			.expose = (char *const *)opts->expose,
 			.n_expose = opts->n_expose,
-			.seccomp = opts->seccomp ? &sb->seccomp : NULL,
+			.seccomp = opts->seccomp,
 			.fs = fs,
 			.landlock = &sb->landlock,
 			.lanes = &opts->lanes,
@@ -327,8 +336,68 @@ static int lanes_config(const struct jr_options *opts, int *fds,
 }
 
 /*
- * Install the ruleset through init's netfilter socket, verify it, and (in
- * the allowlist mode) start the relay on the listeners init sent along.
+ * recv_setup_msg - init's next set-up message, which must be @type with
+ * @want fds, into @m and @fds. SETUP_FAIL gives init's own message; EOF
+ * (init died: the socketpair's other end is only in init) gives "died
+ * during setup", never a wait. On failure no received fd stays open.
+ */
+static int recv_setup_msg(struct sandbox *sb, enum jr_ctl_type type,
+			  size_t want, struct jr_ctl_msg *m, int *fds,
+			  struct jr_err *err)
+{
+	size_t n = JR_CTL_MAX_FDS - JR_CTL_FDS_EARLY;
+	int r;
+
+	if (type == JR_CTL_NFT_EARLY)
+		n = JR_CTL_FDS_EARLY;
+	r = jr_ctl_recv(sb->ctl, m, fds, &n);
+	if (r < 0) {
+		close_fds(fds, n);
+		return jr_err_set(err, -r == EPIPE ? EIO : -r,
+				  "the sandbox init died during setup");
+	}
+	if (m->type == JR_CTL_SETUP_FAIL) {
+		close_fds(fds, n);
+		return jr_err_set(err, m->code, "%s", m->msg);
+	}
+	if (m->type != type || n != want) {
+		close_fds(fds, n);
+		return jr_err_set(
+		    err, EPROTO,
+		    "unexpected message %u with %zu fds from the sandbox init",
+		    m->type, n);
+	}
+	return 0;
+}
+
+/*
+ * build_seccomp - build the command's filter with libseccomp (the slow
+ * part, ~2 ms) while init sets up, and seal it into the memfd GO carries.
+ */
+static int build_seccomp(struct sandbox *sb, const struct jr_options *opts,
+			 struct jr_err *err)
+{
+	struct jr_seccomp_options so = {
+		.allow_nested = opts->allow_nested,
+		.unix_guard = true,
+	};
+	int r;
+
+	r = jr_seccomp_build(&so, &sb->seccomp, err);
+	if (r < 0)
+		return r;
+	r = jr_seccomp_to_memfd(&sb->seccomp, err);
+	if (r < 0)
+		return r;
+	sb->seccomp_fd = r;
+	return 0;
+}
+
+/*
+ * Build the seccomp filter and install the worker ruleset through init's
+ * early netfilter sockets, verify it, both while init sets up; then, with
+ * SETUP_OK, (allowlist) the relay netns's table and the relay on the
+ * listeners init sent along, and the watchdog.
  */
 static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		    const struct jr_policy *policy, struct jr_audit *audit,
@@ -360,40 +429,32 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
 	struct jr_ctl_msg m;
 	int fds[JR_CTL_MAX_FDS];
-	size_t nfds = JR_CTL_MAX_FDS;
+	size_t nfds = 0;
+	uint64_t sc0 = 0, sc1 = 0, nft0, nft1;
 	int r;
 
-	r = jr_ctl_recv(sb->ctl, &m, fds, &nfds);
-	if (r < 0)
-		return jr_err_set(err, -r == EPIPE ? EIO : -r,
-				  "the sandbox init died during setup");
-	if (m.type == JR_CTL_SETUP_FAIL) {
-		close_fds(fds, nfds);
-		return jr_err_set(err, m.code, "%s", m.msg);
+	/* While init sets up (it got MAPS_DONE): the filter first, as the
+	 * early sockets are on their way meanwhile. */
+	if (opts->seccomp) {
+		sc0 = sb->startup->last;
+		r = build_seccomp(sb, opts, err);
+		if (r < 0)
+			return r;
+		sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
 	}
-	if (opts->net == JR_NET_ALLOWLIST)
-		want += jr_lanes_nfds(&opts->lanes);
-	if (m.type != JR_CTL_SETUP_OK || nfds != want) {
-		close_fds(fds, nfds);
-		return jr_err_set(
-		    err, EPROTO,
-		    "unexpected message %u with %zu fds from the sandbox init",
-		    m.type, nfds);
-	}
-	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
-			     JR_PHASE_RELAYNET, m.phase_us[1]);
-	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
 
-	sb->unix_diag = steal_fd(&fds[JR_CTL_FD_UNIX_DIAG]);
+	r = recv_setup_msg(sb, JR_CTL_NFT_EARLY, JR_CTL_FDS_EARLY, &m, fds,
+			   err);
+	if (r < 0)
+		return r;
+	nft0 = jr_startup_waited(sb->startup);
 	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
 	fds[JR_CTL_FD_NFT] = -1;
 	if (r == 0)
 		r = jr_nft_monitor_open(fds[JR_CTL_FD_NFT_MONITOR], &mon, err);
 	fds[JR_CTL_FD_NFT_MONITOR] = -1;
-	if (r < 0) {
-		close_fds(fds, nfds);
+	if (r < 0)
 		return r;
-	}
 	r = jr_nft_install_owned(nl, &params, &rs, err);
 	if (r < 0)
 		jr_err_prefix(err, "cannot install the sandbox firewall: ");
@@ -404,11 +465,28 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			    err,
 			    "the sandbox firewall did not verify, refusing to run the command: ");
 	}
-	if (r < 0) {
-		close_fds(fds, nfds);
+	if (r < 0)
 		return r;
-	}
-	jr_startup_lap(sb->startup, JR_PHASE_NFT);
+	nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
+
+	/* The rest of init's fds fill the slots after the early ones. */
+	if (opts->net == JR_NET_ALLOWLIST)
+		want += jr_lanes_nfds(&opts->lanes);
+	r = recv_setup_msg(sb, JR_CTL_SETUP_OK, want - JR_CTL_FDS_EARLY, &m,
+			   &fds[JR_CTL_FDS_EARLY], err);
+	if (r < 0)
+		return r;
+	nfds = want;
+	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
+			     JR_PHASE_RELAYNET, m.phase_us[1]);
+	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
+	/* What of the runner's own work ran beside init's setup. */
+	if (opts->seccomp)
+		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], sc0,
+				   sc1);
+	jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], nft0, nft1);
+	sb->unix_diag = steal_fd(&fds[JR_CTL_FD_UNIX_DIAG]);
+
 	res->rules_verified = true;
 	jr_notify_verified();
 	res->nft_chains = jr_ruleset_chain_count(rs);
@@ -818,6 +896,9 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 		mnl_socket_close(sb->mon_relay);
 	sb->mon_relay = NULL;
 	jr_seccomp_release(&sb->seccomp);
+	if (sb->seccomp_fd >= 0)
+		close(sb->seccomp_fd);
+	sb->seccomp_fd = -1;
 	jr_landlock_config_release(&sb->landlock);
 	free(sb->ll_roots);
 	jr_pty_close(&sb->pty);
@@ -908,6 +989,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		.sigfd = -1,
 		.timerfd = -1,
 		.unix_diag = -1,
+		.seccomp_fd = -1,
 		.opts = opts,
 	};
 	struct jr_startup startup = res->startup;
@@ -924,20 +1006,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = block_signals(&sb.sigfd, &res->err);
 	if (r < 0)
 		goto fail;
-	if (opts->seccomp) {
-		struct jr_seccomp_options so = {
-			.allow_nested = opts->allow_nested,
-			.unix_guard = true,
-		};
-
-		/* Built here, in the runner, with libseccomp; the pre-exec
-		 * child only loads the finished BPF. */
-		jr_startup_lap(sb.startup, JR_PHASE_PREPARE);
-		r = jr_seccomp_build(&so, &sb.seccomp, &res->err);
-		if (r < 0)
-			goto fail;
-		jr_startup_lap(sb.startup, JR_PHASE_SECCOMP);
-	} else {
+	/* --seccomp on: the filter is built after the clone, in lockdown(),
+	 * while init sets up. */
+	if (!opts->seccomp) {
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
@@ -981,8 +1052,11 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 			       strerror(errno));
 		goto fail;
 	}
+	/* GO: every table verified, relay and watchdog running (lockdown());
+	 * it carries the filter, which init must have to exec at all. */
 	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
-	r = jr_ctl_send(sb.ctl, &m, NULL, 0);
+	m.status = sb.seccomp.notify ? JR_CTL_GO_NOTIFY : 0;
+	r = jr_ctl_send(sb.ctl, &m, &sb.seccomp_fd, sb.seccomp_fd >= 0);
 	if (r < 0) {
 		jr_err_set(&res->err, -r, "the sandbox init is gone");
 		goto fail;

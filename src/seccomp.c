@@ -44,6 +44,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -547,6 +548,93 @@ int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
 		return 0;
 	return jr_err_set(err, errno, "cannot load the seccomp filter: %s",
 			  strerror(errno));
+}
+
+int jr_seccomp_to_memfd(const struct jr_seccomp_filter *f, struct jr_err *err)
+{
+	const unsigned seals =
+	    F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+	size_t len = (size_t)f->prog.len * sizeof(struct sock_filter);
+	const char *p = (const char *)f->prog.filter;
+	_cleanup_close_ int fd = -1;
+
+	if (!f->prog.filter || !f->prog.len)
+		return jr_err_set(err, EINVAL, "no seccomp filter was built");
+	fd = memfd_create("jailrun-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return jr_err_set(err, errno,
+				  "cannot hand the seccomp filter over: "
+				  "memfd_create: %s",
+				  strerror(errno));
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return jr_err_set(err, n < 0 ? errno : EIO,
+					  "cannot hand the seccomp filter "
+					  "over: write: %s",
+					  n < 0 ? strerror(errno) : "short");
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, seals) < 0)
+		return jr_err_set(err, errno,
+				  "cannot hand the seccomp filter over: "
+				  "F_ADD_SEALS: %s",
+				  strerror(errno));
+	return steal_fd(&fd);
+}
+
+int jr_seccomp_from_memfd(int fd, bool notify, struct jr_seccomp_filter *out,
+			  struct jr_err *err)
+{
+	const int need = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
+	struct sock_filter *buf;
+	size_t len, got = 0;
+	struct stat st;
+	int seals;
+
+	out->prog.len = 0;
+	out->prog.filter = NULL;
+	out->notify = false;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need)
+		return jr_err_set(err, seals < 0 ? errno : EPERM,
+				  "the seccomp filter from the runner is not "
+				  "in a sealed memfd");
+	if (fstat(fd, &st) < 0)
+		return jr_err_set(err, errno,
+				  "cannot read the seccomp filter: fstat: %s",
+				  strerror(errno));
+	len = (size_t)st.st_size;
+	if (st.st_size <= 0 || len % sizeof(struct sock_filter) ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return jr_err_set(err, EINVAL,
+				  "the seccomp filter from the runner has %lld "
+				  "bytes: not 1 to %d whole instructions",
+				  (long long)st.st_size, BPF_MAXINSNS);
+	buf = malloc(len);
+	if (!buf)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return jr_err_set(err, n < 0 ? errno : EIO,
+					  "cannot read the seccomp filter: %s",
+					  n < 0 ? strerror(errno) : "short");
+		}
+		got += (size_t)n;
+	}
+	out->prog.filter = buf;
+	out->prog.len = (unsigned short)(len / sizeof(struct sock_filter));
+	out->notify = notify;
+	return 0;
 }
 
 void jr_seccomp_release(struct jr_seccomp_filter *f)

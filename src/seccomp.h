@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * seccomp.h - the command's seccomp filter: built once in the runner with
- * libseccomp, exported as BPF, loaded by the pre-exec child last before
- * execve().
+ * libseccomp (after the clone, while init sets up), exported as BPF,
+ * shipped to init in a sealed memfd, loaded by the pre-exec child last
+ * before execve().
  */
 #ifndef JR_SECCOMP_H
 #define JR_SECCOMP_H
@@ -45,6 +46,25 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
  */
 int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
 		    struct jr_err *err);
+
+/*
+ * jr_seccomp_to_memfd - the BPF program of @f in a new memfd (O_CLOEXEC),
+ * sealed against write, shrink, grow and further seals, for the ride to
+ * init with GO (ctl.h): the runner builds the filter after the clone,
+ * while init sets up, and init must load exactly what was built.
+ * Return: the fd, or -errno with @err set.
+ */
+int jr_seccomp_to_memfd(const struct jr_seccomp_filter *f, struct jr_err *err);
+
+/*
+ * jr_seccomp_from_memfd - read the program of such a memfd into @out
+ * (released with jr_seccomp_release()); @notify is GO's word on its
+ * user-notification rules. Refused, -errno with @err set: a memfd without
+ * the seals (the runner could still change it), a size that is not a
+ * whole number of instructions, empty, or above BPF_MAXINSNS.
+ */
+int jr_seccomp_from_memfd(int fd, bool notify, struct jr_seccomp_filter *out,
+			  struct jr_err *err);
 
 void jr_seccomp_release(struct jr_seccomp_filter *f);
 

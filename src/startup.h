@@ -4,13 +4,20 @@
  *
  * The runner times its own steps with CLOCK_MONOTONIC as consecutive laps
  * (each interval between two laps belongs to exactly one phase), and init
- * reports the phases it does while the runner waits for it (in SETUP_OK
- * and EXEC_OK, ctl.h). Init runs in no time namespace of its own, so both
- * read the same clock; each init phase lies inside the runner interval
- * that waited for it, so the phases never sum to more than the total. What
- * is left over is message latency and scheduling: on a loaded machine,
- * the time one process waited for the CPU before it saw the other's
- * message.
+ * reports the phases it does (in SETUP_OK and EXEC_OK, ctl.h). Init runs
+ * in no time namespace of its own, so both read the same clock.
+ *
+ * Every phase is its own full duration, whichever process ran it. Two
+ * stretches run in parallel: while init does mounts, init_setup and
+ * relaynet, the runner builds the seccomp filter and installs the worker
+ * table (seccomp, nft). parallel_us is how much of the runner's seccomp
+ * and nft intervals lay inside init's setup interval (SETUP_OK's span),
+ * measured from both processes' timestamps; every other init phase lies
+ * inside the runner interval that waited for it. So the critical path is
+ * sum(phases) - parallel_us, never more than the total; what is left over
+ * ("waiting") is message latency and scheduling: on a loaded machine, the
+ * time one process waited for the CPU before it saw the other's message.
+ * --json gives "parallel" beside the phases, -v a "parallel -X" term.
  */
 #ifndef JR_STARTUP_H
 #define JR_STARTUP_H
@@ -25,13 +32,15 @@
 /* In the order they happen; the names are the --json keys (jailrun(1)). */
 enum jr_startup_phase {
 	JR_PHASE_PREPARE,    /* runner: options, ids, policy, audit, pty */
-	JR_PHASE_SECCOMP,    /* runner: build the filter with libseccomp */
+	JR_PHASE_SECCOMP,    /* runner, beside init's setup: build the
+				filter with libseccomp */
 	JR_PHASE_CLONE,	     /* runner: clone(2) into the new namespaces */
 	JR_PHASE_MAPS,	     /* runner: write uid_map/gid_map */
 	JR_PHASE_MOUNTS,     /* init: the filesystem layout (fslayout.c) */
 	JR_PHASE_INIT_SETUP, /* init: hostname, lo, nft sockets */
 	JR_PHASE_RELAYNET,   /* init: relay netns, veth, route, resolv.conf */
-	JR_PHASE_NFT,	     /* runner: install the ruleset, read it back */
+	JR_PHASE_NFT,	     /* runner, beside init's setup: install the
+				worker ruleset, read it back */
 	JR_PHASE_RELAY,	     /* runner: start relay and watchdog threads */
 	JR_PHASE_SELFCHECK,  /* init: the relay answers through the rules */
 	JR_PHASE_EXEC,	     /* init: fork, drop privileges, seccomp, execve */
@@ -41,6 +50,7 @@ enum jr_startup_phase {
 struct jr_startup {
 	uint64_t us[JR_PHASE_COUNT]; /* microseconds per phase */
 	uint64_t total_us;	     /* main() entry to "command started" */
+	uint64_t parallel_us; /* runner phases inside init's setup span */
 	bool complete;		     /* the command started: total is set */
 	uint64_t teardown_us; /* command's end (init's EXIT) to the summary */
 	/* Runner bookkeeping, CLOCK_MONOTONIC in microseconds. */
@@ -70,18 +80,34 @@ void jr_startup_wait_done(struct jr_startup *s, enum jr_startup_phase a,
 			  uint64_t a_us, enum jr_startup_phase b,
 			  uint64_t b_us);
 
+/*
+ * jr_startup_waited - the time since the last lap was a wait for init
+ * that no phase of init's covers (a message on its way): not attributed.
+ * Return: now, the start of what follows.
+ */
+uint64_t jr_startup_waited(struct jr_startup *s);
+
+/*
+ * jr_startup_overlap - init's setup ran from @s0 to @s1 (its clock, which
+ * is ours); the runner ran a phase from @r0 to @r1 meanwhile. Adds to
+ * parallel_us the part of [@r0, @r1] inside [@s0, @s1].
+ */
+void jr_startup_overlap(struct jr_startup *s, uint64_t s0, uint64_t s1,
+			uint64_t r0, uint64_t r1);
+
 /* init also spent @us in phase @p during the same wait (no lap). */
 void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p, uint64_t us);
 
 /* The command started now: fix the total. */
 void jr_startup_complete(struct jr_startup *s);
 
-/* Sum of the phases (at most total_us). */
+/* The critical path: the sum of the phases less parallel_us (at most
+ * total_us). */
 uint64_t jr_startup_sum(const struct jr_startup *s);
 
 /*
- * jr_startup_format - one line for -v: each phase in ms, the unattributed
- * rest and the total. Writes at most @size bytes into @buf.
+ * jr_startup_format - one line for -v: each phase in ms, what of them ran
+ * in parallel, the unattributed rest and the total. Writes at most @size bytes into @buf.
  */
 void jr_startup_format(const struct jr_startup *s, char *buf, size_t size);
 

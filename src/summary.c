@@ -30,8 +30,8 @@ const char *jr_end_name(enum jr_end end)
 }
 
 /*
- * "startup_us": each phase and the total from main() to the command's
- * start, and "teardown_us": from the command's end to the summary. null
+ * "startup_us": each phase, how much of them ran in parallel, and the
+ * total from main() to the command's start, and "teardown_us": from the command's end to the summary. null
  * when the command never started: a partial breakdown has no total to
  * compare with.
  */
@@ -49,6 +49,9 @@ static void startup_to_json(struct jr_json *j, const struct jr_startup *st)
 		jr_json_key(j, jr_startup_phase_name(p));
 		jr_json_uint(j, st->us[p]);
 	}
+	/* How much of the phases ran at the same time (startup.h). */
+	jr_json_key(j, "parallel");
+	jr_json_uint(j, st->parallel_us);
 	jr_json_key(j, "total");
 	jr_json_uint(j, st->total_us);
 	jr_json_object_end(j);

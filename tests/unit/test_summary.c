@@ -204,7 +204,7 @@ static void test_startup_phases(void **state)
 			"\"seccomp\":101,\"clone\":102,\"maps\":103,"
 			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
 			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
-			"\"exec\":110,"
+			"\"exec\":110,\"parallel\":0,"
 			"\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
 	free(out);
 
