@@ -94,6 +94,19 @@ PY
 	expect_status 0 "$m: --allow run with --json" \
 		jr "$m" --allow startup.invalid --json "$JR_W/a-$m.json" -- true
 	check_startup "$m: --allow" "$JR_W/a-$m.json" allowlist
+	# The overlap is real: the runner's seccomp/nft work ran inside init's
+	# setup span, by both processes' own timestamps ("parallel" > 0). A
+	# runner that installs only after SETUP_OK can never show it (its nft
+	# starts after the span ends); a starved runner can miss it once, so
+	# up to 5 runs, and one is enough.
+	par=0
+	for i in 1 2 3 4 5; do
+		jr "$m" --allow startup.invalid --json "$JR_W/p-$m.json" -- true || break
+		par=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["startup_us"]["parallel"])' "$JR_W/p-$m.json" 2>/dev/null || echo 0)
+		[ "${par:-0}" -gt 0 ] && break
+	done
+	if [ "${par:-0}" -gt 0 ]; then ok "$m: --allow: nft and seccomp ran beside init's setup (${par} us)"
+	else fail "$m: --allow: no overlap of the runner's work with init's setup: $(cat "$JR_W/p-$m.json")"; fi
 	# init builds the relay netns itself and must setns back before the
 	# command starts: the command sees the worker's eth0, never the relay's
 	# jr-relay (there it would be outside the sandbox's rules).

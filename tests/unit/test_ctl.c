@@ -42,6 +42,44 @@ static void test_roundtrip(void **state)
 	assert_string_equal(got.msg, "status 3");
 }
 
+/*
+ * NFT_EARLY carries the first JR_CTL_FDS_EARLY slots (the worker's two
+ * netfilter sockets) and SETUP_OK the rest: fails if the early message is
+ * out of the accepted type range, or the slots stop being the prefix the
+ * runner's fds[] array and init's rely on.
+ */
+static void test_early_slots(void **state)
+{
+	struct jr_ctl_msg m, got;
+	int p[2], fds[JR_CTL_MAX_FDS];
+	size_t nfds = JR_CTL_FDS_EARLY;
+
+	assert_int_equal(JR_CTL_FD_NFT, 0);
+	assert_int_equal(JR_CTL_FD_NFT_MONITOR, 1);
+	assert_int_equal(JR_CTL_FDS_EARLY, 2);
+	assert_true(JR_CTL_FDS_NONE > JR_CTL_FDS_EARLY);
+	assert_int_equal(jr_ctl_setup_nfds(JR_NET_NONE, false, false),
+			 JR_CTL_FDS_NONE);
+	assert_int_equal(pipe(p), 0);
+	jr_ctl_msg_init(&m, JR_CTL_NFT_EARLY, 0, NULL);
+	assert_int_equal(jr_ctl_send(sv[0], &m, p, 2), 0);
+	assert_int_equal(jr_ctl_recv(sv[1], &got, fds, &nfds), 0);
+	assert_int_equal(got.type, JR_CTL_NFT_EARLY);
+	assert_int_equal(nfds, JR_CTL_FDS_EARLY);
+	close(fds[0]);
+	close(fds[1]);
+	/* SETUP_OK's span rides along, the clock init read. */
+	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
+	m.span_us[0] = 11;
+	m.span_us[1] = 22;
+	assert_int_equal(jr_ctl_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(jr_ctl_recv(sv[1], &got, NULL, NULL), 0);
+	assert_int_equal(got.span_us[0], 11);
+	assert_int_equal(got.span_us[1], 22);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_fd_passing_is_cloexec(void **state)
 {
 	struct jr_ctl_msg m, got;
@@ -115,6 +153,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_early_slots, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fd_passing_is_cloexec,
 						setup, teardown),

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -415,6 +416,70 @@ static void test_build_export(void **state)
 	jr_seccomp_release(&f);
 	jr_seccomp_release(&zero);
 	jr_seccomp_release(NULL);
+}
+
+/* write @len bytes of @p to a new memfd, sealed with @seals (0: none) */
+static int memfd_with(const void *p, size_t len, unsigned seals)
+{
+	int fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, len), (ssize_t)len);
+	if (seals)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals), 0);
+	return fd;
+}
+
+/*
+ * The hand-over to init (GO's memfd): init gets exactly the program the
+ * runner built, sealed, and refuses what it could not trust. Fails if the
+ * memfd is left writable or growable, or init would load an unsealed,
+ * empty, torn or oversized program.
+ */
+static void test_memfd_handover(void **state)
+{
+	const unsigned all = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
+	struct jr_seccomp_filter got = { 0 };
+	struct jr_err e = { 0 };
+	size_t len = filter_default.prog.len * sizeof(struct sock_filter);
+	struct sock_filter big[BPF_MAXINSNS + 1];
+	int fd, seals;
+
+	fd = jr_seccomp_to_memfd(&filter_default, &e);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	seals = fcntl(fd, F_GET_SEALS);
+	assert_int_equal(seals & (all | F_SEAL_SEAL), all | F_SEAL_SEAL);
+	assert_true(write(fd, "x", 1) < 0); /* sealed: not even appended */
+	assert_int_equal(jr_seccomp_from_memfd(fd, true, &got, &e), 0);
+	assert_true(got.notify);
+	assert_int_equal(got.prog.len, filter_default.prog.len);
+	assert_memory_equal(got.prog.filter, filter_default.prog.filter, len);
+	jr_seccomp_release(&got);
+	close(fd);
+
+	/* Not sealed: the runner could still change it. */
+	fd = memfd_with(filter_default.prog.filter, len, 0);
+	assert_int_equal(jr_seccomp_from_memfd(fd, false, &got, &e), -EPERM);
+	assert_null(got.prog.filter);
+	close(fd);
+	/* Sealed but torn: not whole instructions. */
+	fd = memfd_with(filter_default.prog.filter, len - 3, all);
+	assert_int_equal(jr_seccomp_from_memfd(fd, false, &got, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "whole instructions"));
+	close(fd);
+	/* Empty, and one instruction over the kernel's bound. */
+	fd = memfd_with("", 0, all);
+	assert_int_equal(jr_seccomp_from_memfd(fd, false, &got, &e), -EINVAL);
+	close(fd);
+	memset(big, 0, sizeof(big));
+	fd = memfd_with(big, sizeof(big), all);
+	assert_int_equal(jr_seccomp_from_memfd(fd, false, &got, &e), -EINVAL);
+	close(fd);
+	assert_null(got.prog.filter);
+	/* Nothing built: nothing to hand over. */
+	assert_true(jr_seccomp_to_memfd(&(struct jr_seccomp_filter){ 0 }, &e) <
+		    0);
 }
 
 static void child_load_without_nnp(const struct jr_seccomp_filter *f,
@@ -1080,6 +1145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_export),
+		cmocka_unit_test(test_memfd_handover),
 		cmocka_unit_test(test_load_preconditions),
 		cmocka_unit_test(test_sentinel_premise),
 		cmocka_unit_test(test_rules_native),

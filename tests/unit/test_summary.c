@@ -250,7 +250,20 @@ static void test_startup_accounting(void **state)
 	jr_startup_format(&st, line, sizeof(line));
 	assert_non_null(strstr(line, "prepare 0.00, "));
 	assert_non_null(strstr(line, "nft 1.50, "));
-	assert_non_null(strstr(line, "exec 0.25, waiting 1.25, total 3.00 ms"));
+	assert_non_null(strstr(
+	    line, "exec 0.25, parallel -0.00, waiting 1.25, total 3.00 ms"));
+
+	/* The runner's nft beside init's setup: counted once. */
+	st.us[JR_PHASE_MOUNTS] = 1000;
+	st.begin = 1;
+	jr_startup_overlap(&st, 100, 1100, 600, 2100); /* 500 inside */
+	jr_startup_overlap(&st, 100, 1100, 0, 50);     /* none inside */
+	jr_startup_overlap(&st, 100, 1100, 200, 300);  /* 100 inside */
+	assert_int_equal(st.parallel_us, 600);
+	assert_int_equal(jr_startup_sum(&st), 1500 + 250 + 1000 - 600);
+	jr_startup_format(&st, line, sizeof(line));
+	assert_non_null(strstr(
+	    line, "exec 0.25, parallel -0.60, waiting 0.85, total 3.00 ms"));
 	jr_startup_format(&st, line, 8);
 	assert_int_equal(strlen(line), 7);
 	for (int p = 0; p < JR_PHASE_COUNT; p++)
