@@ -357,8 +357,9 @@ static void recv_go(const struct jr_init_args *a)
 		return;
 	}
 	if (nfd != 1)
-		r = jr_err_set(&err, EPROTO,
-			       "the seccomp filter did not arrive from the runner, refusing to run the command");
+		r = jr_err_set(
+		    &err, EPROTO,
+		    "the seccomp filter did not arrive from the runner, refusing to run the command");
 	else
 		r = jr_seccomp_from_memfd(fd, m.status == JR_CTL_GO_NOTIFY,
 					  &seccomp_filter, &err);

@@ -50,9 +50,10 @@ enum jr_startup_phase {
 struct jr_startup {
 	uint64_t us[JR_PHASE_COUNT]; /* microseconds per phase */
 	uint64_t total_us;	     /* main() entry to "command started" */
-	uint64_t parallel_us; /* runner phases inside init's setup span */
 	bool complete;		     /* the command started: total is set */
 	uint64_t teardown_us; /* command's end (init's EXIT) to the summary */
+	/* Of the phases, the runner's inside init's setup span (above). */
+	uint64_t parallel_us;
 	/* Runner bookkeeping, CLOCK_MONOTONIC in microseconds. */
 	uint64_t begin, last, end_of_run;
 };
