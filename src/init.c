@@ -277,6 +277,9 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			return r;
 		landlock_ruleset = r;
 	}
+	r = jr_fs_apply_finish(err);
+	if (r < 0)
+		return r;
 	/* Made here, in the worker netns: unix_diag lists the sockets of
 	 * its own netns only, which is the question unixguard.c asks. */
 	fds[JR_CTL_FD_UNIX_DIAG] =
