@@ -105,6 +105,11 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err)
  * returns the overflow id for it). So a short-lived child, whose
  * credentials die with it, switches fsuid/fsgid and writes the file; init
  * then checks the owner it got.
+ * vfork, as make_points() in fslayout.c: a fork copied init's page tables
+ * and left every page init wrote afterwards to a copy-on-write fault. The
+ * child only changes its own credentials and makes system calls (its
+ * errno and stack frame are all it writes of init's memory), and it
+ * never returns from here.
  * Return: 0 or -errno.
  */
 static int create_file_as(int dirfd, const char *name, const char *text,
@@ -114,7 +119,7 @@ static int create_file_as(int dirfd, const char *name, const char *text,
 	int status;
 	pid_t pid;
 
-	pid = fork();
+	pid = vfork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
