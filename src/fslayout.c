@@ -34,7 +34,7 @@
  *     root: the host tree is gone from the namespace. The unmount waits
  *     for an RCU grace period, so it runs in a child beside init's network
  *     setup, and init waits for it (jr_fs_apply_finish) before anything
- *     can run in the sandbox (see detach_old_root()).
+ *     can run in the sandbox (see jr_mounts_detach_start()).
  * Mounts inherited from the host are locked in the sandbox's user
  * namespace (mount_namespaces(7)): a process there can add restrictions
  * (MOUNT_ATTR_RDONLY) but never lift the ones it inherited, nor unmount a
@@ -54,7 +54,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1073,59 +1072,9 @@ static int collect(struct build *b)
 	return r;
 }
 
-/*
- * The old root's lazy unmount (step 7) runs in a child beside init, and
- * jr_fs_apply_finish() waits for it. Unmounting frees mounts, and the
- * kernel frees them only after an RCU grace period, which umount2(2)
- * waits for (namespace_unlock -> synchronize_rcu_expedited): 0.3 to 3 ms
- * on a busy VM, a third of the layout's time, spent waiting and not
- * computing. In the child it overlaps init's network setup instead.
- *
- * Why the command can never see the host tree meanwhile: until the
- * unmount is done, the old root is stacked on the new "/", and a walk
- * that reaches "/" through ".." steps onto it (follow_dotdot, then the
- * mounts on top are followed); absolute and relative lookups that start
- * at "/" or the cwd do not, so init's own steps after the pivot (canonical
- * paths, no "..") see the sandbox's tree. The command is only started
- * after jr_fs_apply_finish() has seen the child succeed; on any failure
- * the command never runs (fail closed). The child shares init's memory
- * (CLONE_VM: no page tables copied) but not its cwd, which it took at the
- * clone (the new root, where the old one is stacked) and which init's
- * chdir into the workdir does not move. It runs on its own stack and only
- * makes one system call; if that fails, its errno lands in init's (shared
- * TLS), which does not matter: init then fails the setup anyway.
- * If init dies first, the child dies with it (init is the PID namespace's
- * reaper).
- */
-static pid_t detach_pid = -1;
-static char detach_stack[64 * 1024] __attribute__((aligned(16)));
-
-static int detach_old_root(void *arg)
-{
-	(void)arg;
-	if (umount2(".", MNT_DETACH) < 0)
-		return errno & 0xff ? errno & 0xff : EIO;
-	return 0;
-}
-
 int jr_fs_apply_finish(struct jr_err *err)
 {
-	int status, code;
-
-	if (detach_pid < 0)
-		return 0;
-	while (waitpid(detach_pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return jr_err_set(
-			    err, errno,
-			    "cannot detach the host's tree: waitpid: %s",
-			    strerror(errno));
-	detach_pid = -1;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	code = WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
-	return jr_err_set(err, code, "cannot detach the host's tree: %s",
-			  strerror(code));
+	return jr_mounts_detach_wait(err);
 }
 
 static int pivot(int root, struct jr_err *err)
@@ -1137,11 +1086,8 @@ static int pivot(int root, struct jr_err *err)
 				  "cannot pivot into the sandbox's tree: %s",
 				  strerror(errno));
 	/* The old root now sits on top of the new one: drop it and all the
-	 * host mounts under it, beside init (see detach_pid); in line if no
-	 * child can be made (a tight pids limit). */
-	detach_pid = clone(detach_old_root, detach_stack + sizeof(detach_stack),
-			   CLONE_VM | SIGCHLD, NULL);
-	if (detach_pid < 0 && umount2(".", MNT_DETACH) < 0)
+	 * host mounts under it, beside init (jr_mounts_detach_start()). */
+	if (jr_mounts_detach_start() < 0)
 		return jr_err_set(err, errno,
 				  "cannot detach the host's tree: %s",
 				  strerror(errno));
