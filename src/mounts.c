@@ -77,11 +77,11 @@ void jr_mounts_close_detached(void)
  * Lookups that start at "/" or at the cwd and never climb to "/" do not.
  * So everything that may follow a host symlink waits for the child first:
  * jr_mounts_bind_text() does, and init calls jr_mounts_detach_wait()
- * (through jr_fs_apply_finish()) at the end of its setup, before the
- * runner is told the sandbox is ready; the command never runs before that,
- * and if the unmount failed, never (fail closed). What init does in
- * between: links and routes by netlink, sysctls under /proc/sys, the
- * landlock rules' opens of canonical paths (no "..").
+ * (through jr_fs_apply_finish()) before it opens the landlock rules'
+ * paths, well before the runner is told the sandbox is ready; the command
+ * never runs before that, and if the unmount failed, never (fail closed).
+ * What init does in between: links and routes by netlink, sysctls and
+ * the read-only bind under /proc/sys (our own procfs, no symlinks).
  *
  * The child shares init's memory (CLONE_VM: no page tables copied, nothing
  * to copy on write) but not its cwd: it took the new root, where the old
