@@ -31,7 +31,10 @@
  *  6. protected paths in each writable root get a read-only bind on
  *     themselves, hidden paths an empty read-only directory or file;
  *  7. pivot_root(".", ".") into the clone and a lazy unmount of the old
- *     root: the host tree is gone from the namespace.
+ *     root: the host tree is gone from the namespace. The unmount waits
+ *     for an RCU grace period, so it runs in a child beside init's network
+ *     setup, and init waits for it (jr_fs_apply_finish) before anything
+ *     can run in the sandbox (see jr_mounts_detach_start()).
  * Mounts inherited from the host are locked in the sandbox's user
  * namespace (mount_namespaces(7)): a process there can add restrictions
  * (MOUNT_ATTR_RDONLY) but never lift the ones it inherited, nor unmount a
@@ -562,11 +565,16 @@ static int clone_host(const char *path, unsigned int set, bool *is_dir,
 	return c;
 }
 
-/* What the mountpoint-making child does, one line per path. */
+/* What the mountpoint-making child does, one line per path. Small on
+ * purpose: init is a fresh clone of the runner, and each page it first
+ * writes is a page fault (tens of us on a busy VM); a PATH_MAX buffer per
+ * line made this table 700 KiB and its first writes a third of the
+ * layout's time. @rel points into the piece's own path, which outlives
+ * the child. */
 struct mkpoint {
-	int dirfd; /* a detached tmpfs */
-	char rel[PATH_MAX];
-	char kind; /* 'd' dir, 'f' empty file, 'l' symlink */
+	int dirfd;	 /* a detached tmpfs */
+	const char *rel; /* relative to @dirfd */
+	char kind;	 /* 'd' dir, 'f' empty file, 'l' symlink */
 	const char *link;
 	mode_t mode;
 };
@@ -929,11 +937,10 @@ static int collect(struct build *b)
 	if (r < 0)
 		return r;
 	dev_i = b->n - 1;
-	for (size_t i = 0; i < ARRAY_SIZE(dev_links); i++) {
-		mk[n_mk] = (struct mkpoint){ b->p[dev_i].fd, "", 'l',
-					     dev_links[i].target, 0 };
-		snprintf(mk[n_mk++].rel, PATH_MAX, "%s", dev_links[i].name);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(dev_links); i++)
+		mk[n_mk++] =
+		    (struct mkpoint){ b->p[dev_i].fd, dev_links[i].name, 'l',
+				      dev_links[i].target, 0 };
 	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
 		static char paths[ARRAY_SIZE(dev_nodes)][16];
 		bool is_dir;
@@ -1053,17 +1060,21 @@ static int collect(struct build *b)
 
 		if (!t || n_mk == ARRAY_SIZE(mk))
 			continue;
-		mk[n_mk] = (struct mkpoint){
+		mk[n_mk++] = (struct mkpoint){
 			.dirfd = t->fd,
+			.rel = b->p[i].where + strlen(t->where) + 1,
 			.kind = b->p[i].is_dir ? 'd' : 'f',
 			.mode = b->p[i].is_dir ? 0755 : 0644,
 		};
-		snprintf(mk[n_mk++].rel, PATH_MAX, "%s",
-			 b->p[i].where + strlen(t->where) + 1);
 	}
 	r = make_points(mk, n_mk, plan->uid, plan->gid, !plan->privileged,
 			b->err);
 	return r;
+}
+
+int jr_fs_apply_finish(struct jr_err *err)
+{
+	return jr_mounts_detach_wait(err);
 }
 
 static int pivot(int root, struct jr_err *err)
@@ -1075,8 +1086,8 @@ static int pivot(int root, struct jr_err *err)
 				  "cannot pivot into the sandbox's tree: %s",
 				  strerror(errno));
 	/* The old root now sits on top of the new one: drop it and all the
-	 * host mounts under it. */
-	if (umount2(".", MNT_DETACH) < 0)
+	 * host mounts under it, beside init (jr_mounts_detach_start()). */
+	if (jr_mounts_detach_start() < 0)
 		return jr_err_set(err, errno,
 				  "cannot detach the host's tree: %s",
 				  strerror(errno));

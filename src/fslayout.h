@@ -71,6 +71,16 @@ int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
 		struct jr_err *err);
 
 /*
+ * jr_fs_apply_finish - wait for the part of jr_fs_apply() that runs beside
+ * init: the lazy unmount of the host's old root (fslayout.c, step 7).
+ * Init calls it before the command can run, and after its other setup,
+ * which the wait overlaps.
+ * Return: 0 (also when there was nothing to wait for) or -errno with @err
+ * set; then the host tree may still be reachable and nothing may run.
+ */
+int jr_fs_apply_finish(struct jr_err *err);
+
+/*
  * jr_fs_scrub_env - remove the socket-naming variables of fspolicy.h from
  * the environment, unless their socket is in @plan->exposed. For the
  * pre-exec child.

@@ -275,6 +275,10 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
+	/* The host's old root gone: landlock's paths must not reach it. */
+	r = jr_fs_apply_finish(err);
+	if (r < 0)
+		return r;
 	/* After the mounts: the paths are opened as the command sees them. */
 	if (a->landlock && a->landlock->abi > 0) {
 		r = jr_landlock_build(a->landlock, err);

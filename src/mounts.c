@@ -19,7 +19,8 @@
  * (namespace_unlock -> synchronize_rcu_expedited): one to a few ms per
  * mount on a busy VM. So the tmpfs fds are not closed during setup but
  * kept until jr_mounts_close_detached(), which init calls once the command
- * is running.
+ * is running. For the same reason the isolated layout's lazy unmount of
+ * the host's old root runs in a child beside init (detach_pid below).
  */
 
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -58,6 +60,76 @@ void jr_mounts_close_detached(void)
 {
 	while (n_detached)
 		close(detached[--n_detached]);
+}
+
+/*
+ * The old root's lazy unmount (fslayout.c, step 7) runs in a child beside
+ * init. Unmounting frees mounts, and the kernel frees them only after an
+ * RCU grace period, which umount2(2) waits for (namespace_unlock ->
+ * synchronize_rcu_expedited): 0.3 to 3 ms on a busy VM, a third of the
+ * layout's time, spent waiting and not computing. In the child it
+ * overlaps init's network setup instead.
+ *
+ * Until the unmount is done, the old root (the host's writable tree) is
+ * stacked on the new "/", and a walk that reaches "/" through ".." steps
+ * onto it (follow_dotdot, then the mounts on top are followed): "/etc/.."
+ * or a symlink such as /etc/resolv.conf -> ../run/... would lead there.
+ * Lookups that start at "/" or at the cwd and never climb to "/" do not.
+ * So everything that may follow a host symlink waits for the child first:
+ * jr_mounts_bind_text() does, and init calls jr_mounts_detach_wait()
+ * (through jr_fs_apply_finish()) before it opens the landlock rules'
+ * paths, well before the runner is told the sandbox is ready; the command
+ * never runs before that, and if the unmount failed, never (fail closed).
+ * What init does in between: links and routes by netlink, sysctls and
+ * the read-only bind under /proc/sys (our own procfs, no symlinks).
+ *
+ * The child shares init's memory (CLONE_VM: no page tables copied, nothing
+ * to copy on write) but not its cwd: it took the new root, where the old
+ * one is stacked, at the clone, and init's chdir into the workdir does
+ * not move it. It runs on its own stack and makes one system call; if that
+ * fails, its errno lands in init's (the same TLS), which does not matter:
+ * init then fails the setup anyway. If init dies first, the child dies
+ * with it (init is the PID namespace's reaper).
+ */
+static pid_t detach_pid = -1;
+static char detach_stack[64 * 1024] __attribute__((aligned(16)));
+
+static int detach_old_root(void *arg)
+{
+	(void)arg;
+	if (umount2(".", MNT_DETACH) < 0)
+		return errno & 0xff ? errno & 0xff : EIO;
+	return 0;
+}
+
+int jr_mounts_detach_start(void)
+{
+	detach_pid = clone(detach_old_root, detach_stack + sizeof(detach_stack),
+			   CLONE_VM | SIGCHLD, NULL);
+	if (detach_pid >= 0)
+		return 0;
+	/* No child to be had (a tight pids limit): in line. */
+	return umount2(".", MNT_DETACH) < 0 ? -errno : 0;
+}
+
+int jr_mounts_detach_wait(struct jr_err *err)
+{
+	int status, code;
+
+	if (detach_pid < 0)
+		return 0;
+	while (waitpid(detach_pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return jr_err_set(
+			    err, errno,
+			    "cannot detach the host's tree: waitpid: %s",
+			    strerror(errno));
+	detach_pid = -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
+	return jr_err_set(err, code, "cannot detach the host's tree: %s",
+			  strerror(code));
 }
 
 int jr_mounts_setup(struct jr_err *err)
@@ -105,6 +177,11 @@ int jr_mounts_proc_sys_readonly(struct jr_err *err)
  * returns the overflow id for it). So a short-lived child, whose
  * credentials die with it, switches fsuid/fsgid and writes the file; init
  * then checks the owner it got.
+ * vfork, as make_points() in fslayout.c: a fork copied init's page tables
+ * and left every page init wrote afterwards to a copy-on-write fault. The
+ * child only changes its own credentials and makes system calls (its
+ * errno and stack frame are all it writes of init's memory), and it
+ * never returns from here.
  * Return: 0 or -errno.
  */
 static int create_file_as(int dirfd, const char *name, const char *text,
@@ -114,7 +191,7 @@ static int create_file_as(int dirfd, const char *name, const char *text,
 	int status;
 	pid_t pid;
 
-	pid = fork();
+	pid = vfork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
@@ -160,6 +237,10 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 	char uid_s[16], gid_s[16], size_s[32];
 	int r;
 
+	/* @target may be a symlink that climbs to "/" (see detach_pid). */
+	r = jr_mounts_detach_wait(err);
+	if (r < 0)
+		return r;
 	/*
 	 * A memfd cannot be bind-mounted (its mount is not in our
 	 * namespace), so: a detached tmpfs (fsopen/fsmount, never attached

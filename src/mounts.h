@@ -53,6 +53,21 @@ void jr_mounts_close_detached(void);
 void jr_mounts_defer_close(int fd);
 
 /*
+ * jr_mounts_detach_start - lazily unmount the old root stacked on "/"
+ * after pivot_root(".", "."), in a child beside init (or in line when no
+ * child can be made). Call with the cwd on the new root.
+ * Return: 0 or -errno (errno set) when it could not even start.
+ */
+int jr_mounts_detach_start(void);
+
+/*
+ * jr_mounts_detach_wait - wait for jr_mounts_detach_start()'s child.
+ * Return: 0 (also with nothing to wait for) or -errno with @err set: the
+ * host's tree may still be reachable, nothing may run.
+ */
+int jr_mounts_detach_wait(struct jr_err *err);
+
+/*
  * The unix sockets of host daemons that would open connections, start
  * containers or run units on the command's behalf: a pathname unix socket
  * is reachable from any network namespace. "%u" stands for the caller's

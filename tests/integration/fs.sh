@@ -130,6 +130,14 @@ try:
     s.connect(sys.argv[1]); print("CONNECTED", s.recv(5))
 except OSError as e:
     print("REFUSED", e.errno)'
+ROOTCHK='import os
+def mnt(p):
+    fd = os.open(p, os.O_PATH)
+    m = [l.split()[1] for l in open("/proc/self/fdinfo/%d" % fd) if l.startswith("mnt_id:")]
+    os.close(fd)
+    return m
+print("ROOT", "same" if mnt("/") == mnt("/..") else "other",
+      "ro" if os.statvfs("/..").f_flag & os.ST_RDONLY else "rw")'
 ATTACKS='
 cat "$HOME/.ssh/id_ed25519"
 cat "$HOME/.aws/credentials"
@@ -173,6 +181,12 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: write in the working directory" fj "$m" -- sh -c 'pwd; echo IN >made-inside'
 	expect_output_has "$m: starts in the working directory" "$REPO"
 	host_unchanged "$m: the file is on the host" "$REPO/made-inside" IN
+
+	# The host's old root is gone before the command starts: while it is
+	# stacked on the new "/" (pivot_root, until init's detach finishes),
+	# "/.." is that writable host root, another mount than "/".
+	expect_status 0 "$m: /.. is /" fj "$m" -- python3 -c "$ROOTCHK"
+	expect_output_has "$m: /.. is the sandbox's read-only /" "ROOT same ro"
 
 	# A symlink in the working directory to ~/.ssh gives nothing.
 	expect_status 1 "$m: symlink to ~/.ssh" fj "$m" -- cat ssh-link/id_ed25519

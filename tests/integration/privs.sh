@@ -104,11 +104,13 @@ for m in $(jr_modes); do
 		as_mode "$m" bash -c "exec 7</dev/null 9>/dev/null; exec timeout -k 5 $JR_RUN_LIMIT '$JR' -- '$JR_TMP/fdcheck'"
 	expect_output_has "$m: fdcheck ran" "only 0, 1, 2 open"
 
-	# PID namespace: the command is PID 2 (init is 1) and sees no host PID.
-	# Started by root, init's short-lived helper that makes the mountpoints
-	# of the private tmpfs with a mapped uid (fslayout.c) was PID 2.
-	want_pid=2
-	[ "$m" = root ] && want_pid=3
+	# PID namespace: the command is PID 3 (init is 1) and sees no host PID.
+	# init's short-lived helper that detaches the host's old root beside
+	# init's other setup (fslayout.c) was PID 2; started by root, the one
+	# that makes the mountpoints of the private tmpfs with a mapped uid
+	# came first.
+	want_pid=3
+	[ "$m" = root ] && want_pid=4
 	expect_status 0 "$m: list PIDs" jr "$m" -- sh -c 'echo "self=$$"; ls /proc | grep -E "^[0-9]+$" | tr "\n" " "'
 	expect_output_has "$m: command is PID $want_pid" "self=$want_pid"
 	pids=$(printf '%s\n' "$OUT" | tail -n1)
