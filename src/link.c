@@ -53,55 +53,6 @@ static int route_socket(struct nl_sock **out, struct jr_err *err)
 	return 0;
 }
 
-static int get_lo(struct nl_sock *sk, struct rtnl_link **out,
-		  struct jr_err *err)
-{
-	int r = rtnl_link_get_kernel(sk, 0, "lo", out);
-
-	if (r < 0)
-		return jr_err_set(err, EIO, "cannot read link lo: %s",
-				  nl_geterror(r));
-	return 0;
-}
-
-int jr_link_lo_up(struct jr_err *err)
-{
-	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
-	_cleanup_(rtnl_link_putp) struct rtnl_link *lo = NULL;
-	_cleanup_(rtnl_link_putp) struct rtnl_link *change = NULL;
-	_cleanup_(rtnl_link_putp) struct rtnl_link *after = NULL;
-	int r;
-
-	r = route_socket(&sk, err);
-	if (r < 0)
-		return r;
-	r = get_lo(sk, &lo, err);
-	if (r < 0)
-		return r;
-	change = rtnl_link_alloc();
-	if (!change)
-		return jr_err_set(err, ENOMEM, "cannot allocate a link object");
-	rtnl_link_set_flags(change, IFF_UP);
-	r = rtnl_link_change(sk, lo, change, 0);
-	if (r < 0)
-		return jr_err_set(err, EIO,
-				  "cannot bring up lo in the sandbox: %s",
-				  nl_geterror(r));
-	r = get_lo(sk, &after, err);
-	if (r < 0)
-		return r;
-	if (!(rtnl_link_get_flags(after) & IFF_UP))
-		return jr_err_set(
-		    err, EIO,
-		    "lo in the sandbox is still down after bringing it up");
-	if (rtnl_link_get_ifindex(after) != JR_LOOPBACK_IFINDEX)
-		return jr_err_set(
-		    err, EPROTO,
-		    "lo in the sandbox has ifindex %d, not %d: the nftables loopback rules would not match it",
-		    rtnl_link_get_ifindex(after), JR_LOOPBACK_IFINDEX);
-	return 0;
-}
-
 JR_DEFINE_CLEANUP(struct rtnl_addr, rtnl_addr_put)
 JR_DEFINE_CLEANUP(struct nl_addr, nl_addr_put)
 JR_DEFINE_CLEANUP(struct nl_cache, nl_cache_free)
@@ -387,6 +338,43 @@ static int link_up_in(struct nl_cache *cache, const char *name, int want_index,
 		    err, EPROTO,
 		    "%s has ifindex %d, not %d: the nftables loopback rules would not match it",
 		    who, rtnl_link_get_ifindex(l), want_index);
+	return 0;
+}
+
+int jr_link_lo_up(struct jr_err *err)
+{
+	_cleanup_(nl_socket_freep) struct nl_sock *sk = NULL;
+	_cleanup_(rtnl_link_putp) struct rtnl_link *after = NULL;
+	struct batch b = { .n = 0 };
+	int r;
+
+	r = jr_link_open(&sk, err);
+	if (r < 0)
+		return r;
+	/* lo is index 1 in every netns (link.h): no need to look it up
+	 * first; the read-back checks the name at that index. */
+	r = push_up(&b, JR_LOOPBACK_IFINDEX,
+		    "cannot bring up lo in the sandbox");
+	if (r < 0)
+		return jr_err_set(err, ENOMEM,
+				  "cannot build the netlink request for lo");
+	r = batch_run(sk, &b, err);
+	batch_free(&b);
+	if (r < 0)
+		return r;
+	r = rtnl_link_get_kernel(sk, 0, "lo", &after);
+	if (r < 0)
+		return jr_err_set(err, EIO, "cannot read link lo: %s",
+				  nl_geterror(r));
+	if (!(rtnl_link_get_flags(after) & IFF_UP))
+		return jr_err_set(
+		    err, EIO,
+		    "lo in the sandbox is still down after bringing it up");
+	if (rtnl_link_get_ifindex(after) != JR_LOOPBACK_IFINDEX)
+		return jr_err_set(
+		    err, EPROTO,
+		    "lo in the sandbox has ifindex %d, not %d: the nftables loopback rules would not match it",
+		    rtnl_link_get_ifindex(after), JR_LOOPBACK_IFINDEX);
 	return 0;
 }
 

@@ -16,7 +16,8 @@
  *   open), or an error put on the wrong step (an ack matched to the wrong
  *   request), or a failure on a later step reported first;
  * - ipv6_hint: the IPv6 address step's failure keeps its hint;
- * - missing_link: a link that is not there is an error naming it.
+ * - missing_link: a link that is not there is an error naming it;
+ * - lo_up: jr_link_lo_up()'s one request is sent and acted on.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -296,14 +297,24 @@ static void test_missing_link(void **state)
 		fail_msg("wrong message: %s", err.msg);
 }
 
+static void test_lo_up(void **state)
+{
+	struct jr_err err = { 0 };
+
+	(void)state;
+	assert_false(is_up("lo")); /* a new netns's lo is down */
+	if (jr_link_lo_up(&err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(is_up("lo"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, fresh_netns)
 	const struct CMUnitTest tests[] = {
-		T(test_both_ends),
-		T(test_first_failure_named),
-		T(test_ipv6_hint),
-		T(test_missing_link),
+		T(test_both_ends), T(test_first_failure_named),
+		T(test_ipv6_hint), T(test_missing_link),
+		T(test_lo_up),
 	};
 
 	enter_private_netns();
