@@ -123,6 +123,13 @@ int jr_link_create_veth(struct nl_sock *sk, const char *name,
 	rtnl_link_set_num_rx_queues(veth, 1);
 	rtnl_link_set_num_tx_queues(peer, 1);
 	rtnl_link_set_num_rx_queues(peer, 1);
+	/* @name up at creation (IFF_UP in its ifinfomsg: the kernel applies
+	 * it before it answers), not in one more request that would wait
+	 * for the RTNL again: on a busy host every netns torn down holds it
+	 * a while. Not the peer: the kernel brings it up before the pair is
+	 * joined, and veth_open() refuses that (ENOTCONN). jr_link_setup()
+	 * reads it back. */
+	rtnl_link_set_flags(veth, IFF_UP);
 	r = rtnl_link_add(sk, veth, NLM_F_CREATE | NLM_F_EXCL);
 	if (r < 0)
 		return jr_err_set(
@@ -468,7 +475,7 @@ int jr_link_setup(struct nl_sock *sk, const struct jr_link_plan *p,
 	if (r == 0)
 		r = push_addr(&b, p->ifname, ifindex, AF_INET, &p->addr,
 			      sizeof(p->addr), p->prefix, 0);
-	if (r == 0)
+	if (r == 0 && !p->created_up)
 		r = push_up(&b, ifindex, up);
 	if (r == 0 && p->gw)
 		r = push_default_route(&b, AF_INET, p->gw, sizeof(*p->gw));

@@ -48,7 +48,7 @@ void jr_link_close(struct nl_sock *sk);
  * peer @peer_name in the netns of @peer_netns_fd (an open
  * /proc/.../ns/net). The pair exists only while both namespaces do: when
  * either goes away the kernel deletes both ends. jr_link_setup() on @name
- * reads back that it appeared.
+ * reads back that it appeared. @name is created up, the peer down.
  * Return: 0 or -errno with @err set.
  */
 int jr_link_create_veth(struct nl_sock *sk, const char *name,
@@ -58,6 +58,8 @@ int jr_link_create_veth(struct nl_sock *sk, const char *name,
 /*
  * struct jr_link_plan - what jr_link_setup() gives one link.
  * @ifname: the link (in the socket's netns)
+ * @created_up: it was created up (jr_link_create_veth()): no request to
+ *       bring it up, only the read-back that it is
  * @lo_too: also bring lo up (and read back that it is index 1)
  * @addr, @prefix: its IPv4 address
  * @gw: the IPv4 default route's gateway, or NULL for no default route
@@ -67,6 +69,7 @@ int jr_link_create_veth(struct nl_sock *sk, const char *name,
  */
 struct jr_link_plan {
 	const char *ifname;
+	bool created_up;
 	bool lo_too;
 	struct in_addr addr;
 	unsigned int prefix;

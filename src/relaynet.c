@@ -164,6 +164,7 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 	struct in6_addr relay6, worker6;
 	struct jr_link_plan relay = {
 		.ifname = JR_RELAY_IFNAME,
+		.created_up = true,
 		.lo_too = true,
 		.addr = gw->relay,
 		.prefix = gw->prefix,

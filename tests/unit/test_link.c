@@ -148,7 +148,9 @@ static void test_both_ends(void **state)
 	struct jr_err err = { 0 };
 	struct in6_addr r6, w6;
 	const bool v6 = jr_link_ipv6_available();
-	struct jr_link_plan relay = { .ifname = "jr-relay", .lo_too = true };
+	struct jr_link_plan relay = { .ifname = "jr-relay",
+				      .created_up = true,
+				      .lo_too = true };
 	struct jr_link_plan worker = { .ifname = "eth0" };
 	_cleanup_close_ int worker_ns = -1;
 	int r;
