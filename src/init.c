@@ -142,31 +142,13 @@ static void setup_fail(int ctl, const struct jr_err *e)
 }
 
 /*
- * The worker's IPv6 (relaynet.h): eth0 gets JR_LINK6_WORKER/64 without
- * DAD, and the IPv6 default route leads to the relay's end. Only the
- * synthetic pool's TCP (and UDP, to be refused there) may use it
- * (ruleset.c). A failure here is a setup failure (exit 125): the runner
- * planned the rules and the relay for IPv6, and guessing now would be a
- * sandbox other than the one verified.
- */
-static int setup_ipv6(struct jr_err *err)
-{
-	struct in6_addr worker6, relay6;
-	int r;
-
-	if (inet_pton(AF_INET6, JR_LINK6_WORKER, &worker6) != 1 ||
-	    inet_pton(AF_INET6, JR_LINK6_RELAY, &relay6) != 1)
-		return jr_err_set(err, EINVAL, "bad JR_LINK6_* addresses");
-	r = jr_link_add_addr6(JR_WORKER_IFNAME, &worker6, JR_LINK6_PREFIX, err);
-	if (r == 0)
-		r = jr_link_default_route6(&relay6, err);
-	return r;
-}
-
-/*
  * The worker's side of the allowlist topology: the relay netns with its
- * listeners, eth0 with G+1 and the default route via G, and resolv.conf
- * pointing at the relay's DNS. Fills the listener slots of @fds
+ * listeners, eth0 with G+1 and the default route via G (both made by
+ * jr_relaynet_create(); with IPv6 also JR_LINK6_WORKER/64 without DAD and
+ * the IPv6 default route to the relay's end: a failure there is a setup
+ * failure, exit 125, since the runner planned the rules and the relay for
+ * IPv6 and guessing now would be a sandbox other than the one verified),
+ * and resolv.conf pointing at the relay's DNS. Fills the listener slots of @fds
  * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP) and, with
  * --transparent on, JR_CTL_FD_TRANSPARENT, JR_CTL_FD_NFT_RELAY and
  * JR_CTL_FD_NFT_RELAY_MONITOR.
@@ -200,18 +182,6 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = relay_nft[1];
 		if (a->ipv6)
 			fds[JR_CTL_FD_TRANSPARENT6] = l.transparent6;
-	}
-	r = jr_link_configure(JR_WORKER_IFNAME, a->gateway.worker,
-			      a->gateway.prefix, err);
-	if (r < 0)
-		return r;
-	r = jr_link_default_route(a->gateway.relay, err);
-	if (r < 0)
-		return r;
-	if (a->transparent && a->ipv6) {
-		r = setup_ipv6(err);
-		if (r < 0)
-			return r;
 	}
 	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
 	/* The nameserver stays the IPv4 gateway, also with IPv6: the

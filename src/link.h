@@ -29,47 +29,67 @@
  */
 int jr_link_lo_up(struct jr_err *err);
 
+struct nl_sock;
+
 /*
- * jr_link_create_veth - create a veth pair: @name in the current netns,
- * its peer @peer_name in the netns of @peer_netns_fd (an open
+ * jr_link_open - a route netlink socket of the current netns, for every
+ * request jr_link_create_veth() and jr_link_setup() make there (a socket
+ * stays in the netns it was made in, whatever netns its user moves to).
+ * Free it with jr_link_close().
+ * Return: 0 or -errno with @err set.
+ */
+int jr_link_open(struct nl_sock **out, struct jr_err *err);
+
+/* jr_link_close - free a socket of jr_link_open(). */
+void jr_link_close(struct nl_sock *sk);
+
+/*
+ * jr_link_create_veth - create a veth pair: @name in @sk's netns, its
+ * peer @peer_name in the netns of @peer_netns_fd (an open
  * /proc/.../ns/net). The pair exists only while both namespaces do: when
- * either goes away the kernel deletes both ends.
+ * either goes away the kernel deletes both ends. jr_link_setup() on @name
+ * reads back that it appeared. @name is created up, the peer down.
  * Return: 0 or -errno with @err set.
  */
-int jr_link_create_veth(const char *name, const char *peer_name,
-			int peer_netns_fd, struct jr_err *err);
+int jr_link_create_veth(struct nl_sock *sk, const char *name,
+			const char *peer_name, int peer_netns_fd,
+			struct jr_err *err);
 
 /*
- * jr_link_configure - give @ifname (current netns) the IPv4 address
- * @addr/@prefix, bring it up, and read both back.
- * Return: 0 or -errno with @err set.
+ * struct jr_link_plan - what jr_link_setup() gives one link.
+ * @ifname: the link (in the socket's netns)
+ * @created_up: it was created up (jr_link_create_veth()): no request to
+ *       bring it up, only the read-back that it is
+ * @lo_too: also bring lo up (and read back that it is index 1)
+ * @addr, @prefix: its IPv4 address
+ * @gw: the IPv4 default route's gateway, or NULL for no default route
+ * @addr6, @prefix6: its IPv6 address (no DAD), or NULL for none
+ * @gw6: with @addr6, the IPv6 default route's gateway (on @addr6's
+ *       prefix), or NULL
  */
-int jr_link_configure(const char *ifname, struct in_addr addr,
-		      unsigned int prefix, struct jr_err *err);
+struct jr_link_plan {
+	const char *ifname;
+	bool created_up;
+	bool lo_too;
+	struct in_addr addr;
+	unsigned int prefix;
+	const struct in_addr *gw;
+	const struct in6_addr *addr6;
+	unsigned int prefix6;
+	const struct in6_addr *gw6;
+};
 
 /*
- * jr_link_default_route - add the IPv4 default route via @gw (current
- * netns) and read it back.
+ * jr_link_setup - configure @p->ifname in @sk's netns as @p says, in one
+ * batch of requests (one send, every ack read), then read back, with one
+ * dump of links, addresses and (with a route) routes: the links up, the
+ * addresses present and usable (not tentative), the default routes there
+ * with their gateways. Any failure names the step, as each request on
+ * its own did.
  * Return: 0 or -errno with @err set.
  */
-int jr_link_default_route(struct in_addr gw, struct jr_err *err);
-
-/*
- * jr_link_default_route6 - the IPv6 default route via @gw (current
- * netns), read back. @gw must be on a prefix of a link (an address added
- * with jr_link_add_addr6() brings its prefix route).
- * Return: 0 or -errno with @err set.
- */
-int jr_link_default_route6(const struct in6_addr *gw, struct jr_err *err);
-
-/*
- * jr_link_add_addr6 - give @ifname (current netns, already up) the IPv6
- * address @addr/@prefix without duplicate address detection
- * (IFA_F_NODAD), and read it back, usable (not tentative).
- * Return: 0 or -errno with @err set.
- */
-int jr_link_add_addr6(const char *ifname, const struct in6_addr *addr,
-		      unsigned int prefix, struct jr_err *err);
+int jr_link_setup(struct nl_sock *sk, const struct jr_link_plan *p,
+		  struct jr_err *err);
 
 /*
  * Where jr_link_ipv6_available() looks. A new network namespace takes

@@ -2,14 +2,18 @@
 /*
  * relaynet.c - building the relay network namespace (see relaynet.h).
  *
- * Theory of operation: init unshares a new network namespace (owned by
- * the sandbox's user namespace, so no privilege on the host is involved),
- * brings up lo, turns forwarding off, creates the veth pair with its peer
- * placed straight into the worker netns, gives the relay end the gateway
- * address, opens the relay's listening sockets on it, and returns to the
- * worker netns with setns(2) (init holds CAP_SYS_ADMIN over both). Every
- * socket stays in the netns it was created in, so the listeners are the
- * relay's, and init passes them on to the runner with the rest.
+ * Theory of operation: init opens a route netlink socket in the worker
+ * netns, unshares a new network namespace (owned by the sandbox's user
+ * namespace, so no privilege on the host is involved), turns forwarding
+ * off, creates the veth pair with its peer placed straight into the
+ * worker netns, configures both ends (link.c: per netns one socket and
+ * one batch of requests, then one read-back dump per kind: lo, the relay
+ * end's addresses and up from the relay's socket; eth0's addresses, up
+ * and default routes from the worker's, without going back there first),
+ * opens the relay's listening sockets on the gateway address, and returns
+ * to the worker netns with setns(2) (init holds CAP_SYS_ADMIN over both).
+ * Every socket stays in the netns it was created in, so the listeners are
+ * the relay's, and init passes them on to the runner with the rest.
  *
  * This used to be a forked child that sent the sockets back over a
  * socketpair. A fork copies init's page tables and every page either side
@@ -68,6 +72,11 @@
 #include "publish.h"
 #include "relaynet.h"
 
+/*
+ * write_sysctl - make @path read @value: read it first and write only if
+ * it differs (a fresh netns mostly has the value already, and the read is
+ * the proof either way), then read it back after a write.
+ */
 static int write_sysctl(const char *path, const char *value, struct jr_err *err)
 {
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -77,9 +86,13 @@ static int write_sysctl(const char *path, const char *value, struct jr_err *err)
 	if (fd < 0)
 		return jr_err_set(err, errno, "cannot open %s: %s", path,
 				  strerror(errno));
+	if (pread(fd, back, sizeof(back) - 1, 0) > (ssize_t)len &&
+	    strncmp(back, value, len) == 0 && back[len] == '\n')
+		return 0;
 	if (write(fd, value, len) != (ssize_t)len)
 		return jr_err_set(err, errno ? errno : EIO, "cannot write %s",
 				  path);
+	memset(back, 0, sizeof(back));
 	if (pread(fd, back, sizeof(back) - 1, 0) <= 0 ||
 	    strncmp(back, value, len) != 0)
 		return jr_err_set(err, EIO, "%s did not read back as %s", path,
@@ -137,40 +150,51 @@ static int listen_on6(struct jr_err *err)
 	return steal_fd(&fd);
 }
 
-/* The IPv6 half of the relay netns (init is in it while this runs). */
-static int build6(struct jr_relay_listeners *l, struct jr_err *err)
-{
-	struct in6_addr relay6;
-	int r;
+JR_DEFINE_CLEANUP(struct nl_sock, jr_link_close)
 
-	if (inet_pton(AF_INET6, JR_LINK6_RELAY, &relay6) != 1)
-		return jr_err_set(err, EINVAL, "bad JR_LINK6_RELAY");
-	r = write_sysctl("/proc/sys/net/ipv6/conf/all/forwarding", "0", err);
-	if (r < 0)
-		return jr_err_prefix(
-		    err,
-		    "cannot turn IPv6 forwarding off in the relay namespace: ");
-	r = jr_link_add_addr6(JR_RELAY_IFNAME, &relay6, JR_LINK6_PREFIX, err);
-	if (r < 0)
-		return r;
-	l->transparent6 = listen_on6(err);
-	return l->transparent6 < 0 ? l->transparent6 : 0;
-}
-
-/* The work in the new netns (init is in it while this runs). */
-static int build(int worker_netns_fd, const struct jr_gateway *gw,
-		 bool transparent, bool ipv6, struct jr_relay_listeners *l,
-		 int nft[2], const struct jr_lanes *lanes, int *lane_fds,
+/* The work in the new netns (init is in it while this runs). @wsk: a
+ * route netlink socket of the worker netns, for eth0. */
+static int build(int worker_netns_fd, struct nl_sock *wsk,
+		 const struct jr_gateway *gw, bool transparent, bool ipv6,
+		 struct jr_relay_listeners *l, int nft[2],
+		 const struct jr_lanes *lanes, int *lane_fds,
 		 struct jr_err *err)
 {
+	_cleanup_(jr_link_closep) struct nl_sock *sk = NULL;
+	struct in6_addr relay6, worker6;
+	struct jr_link_plan relay = {
+		.ifname = JR_RELAY_IFNAME,
+		.created_up = true,
+		.lo_too = true,
+		.addr = gw->relay,
+		.prefix = gw->prefix,
+		.addr6 = ipv6 ? &relay6 : NULL,
+		.prefix6 = JR_LINK6_PREFIX,
+	};
+	/* The worker's eth0: G+1, the default route via G; with IPv6
+	 * JR_LINK6_WORKER/64 and the IPv6 default route to the relay's end.
+	 * Only the synthetic pool's TCP (and UDP, to be refused there) may
+	 * use IPv6 (ruleset.c). */
+	struct jr_link_plan worker = {
+		.ifname = JR_WORKER_IFNAME,
+		.addr = gw->worker,
+		.prefix = gw->prefix,
+		.gw = &gw->relay,
+		.addr6 = ipv6 ? &worker6 : NULL,
+		.prefix6 = JR_LINK6_PREFIX,
+		.gw6 = &relay6,
+	};
 	size_t k = 0;
 	int r;
 
+	if (inet_pton(AF_INET6, JR_LINK6_RELAY, &relay6) != 1 ||
+	    inet_pton(AF_INET6, JR_LINK6_WORKER, &worker6) != 1)
+		return jr_err_set(err, EINVAL, "bad JR_LINK6_* addresses");
 	if (unshare(CLONE_NEWNET) < 0)
 		return jr_err_set(
 		    err, errno, "cannot create the relay network namespace: %s",
 		    strerror(errno));
-	r = jr_link_lo_up(err);
+	r = jr_link_open(&sk, err);
 	if (r < 0)
 		return r;
 	r = write_sysctl("/proc/sys/net/ipv4/ip_forward", "0", err);
@@ -180,11 +204,22 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	if (r < 0)
 		return jr_err_prefix(
 		    err, "cannot turn forwarding off in the relay namespace: ");
-	r = jr_link_create_veth(JR_RELAY_IFNAME, JR_WORKER_IFNAME,
+	if (ipv6) {
+		r = write_sysctl("/proc/sys/net/ipv6/conf/all/forwarding", "0",
+				 err);
+		if (r < 0)
+			return jr_err_prefix(
+			    err,
+			    "cannot turn IPv6 forwarding off in the relay namespace: ");
+	}
+	/* Both ends of the link, each configured in one batch and read
+	 * back (link.c); eth0 through @wsk, from here. */
+	r = jr_link_create_veth(sk, JR_RELAY_IFNAME, JR_WORKER_IFNAME,
 				worker_netns_fd, err);
-	if (r < 0)
-		return r;
-	r = jr_link_configure(JR_RELAY_IFNAME, gw->relay, gw->prefix, err);
+	if (r == 0)
+		r = jr_link_setup(sk, &relay, err);
+	if (r == 0)
+		r = jr_link_setup(wsk, &worker, err);
 	if (r < 0)
 		return r;
 	l->proxy = listen_on(SOCK_STREAM, gw->relay, JR_PROXY_PORT, err);
@@ -221,9 +256,9 @@ static int build(int worker_netns_fd, const struct jr_gateway *gw,
 	if (l->transparent < 0)
 		return l->transparent;
 	if (ipv6) {
-		r = build6(l, err);
-		if (r < 0)
-			return r;
+		l->transparent6 = listen_on6(err);
+		if (l->transparent6 < 0)
+			return l->transparent6;
 	}
 	/* The table's owner, and the watchdog's notifications of it. */
 	for (int i = 0; i < 2; i++) {
@@ -246,6 +281,7 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 {
 	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes) : 0;
 
+	_cleanup_(jr_link_closep) struct nl_sock *wsk = NULL;
 	struct jr_relay_listeners l = { .proxy = -1,
 					.dns_udp = -1,
 					.dns_tcp = -1,
@@ -256,8 +292,11 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 
 	for (size_t i = 0; i < n_lane_fds; i++)
 		lane_fds[i] = -1;
-	r = build(worker_netns_fd, gw, transparent, transparent && ipv6, &l,
-		  nft, lanes, lane_fds, err);
+	/* Made before the unshare, so it is the worker netns's. */
+	r = jr_link_open(&wsk, err);
+	if (r == 0)
+		r = build(worker_netns_fd, wsk, gw, transparent,
+			  transparent && ipv6, &l, nft, lanes, lane_fds, err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
 	 * in the relay netns: the command would start there. */

@@ -37,7 +37,10 @@ struct jr_relay_listeners {
 };
 
 /*
- * jr_relaynet_create - make the relay netns and its listeners.
+ * jr_relaynet_create - make the relay netns and its listeners, and the
+ * worker's end of the link: eth0 with @gw->worker, the default route via
+ * @gw->relay, and with @ipv6 JR_LINK6_WORKER/64 (no DAD) and the IPv6
+ * default route via JR_LINK6_RELAY, all read back.
  * @worker_netns_fd: the worker's /proc/self/ns/net, for the veth peer
  * @gw: gateway addresses
  * @transparent: also open the transparent listener and @nft_out
