@@ -371,6 +371,28 @@ static int recv_setup_msg(struct sandbox *sb, enum jr_ctl_type type,
 }
 
 /*
+ * init_failure_first - the worker table could not be installed or
+ * verified while init set up: if init's setup failed too, its message
+ * names the cause and replaces @err. Where a security module lets the
+ * user namespace be created but strips its capabilities (Ubuntu's
+ * AppArmor userns restriction), the install fails with EPERM, and init's
+ * sethostname says why and what to do. Init sends its next message
+ * without waiting for us, so this wait ends with its setup.
+ */
+static void init_failure_first(struct sandbox *sb, struct jr_err *err)
+{
+	struct jr_ctl_msg m;
+	int fds[JR_CTL_MAX_FDS];
+	size_t n = JR_CTL_MAX_FDS;
+	int r;
+
+	r = jr_ctl_recv(sb->ctl, &m, fds, &n);
+	close_fds(fds, n);
+	if (r == 0 && m.type == JR_CTL_SETUP_FAIL)
+		jr_err_set(err, m.code, "%s", m.msg);
+}
+
+/*
  * build_seccomp - build the command's filter with libseccomp (the slow
  * part, ~2 ms) while init sets up, and seal it into the memfd GO carries.
  */
@@ -465,8 +487,10 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			    err,
 			    "the sandbox firewall did not verify, refusing to run the command: ");
 	}
-	if (r < 0)
+	if (r < 0) {
+		init_failure_first(sb, err);
 		return r;
+	}
 	nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
 
 	/* The rest of init's fds fill the slots after the early ones. */
