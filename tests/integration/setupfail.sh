@@ -1,0 +1,44 @@
+#!/bin/bash
+# Set-up failures while the runner and init work at once (sandbox.c
+# lockdown(): the runner installs the worker table while init sets up).
+# With strace's fault injection, as root and rootless.
+#
+# Fails if:
+#  - a sandbox whose namespace capabilities are gone (sethostname and the
+#    nft install both EPERM, as under Ubuntu's AppArmor userns restriction)
+#    does not exit 125, runs the command, or reports the nft install
+#    instead of init's own failure, which names the cause and the fix
+#    (a runner that reports its own nft error first fails here);
+#  - the positive control: the same strace wrapping without injection does
+#    not run the command (so the cases above fail for the injection).
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+jr_require_sandbox
+command -v strace >/dev/null || skip "needs strace (contrib/dev.sh deps installs it)"
+
+# st MODE STRACE-ARGS... -- JAILRUN-ARGS...: jailrun under strace -f.
+st() {
+	local mode=$1 s=()
+	shift
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	as_mode "$mode" timeout -k 5 "$JR_RUN_LIMIT" strace -f -qq -o /dev/null "${s[@]}" "$JR" "$@"
+}
+
+for m in $(jr_modes); do
+	expect_status 0 "$m: control: under strace the command runs" \
+		st "$m" -e trace=sethostname -- --net none -- echo RAN-OK
+	expect_output_has "$m: control: its output" "RAN-OK"
+
+	expect_status 125 "$m: capabilities gone: exit 125" \
+		st "$m" -e trace=sethostname,sendto -e inject=sethostname:error=EPERM \
+		-e inject=sendto:error=EPERM -- --net none -- echo RAN-BAD
+	expect_output_has "$m: capabilities gone: init's cause reported" \
+		"cannot use the sandbox's user namespace (sethostname)"
+	if grep -qF "RAN-BAD" <<<"$OUT"; then fail "$m: capabilities gone: the command ran"; else ok "$m: capabilities gone: the command did not run"; fi
+	if grep -qF "sandbox firewall" <<<"$OUT"; then
+		fail "$m: capabilities gone: the nft error was reported instead: $OUT"
+	else
+		ok "$m: capabilities gone: one message, init's"
+	fi
+done
+finish
