@@ -66,16 +66,28 @@ as_cmd_uid() {
 	fi
 }
 
+# exec_cmd_uid CMD... - as_cmd_uid, replacing the (sub)shell: in the
+# background, $! is then the daemon itself, and ug_cleanup's kill reaches
+# it (a function run with & is a subshell that would stay its parent, and
+# killing that subshell orphaned the daemon).
+exec_cmd_uid() {
+	if [ "$(id -u)" -eq 0 ]; then
+		exec setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- "$@"
+	else
+		exec "$@"
+	fi
+}
+
 # listen PATH [stream|dgram|restart ARGS] - a host daemon on PATH, ready
 # when the socket exists.
 listen() {
 	local path=$1
 	shift
 	case ${1:-stream} in
-	restart) shift; as_cmd_uid "$PY" "$U" restart "$path" "$@" & ;;
-	count) shift; as_cmd_uid "$PY" "$U" count "$path" "$@" & ;;
-	dgcount) shift; as_cmd_uid "$PY" "$U" dgcount "$path" "$@" & ;;
-	*) as_cmd_uid "$PY" "$U" listen "$path" "${1:-stream}" & ;;
+	restart) shift; exec_cmd_uid "$PY" "$U" restart "$path" "$@" & ;;
+	count) shift; exec_cmd_uid "$PY" "$U" count "$path" "$@" & ;;
+	dgcount) shift; exec_cmd_uid "$PY" "$U" dgcount "$path" "$@" & ;;
+	*) exec_cmd_uid "$PY" "$U" listen "$path" "${1:-stream}" & ;;
 	esac
 	LISTENERS+=($!)
 	if ! wait_until 30 test -S "$path"; then
