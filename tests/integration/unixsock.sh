@@ -57,19 +57,11 @@ ug_cleanup() {
 }
 trap ug_cleanup EXIT
 
-# as_cmd_uid CMD... - run CMD as the uid the command gets (nobody).
-as_cmd_uid() {
-	if [ "$(id -u)" -eq 0 ]; then
-		setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- "$@"
-	else
-		"$@"
-	fi
-}
-
-# exec_cmd_uid CMD... - as_cmd_uid, replacing the (sub)shell: in the
-# background, $! is then the daemon itself, and ug_cleanup's kill reaches
-# it (a function run with & is a subshell that would stay its parent, and
-# killing that subshell orphaned the daemon).
+# exec_cmd_uid CMD... - exec CMD as the uid the command gets (nobody),
+# replacing the (sub)shell: in the background, $! is then the daemon
+# itself, and ug_cleanup's kill reaches it (a function run with & is a
+# subshell that would stay its parent, and killing that subshell
+# orphaned the daemon).
 exec_cmd_uid() {
 	if [ "$(id -u)" -eq 0 ]; then
 		exec setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- "$@"
@@ -77,6 +69,12 @@ exec_cmd_uid() {
 		exec "$@"
 	fi
 }
+
+# as_cmd_uid CMD... - run CMD as that uid, in the foreground.
+as_cmd_uid() {
+	(exec_cmd_uid "$@")
+}
+
 
 # listen PATH [stream|dgram|restart ARGS] - a host daemon on PATH, ready
 # when the socket exists.
