@@ -50,12 +50,16 @@ done
 EOF
 chmod 755 "$JR_TMP/inside.sh"
 
-# inside CMD - run CMD in the mode's sandbox: $IN_RC, $IN_OUT.
-inside() {
+# post CMD - hand CMD to the mode's sandbox as the next step.
+post() {
 	STEP=$((STEP + 1))
 	printf '%s\n' "$1" >"$D/cmd.$STEP.tmp"
 	chmod 644 "$D/cmd.$STEP.tmp"
 	mv "$D/cmd.$STEP.tmp" "$D/cmd.$STEP"
+}
+# inside CMD - run CMD in the mode's sandbox: $IN_RC, $IN_OUT.
+inside() {
+	post "$1"
 	if wait_until 120 test -e "$D/rc.$STEP"; then
 		IN_RC=$(cat "$D/rc.$STEP")
 		IN_OUT=$(cat "$D/out.$STEP")
@@ -252,7 +256,7 @@ for m in $(jr_modes); do
 	ctl_ok "none of them changed anything" 0 '"changes":9,' '"entries":1,' -- status
 
 	# ------------------------------------------------ the end
-	inside exit
+	post exit # no rc file: the sandbox's end is the answer
 	ended_ok "the sandbox" "$pid" "$JR_W/run-$m.out"
 	[ ! -e "$S" ] && ok "$m: the socket is gone" || fail "$m: the socket outlived the run"
 	n=$(grep -c '"event":"control","detail":"\(allow\|remove\|lock\)' "$log" || true)
