@@ -8,8 +8,9 @@
 #                          targets (FUZZ_SECONDS each, default 20), and
 #                          make distcheck
 #   contrib/dev.sh bench   install build deps, build, run the benchmark
-#                          (bench/run; squid and tinyproxy are compared
-#                          when installed: apt-get install squid tinyproxy)
+#                          (bench/run; squid, tinyproxy and bubblewrap are
+#                          compared when installed: apt-get install squid
+#                          tinyproxy bubblewrap)
 #   contrib/dev.sh deps    only install the Debian packages
 #   contrib/dev.sh build   only configure and build (in ./build)
 #
