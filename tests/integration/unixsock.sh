@@ -75,7 +75,6 @@ as_cmd_uid() {
 	(exec_cmd_uid "$@")
 }
 
-
 # listen PATH [stream|dgram|restart ARGS] - a host daemon on PATH, ready
 # when the socket exists.
 listen() {
