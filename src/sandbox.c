@@ -109,6 +109,7 @@ struct sandbox {
 	int unix_diag;		    /* sock_diag socket of the worker netns */
 	struct jr_unixguard *unixguard; /* serves the command's filter */
 	const struct jr_options *opts;
+	const struct jr_ids *ids; /* the command's (the guard's executor's) */
 	struct jr_landlock_config landlock;
 	const char **ll_roots; /* Landlock's writable roots (into the plan) */
 	char cwd[4096];	       /* the writable root under --fs host */
@@ -655,8 +656,12 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 	struct jr_unixguard_config cfg = {
 		.listener = -1,
 		.diag = steal_fd(&sb->unix_diag),
+		.userns = -1,
+		.ids = sb->ids,
+		.task = sender,
 		.expose = sb->opts->expose,
 		.n_expose = sb->opts->n_expose,
+		.control_path = sb->opts->control_path,
 		/* Connects run on behalf escape the command's Landlock
 		 * domain: the guard applies its TCP rule itself. */
 		.tcp = sb->landlock.abi > 0 && sb->landlock.tcp,
@@ -674,12 +679,25 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 		r = jr_err_set(&err, EPROTO,
 			       "unexpected seccomp listener hand-over");
 	} else {
-		r = jr_unixguard_fetch_listener(sender, in->code, &err);
+		char ns[64];
+
+		/* The executor's user namespace: the one init, and so the
+		 * command, lives in (unixguard_behalf.c). */
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/user", (int)sb->init_pid);
+		cfg.userns = open(ns, O_RDONLY | O_CLOEXEC);
+		r = cfg.userns < 0
+			? jr_err_set(
+			      &err, errno,
+			      "unix socket guard: cannot open the sandbox's user namespace (%s)",
+			      strerror(errno))
+			: jr_unixguard_fetch_listener(sender, in->code, &err);
 		if (r >= 0) {
 			cfg.listener = r;
 			r = jr_unixguard_start(&cfg, &sb->unixguard, &err);
 		} else {
 			close(cfg.diag);
+			if (cfg.userns >= 0)
+				close(cfg.userns);
 		}
 	}
 	if (r < 0) {
@@ -1052,6 +1070,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		if (r < 0)
 			goto fail;
 	}
+	sb.ids = ids;
 	r = spawn(&sb, opts, ids, fs, &res->err);
 	/* Only the sandbox may hold the slave from now on. */
 	if (sb.pty.slave >= 0) {

@@ -37,9 +37,10 @@
  *     used. A connect or send on a socket that is not AF_UNIX, and a
  *     send on a unix stream or seqpacket socket (which ignore or refuse
  *     an address: unix_stream_sendmsg, unix_seqpacket_sendmsg), is run
- *     on behalf with our copies of the address, bytes and control data
- *     (the kernel validates the address; the network policy is nft's,
- *     and the socket, ours or not, is the sandbox's, in its netns).
+ *     on behalf (4.) with our copies of the address, bytes and control
+ *     data (the kernel validates the address and checks the executor's,
+ *     that is the command's, rights; the network policy is nft's, and
+ *     the socket is the sandbox's, in its netns).
  *  2. Read the address (and a send's bytes and control data) from the
  *     task (process_vm_readv), then check the notification is still
  *     valid (SECCOMP_IOCTL_NOTIF_ID_VALID): the pid could have been
@@ -47,13 +48,21 @@
  *  3. Pathname: resolve it in the task's view (openat2 on /proc/PID/root
  *     with RESOLVE_IN_ROOT for an absolute path, from /proc/PID/cwd for a
  *     relative one), pin the inode with an O_PATH fd, and decide on that
- *     inode: a socket bound inside the sandbox, or one --expose names, is
- *     allowed; anything else gets ECONNREFUSED, the answer of a socket
- *     nobody listens on.
- *  4. Allowed: the runner makes the call itself on the task's socket,
- *     addressed "/proc/thread-self/fd/N" of the pinned O_PATH fd, so the inode
- *     connected is the inode checked (a path swapped meanwhile changes
- *     nothing), and replies with the result. A non-pathname address of an
+ *     inode: a socket bound inside the sandbox, or one of the --expose'd
+ *     sockets, is allowed; anything else gets ECONNREFUSED, the answer of
+ *     a socket nobody listens on, and so does jailrun's own --control
+ *     socket, whatever names it. The --expose'd sockets are pinned by
+ *     inode once, before the command runs (pin_exposed()): resolving the
+ *     exposed name again at each connect let a command that renamed its
+ *     directory and put a symlink there reach any host socket (issue 21).
+ *  4. Allowed: the executor (unixguard_behalf.c), a process with exactly
+ *     the command's ids and no capability, makes the call on the task's
+ *     socket, addressed "/proc/self/fd/N" of the pinned O_PATH fd passed
+ *     to it, so the inode connected is the inode checked (a path swapped
+ *     meanwhile changes nothing), and we reply with its result. Never the
+ *     runner itself: the kernel checks the caller's rights (capabilities
+ *     for rtnetlink and SO_MARK, the fsuid for the socket's write
+ *     permission), and the runner owns the sandbox's user namespace. A non-pathname address of an
  *     AF_UNIX socket (abstract, unnamed, AF_UNSPEC) is also run on behalf,
  *     with our copy of it, so that memory rewritten after our read cannot
  *     turn it into a path. Abstract names are per network namespace, and
@@ -120,25 +129,29 @@
  *  - A send the task made blocking is first tried with MSG_DONTWAIT; one
  *    that would block, or that sent only part of a stream send, is
  *    finished by a worker thread (hand_off(), up to JR_UG_WORKERS at
- *    once, beyond that this thread blocks), which answers the
+ *    once, beyond that this thread waits), which polls the socket and
+ *    sends the rest with MSG_DONTWAIT through its own executor slot (the
+ *    executor itself never blocks in a send) and answers the
  *    notification itself, so a full receiver never stalls the sandbox's
  *    other trapped calls.
  *  - Bytes: at most JR_UG_MAX_SEND (256 KiB) are copied from the task per
- *    call (one process_vm_readv(2)). A stream send beyond that is cut
- *    there and answered with the short count, which send(2) may give
- *    anyway; a datagram beyond it is refused with EMSGSIZE, as the kernel
- *    refuses one above the default send buffer. sendmmsg(2) copies every
- *    message first, up to that many bytes in all (a short count), and
- *    writes each msg_len back as the kernel does.
- *  - Control data: on a unix socket only SCM_RIGHTS, passed with our
- *    pidfd_getfd(2) copies of the task's descriptors. On other families
- *    it passes as the task gave it, but only messages the kernel checks
- *    against the socket (IP_PKTINFO, IP_TTL, IP_TOS, their IPv6 kin,
- *    UDP_SEGMENT, SO_TIMESTAMPING, SCM_TXTIME): one checked against the
- *    sender's capabilities (SO_MARK, SO_PRIORITY, IP options, IPv6
- *    extension headers) would be checked against ours, and the runner
- *    holds every capability over the sandbox's user namespace. EPERM for
- *    those; SCM_RIGHTS and SCM_CREDENTIALS get the kernel's EINVAL.
+ *    call (one process_vm_readv(2), straight into the executor's shared
+ *    slot). A stream send beyond that is cut there and answered with the
+ *    short count, which send(2) may give anyway; a datagram beyond it is
+ *    refused with EMSGSIZE, as the kernel refuses one above the default
+ *    send buffer. sendmmsg(2) copies every message first, 256 KiB in all
+ *    across the messages (a short count), and writes each msg_len back as
+ *    the kernel does.
+ *  - Control data: walked as the kernel walks it, every length checked
+ *    against our copy (unixguard_parse.c; a cmsg_len trusted past the
+ *    copy was a heap overflow). On a unix socket only SCM_RIGHTS, passed
+ *    with our pidfd_getfd(2) copies of the task's descriptors. On other
+ *    families it passes as the task gave it, but only messages the kernel
+ *    checks against the socket (IP_PKTINFO, IP_TTL, IP_TOS, their IPv6
+ *    kin, UDP_SEGMENT, SO_TIMESTAMPING, SCM_TXTIME); those checked against
+ *    the sender's capabilities (SO_MARK, SO_PRIORITY, IP options, IPv6
+ *    extension headers) get EPERM here, as the command itself would get
+ *    from the kernel; SCM_RIGHTS and SCM_CREDENTIALS the kernel's EINVAL.
  *  - SIGPIPE. The kernel raises SIGPIPE in whoever sends, here the
  *    guard, so we always send with MSG_NOSIGNAL; when the task's own
  *    flags lacked it and the answer is EPIPE, the guard sends SIGPIPE to
@@ -172,12 +185,15 @@
  *    every trapped call of the sandbox, until it completes (glibc's
  *    resolver, its main user, sends on non-blocking sockets).
  *  - An unbound netlink socket that sends first is bound by the kernel to
- *    a port id taken from the sender's pid: the runner's, not the
+ *    a port id taken from the sender's pid: the executor's, not the
  *    task's (glibc binds before it sends).
- *  - A call run on behalf is the runner's: the peer's SO_PEERCRED names
- *    the runner's pid (0 inside) and, for a root runner, an unmapped uid;
- *    so do the SCM_CREDENTIALS a receiver with SO_PASSCRED gets with a
- *    stream or datagram sent on behalf.
+ *  - A call run on behalf is the executor's: the peer's SO_PEERCRED names
+ *    the command's uid and gid but the executor's pid (0 inside: it is
+ *    in the host's PID namespace); so do the SCM_CREDENTIALS a receiver
+ *    with SO_PASSCRED gets with a stream or datagram sent on behalf.
+ *  - An --expose'd socket is the inode its path led to when the sandbox
+ *    started: a daemon that re-creates its socket later is not reached
+ *    (restart the sandbox); one that did not exist then is never.
  *    A blocking connect to an inside listener whose backlog is full holds
  *    this thread until it is accepted.
  *  - A relative path is resolved from the task's cwd, but an absolute
@@ -224,20 +240,12 @@
 #include "ctl.h"
 #include "log.h"
 #include "unixguard.h"
+#include "unixguard_behalf.h"
 
-#define JR_UG_PATH_MAX (sizeof(((struct sockaddr_un *)0)->sun_path))
-/* The largest datagram sent on behalf: above the default unix wmem. */
-#define JR_UG_MAX_SEND (256 * 1024)
 #define JR_UG_MAX_IOV 1024 /* UIO_MAXIOV */
-/* Control data copied for a send on behalf, and the descriptors in it
- * (include/net/scm.h: SCM_MAX_FD). */
-#define JR_UG_MAX_CONTROL 4096
-#define JR_UG_MAX_FDS 253
 /* Sends that would block, finished by worker threads at once. */
 #define JR_UG_WORKERS 8
 #define JR_X32_SYSCALL_BIT 0x40000000U
-/* include/linux/in6.h: the shortest sockaddr_in6 tcp_v6_connect takes. */
-#define JR_SIN6_LEN_RFC2133 24
 /* Interrupts the supervisor's blocking SECCOMP_IOCTL_NOTIF_RECV to stop. */
 #define JR_UG_STOP_SIGNAL (SIGRTMIN + 3)
 
@@ -250,155 +258,6 @@
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Pure parts                                                          */
-
-enum jr_ug_addr jr_unixguard_parse_addr(const void *sa, size_t len,
-					char path[JR_UG_PATH_MAX + 1])
-{
-	const struct sockaddr_un *un = sa;
-	const size_t off = offsetof(struct sockaddr_un, sun_path);
-	size_t n;
-
-	path[0] = '\0';
-	if (!sa || len == 0)
-		return JR_UG_ADDR_NONE;
-	if (len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_un))
-		return JR_UG_ADDR_INVALID;
-	if (un->sun_family == AF_UNSPEC)
-		return JR_UG_ADDR_UNSPEC;
-	if (un->sun_family != AF_UNIX)
-		return JR_UG_ADDR_INVALID;
-	if (len == off)
-		return JR_UG_ADDR_UNNAMED;
-	if (un->sun_path[0] == '\0')
-		return JR_UG_ADDR_ABSTRACT;
-	/* unix_mkname_bsd(): the path ends at the length or at a NUL. */
-	n = strnlen(un->sun_path, len - off);
-	memcpy(path, un->sun_path, n);
-	path[n] = '\0';
-	return JR_UG_ADDR_PATH;
-}
-
-enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
-				      int type, enum jr_ug_addr addr)
-{
-	if (call == JR_UG_OTHER)
-		return JR_UG_REFUSE;
-	/*
-	 * Nothing is continued: CONTINUE has the kernel re-read the fd
-	 * table and the task's memory, and a second thread could by then
-	 * have dup2()ed an unconnected unix datagram socket over the fd
-	 * number and written a host socket's path into the address. Any
-	 * other family, and unix stream and seqpacket sockets (which ignore
-	 * or refuse an address: unix_stream_sendmsg, unix_seqpacket_sendmsg),
-	 * run on behalf with our copies on the socket we took; the kernel
-	 * validates the address.
-	 */
-	if (domain != AF_UNIX)
-		return JR_UG_ON_BEHALF;
-	if (call == JR_UG_CONNECT) {
-		if (addr == JR_UG_ADDR_PATH)
-			return JR_UG_CHECK_PATH;
-		if (addr == JR_UG_ADDR_INVALID)
-			return JR_UG_REFUSE; /* EINVAL, as the kernel */
-		return JR_UG_ON_BEHALF;
-	}
-	/* Sends: only a datagram socket goes where the address says. */
-	if (type != SOCK_DGRAM)
-		return JR_UG_ON_BEHALF;
-	/* sendmmsg's addresses are not checked one by one: refused on a
-	 * unix datagram socket, with or without one when we looked. */
-	if (call == JR_UG_SENDMMSG)
-		return JR_UG_REFUSE;
-	if (addr == JR_UG_ADDR_PATH)
-		return JR_UG_CHECK_PATH;
-	if (addr == JR_UG_ADDR_INVALID)
-		return JR_UG_REFUSE;
-	return JR_UG_ON_BEHALF; /* none, unnamed, abstract, AF_UNSPEC */
-}
-
-int jr_unixguard_cmsg_check(int domain, int level, int type)
-{
-	if (level == SOL_SOCKET &&
-	    (type == SCM_RIGHTS || type == SCM_CREDENTIALS)) {
-		if (domain != AF_UNIX)
-			return -EINVAL; /* __sock_cmsg_send() */
-		/* SCM_CREDENTIALS would be checked against the runner's
-		 * ids (scm_check_creds()): refused. */
-		return type == SCM_RIGHTS ? 0 : -EPERM;
-	}
-	if (domain == AF_UNIX)
-		return -EPERM;
-	/*
-	 * Only what the kernel checks against the socket, never against the
-	 * sender: our capabilities over the sandbox's user namespace must
-	 * not become the command's. Refused, for that reason: SO_MARK and
-	 * SO_PRIORITY (CAP_NET_ADMIN: a mark could meet an nft rule),
-	 * IP_RETOPTS and the IPv6 extension headers (CAP_NET_RAW).
-	 */
-	switch (level) {
-	case SOL_SOCKET:
-		return type == SO_TIMESTAMPING_OLD || type == SCM_TXTIME
-			   ? 0
-			   : -EPERM;
-	case SOL_IP:
-		return type == IP_PKTINFO || type == IP_TTL || type == IP_TOS
-			   ? 0
-			   : -EPERM;
-	case SOL_IPV6:
-		return type == IPV6_PKTINFO || type == IPV6_HOPLIMIT ||
-			       type == IPV6_TCLASS || type == IPV6_DONTFRAG
-			   ? 0
-			   : -EPERM;
-	case SOL_UDP:
-		return type == UDP_SEGMENT ? 0 : -EPERM;
-	default:
-		return -EPERM;
-	}
-}
-
-bool jr_unixguard_tcp_port_allowed(const uint16_t *ports, size_t n_ports,
-				   int domain, int type, const void *sa,
-				   size_t len)
-{
-	sa_family_t family;
-	uint16_t port;
-
-	/* security/landlock/net.c: only TCP sockets, only the port. */
-	if ((domain != AF_INET && domain != AF_INET6) || type != SOCK_STREAM)
-		return true;
-	if (!sa || len < sizeof(family))
-		return true; /* the kernel's EINVAL */
-	memcpy(&family, sa, sizeof(family));
-	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		struct sockaddr_in in;
-
-		memcpy(&in, sa, sizeof(in));
-		port = ntohs(in.sin_port);
-	} else if (family == AF_INET6 && len >= JR_SIN6_LEN_RFC2133) {
-		/* The kernel takes 24 bytes (no scope id) too. */
-		memcpy(&port,
-		       (const char *)sa +
-			   offsetof(struct sockaddr_in6, sin6_port),
-		       sizeof(port));
-		port = ntohs(port);
-	} else {
-		return true; /* AF_UNSPEC, or what the kernel refuses */
-	}
-	for (size_t i = 0; i < n_ports; i++)
-		if (ports[i] == port)
-			return true;
-	return false;
-}
-
-bool jr_unixguard_kdev_matches(unsigned int kdev, dev_t st_dev)
-{
-	/* include/linux/kdev_t.h: MINORBITS 20. */
-	return (kdev >> 20) == major(st_dev) &&
-	       (kdev & ((1U << 20) - 1)) == minor(st_dev);
-}
-
-/* ------------------------------------------------------------------ */
 /* The supervisor                                                      */
 
 /* One ABI's numbers for the trapped calls. */
@@ -409,14 +268,27 @@ struct abi_nrs {
 	int nr[JR_UG_OTHER];
 };
 
+/* A socket inode, as stat(2) names it. */
+struct ug_inode {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct jr_unixguard {
 	int listener;
 	int diag;
+	int userns; /* the sandbox's user namespace, for the executor */
+	struct jr_ids ids;
+	struct jr_behalf *behalf; /* runs every call made on behalf */
 	pthread_t thread;
 	bool running;
 	bool stopping; /* atomic */
-	char **expose;
-	size_t n_expose;
+	/* The --expose'd sockets, pinned before the command ran. */
+	struct ug_inode *exposed;
+	size_t n_exposed;
+	/* jailrun's own control socket: never reachable from inside. */
+	struct ug_inode control;
+	bool has_control;
 	bool tcp; /* Landlock's TCP connect rule, emulated */
 	uint16_t *ports;
 	size_t n_ports;
@@ -429,7 +301,10 @@ struct jr_unixguard {
 	/* The thread's start-up, which start() waits for: its own table. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int table;		   /* 1 ours, -errno failed, 0 not yet */
+	int table;		     /* 1 ours, -errno failed, 0 not yet */
+	struct jr_err start_err;     /* why, when table < 0 */
+	struct seccomp_notif *notif; /* allocated before the thread starts */
+	struct seccomp_notif_resp *resp;
 	struct ug_worker *workers; /* JR_UG_WORKERS of them (hand_off()) */
 	bool handed; /* this notification is a worker's to answer */
 	int sigpipe; /* the task's pidfd: SIGPIPE with the answer, or -1 */
@@ -579,13 +454,21 @@ static int diag_has_inode(struct jr_unixguard *g, dev_t dev, ino_t ino)
 	if (send(g->diag, &rq, sizeof(rq), 0) != (ssize_t)sizeof(rq))
 		return -errno;
 	for (;;) {
-		ssize_t n = recv(g->diag, u.buf, sizeof(u.buf), 0);
+		struct sockaddr_nl from;
+		socklen_t fromlen = sizeof(from);
+		ssize_t n = recvfrom(g->diag, u.buf, sizeof(u.buf), 0,
+				     (struct sockaddr *)&from, &fromlen);
 		struct nlmsghdr *h;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
+		/* Only the kernel (port 0) answers a dump: anything else
+		 * sent to our port is not an answer (fail closed). */
+		if (fromlen < sizeof(from) || from.nl_family != AF_NETLINK ||
+		    from.nl_pid != 0)
+			return -EPROTO;
 		for (h = &u.align; NLMSG_OK(h, (size_t)n);
 		     h = NLMSG_NEXT(h, n)) {
 			struct unix_diag_msg *m;
@@ -636,20 +519,37 @@ static bool fd_shortage(struct jr_unixguard *g, int e)
 	return g->out_of_fds;
 }
 
-/* Is the inode @st one of the --expose paths, seen from @rootfd? */
-static bool exposed(struct jr_unixguard *g, int rootfd, const struct stat *st)
+/*
+ * printable - @path as it may be logged: a socket path comes from the
+ * command, which could write escape sequences to the user's terminal
+ * through jailrun's -v output. Bytes outside printable ASCII become "?".
+ */
+static const char *printable(const char *path, char *buf, size_t size)
 {
-	for (size_t i = 0; i < g->n_expose; i++) {
-		_cleanup_close_ int fd =
-		    open_in(rootfd, g->expose[i], RESOLVE_IN_ROOT);
-		struct stat e;
+	size_t i;
 
-		if (fd < 0 && fd_shortage(g, -fd))
-			return false;
-		if (fd >= 0 && fstat(fd, &e) == 0 && e.st_dev == st->st_dev &&
-		    e.st_ino == st->st_ino)
+	for (i = 0; path[i] && i + 1 < size; i++)
+		buf[i] = (path[i] >= 0x20 && path[i] < 0x7f) ? path[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+static bool same_inode(const struct ug_inode *i, const struct stat *st)
+{
+	return i->dev == st->st_dev && i->ino == st->st_ino;
+}
+
+/*
+ * exposed - is @st one of the --expose'd sockets? They were pinned by
+ * inode before the command ran (pin_exposed()); what a name leads to now
+ * does not matter: a command that renames the directory and puts a
+ * symlink to another socket at the exposed path reaches nothing new.
+ */
+static bool exposed(const struct jr_unixguard *g, const struct stat *st)
+{
+	for (size_t i = 0; i < g->n_exposed; i++)
+		if (same_inode(&g->exposed[i], st))
 			return true;
-	}
 	return false;
 }
 
@@ -662,7 +562,7 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		    const char *path)
 {
 	_cleanup_close_ int rootfd = -1, cwdfd = -1, fd = -1;
-	char proc[64];
+	char proc[64], shown[JR_UG_PATH_MAX + 1];
 	struct stat st;
 	int r;
 
@@ -685,7 +585,8 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	if (fd < 0 && fd_shortage(g, -fd))
 		return -EMFILE;
 	if (fd < 0) {
-		jr_debug("unix socket %s (task %" PRIu32 "): %s", path, n->pid,
+		jr_debug("unix socket %s (task %" PRIu32 "): %s",
+			 printable(path, shown, sizeof(shown)), n->pid,
 			 strerror(-fd));
 		return fd; /* ENOENT, EACCES, ELOOP...: what connect says */
 	}
@@ -693,8 +594,14 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED; /* unix_find_bsd() */
-	if (exposed(g, rootfd, &st)) {
-		jr_debug("unix socket %s: exposed, allowed", path);
+	if (g->has_control && same_inode(&g->control, &st)) {
+		jr_verbose("unix socket %s: jailrun's control socket, refused",
+			   printable(path, shown, sizeof(shown)));
+		return -ECONNREFUSED;
+	}
+	if (exposed(g, &st)) {
+		jr_debug("unix socket %s: exposed, allowed",
+			 printable(path, shown, sizeof(shown)));
 		return steal_fd(&fd);
 	}
 	if (g->out_of_fds)
@@ -702,67 +609,17 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	r = diag_has_inode(g, st.st_dev, st.st_ino);
 	if (r < 0) {
 		jr_warn("unix socket %s: cannot ask sock_diag (%s): refused",
-			path, strerror(-r));
+			printable(path, shown, sizeof(shown)), strerror(-r));
 		return -ECONNREFUSED;
 	}
 	if (r == 0) {
-		jr_verbose("unix socket %s: a host socket, refused", path);
+		jr_verbose("unix socket %s: a host socket, refused",
+			   printable(path, shown, sizeof(shown)));
 		return -ECONNREFUSED;
 	}
-	jr_debug("unix socket %s: made inside the sandbox, allowed", path);
+	jr_debug("unix socket %s: made inside the sandbox, allowed",
+		 printable(path, shown, sizeof(shown)));
 	return steal_fd(&fd);
-}
-
-/* sockaddr_un "/proc/thread-self/fd/N" for the pinned inode: @fd is in
- * this thread's own table (see the top), not the thread group leader's. */
-static socklen_t pinned_addr(int fd, struct sockaddr_un *sun)
-{
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = AF_UNIX;
-	snprintf(sun->sun_path, sizeof(sun->sun_path),
-		 "/proc/thread-self/fd/%d", fd);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			   strlen(sun->sun_path) + 1);
-}
-
-/* The msghdr fields we need, from either layout. */
-struct task_msghdr {
-	uint64_t name, iov, control;
-	uint32_t namelen;
-	uint64_t iovlen, controllen;
-};
-
-static int read_msghdr(pid_t pid, uint64_t addr, bool compat,
-		       struct task_msghdr *h)
-{
-	int r;
-
-	if (compat) {
-		uint32_t c[7]; /* struct compat_msghdr */
-
-		r = read_task(pid, addr, c, sizeof(c));
-		if (r < 0)
-			return r;
-		*h = (struct task_msghdr){ .name = c[0],
-					   .namelen = c[1],
-					   .iov = c[2],
-					   .iovlen = c[3],
-					   .control = c[4],
-					   .controllen = c[5] };
-		return 0;
-	}
-	struct msghdr m;
-
-	r = read_task(pid, addr, &m, sizeof(m));
-	if (r < 0)
-		return r;
-	*h = (struct task_msghdr){ .name = (uintptr_t)m.msg_name,
-				   .namelen = m.msg_namelen,
-				   .iov = (uintptr_t)m.msg_iov,
-				   .iovlen = m.msg_iovlen,
-				   .control = (uintptr_t)m.msg_control,
-				   .controllen = m.msg_controllen };
-	return 0;
 }
 
 /* An address as a send or connect gives it: room for any family. */
@@ -772,45 +629,27 @@ union ug_addr {
 };
 
 /*
- * One send run on behalf, everything copied out of the task: the bytes,
- * the address (or the pinned inode's), and the control data with the
- * task's descriptors replaced by our own copies of them.
+ * One send run on behalf, everything copied out of the task: the bytes
+ * and control data into a slot of the executor's arena, the address into
+ * @to, the descriptors SCM_RIGHTS passes as our pidfd_getfd(2) copies.
  */
 struct ug_send {
-	int sfd;    /* the task's socket (ours: pidfd_getfd) */
-	int pinned; /* the O_PATH fd "to" names, or -1 */
-	int pidfd;  /* the task, for SIGPIPE (see "Limits"), or -1 */
-	char *buf;
-	size_t alloc; /* bytes allocated at buf */
-	size_t len;   /* bytes to send, from buf + off */
-	size_t off;   /* already sent by the first, non-blocking try */
-	bool zc;      /* MSG_ZEROCOPY: buf is mmap(2)ed (ug_buf_alloc()) */
-	bool stream;  /* SOCK_STREAM: a short count is legal */
-	int flags;    /* the task's */
+	size_t slot; /* the executor slot the bytes and control are in */
+	int sfd;     /* the task's socket (ours: pidfd_getfd) */
+	int pinned;  /* the O_PATH fd of the unix socket to reach, or -1 */
+	int pidfd;   /* the task, for SIGPIPE (see "Limits"), or -1 */
+	size_t boff; /* the bytes: slot bytes [boff, boff + len) */
+	size_t len;
+	size_t off;  /* already sent by an earlier, non-blocking try */
+	size_t coff; /* the control: slot control [coff, coff + controllen) */
+	size_t controllen;
+	bool stream; /* SOCK_STREAM: a short count is legal */
+	int flags;   /* the task's */
 	union ug_addr to;
 	socklen_t tolen;
-	char *control;
-	size_t controllen;
 	int fds[JR_UG_MAX_FDS]; /* our copies of the SCM_RIGHTS fds */
 	size_t n_fds;
 };
-
-/*
- * ug_buf_alloc - room for the bytes of a send. With MSG_ZEROCOPY the
- * kernel keeps the pages pinned after sendmsg() returns, so they must not
- * be handed out again by malloc while it still reads them: a private
- * mapping of their own, which munmap() leaves to the kernel's references.
- */
-static char *ug_buf_alloc(size_t len, bool zc)
-{
-	void *p;
-
-	if (!zc)
-		return malloc(len ? len : 1);
-	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
 
 static void ug_send_init(struct ug_send *s)
 {
@@ -828,24 +667,20 @@ static void ug_send_free(struct ug_send *s)
 		close(s->pidfd);
 	for (size_t i = 0; i < s->n_fds; i++)
 		close(s->fds[i]);
-	if (s->buf && s->zc)
-		munmap(s->buf, s->alloc ? s->alloc : 1);
-	else
-		free(s->buf);
-	free(s->control);
 	ug_send_init(s);
 }
 
 /*
  * gather - copy the task's bytes at the @n remote iovecs @rv (their
- * copies in our memory) into @s->buf with one process_vm_readv(2). Above
- * JR_UG_MAX_SEND bytes a stream send is cut there (a short count, which
- * send(2) may give anyway), anything else is refused with EMSGSIZE, as
- * the kernel refuses a datagram above its send buffer. A fault after some
- * bytes of a stream send sends those, as tcp_sendmsg() does. Return: 0 or
- * -errno.
+ * copies in our memory) into @s's slot at @s->boff, at most @budget bytes,
+ * with one process_vm_readv(2). Beyond @budget a stream send is cut (a
+ * short count, which send(2) may give anyway), anything else is refused
+ * with EMSGSIZE, as the kernel refuses a datagram above its send buffer.
+ * A fault after some bytes of a stream send sends those, as tcp_sendmsg()
+ * does. Return: 0 or -errno.
  */
-static int gather(pid_t pid, struct iovec *rv, size_t n, struct ug_send *s)
+static int gather(struct jr_unixguard *g, pid_t pid, struct iovec *rv, size_t n,
+		  size_t budget, struct ug_send *s)
 {
 	size_t total = 0, cnt = 0;
 	ssize_t got;
@@ -855,10 +690,10 @@ static int gather(pid_t pid, struct iovec *rv, size_t n, struct ug_send *s)
 
 		if (len == 0)
 			continue;
-		if (total == JR_UG_MAX_SEND || len > JR_UG_MAX_SEND - total) {
+		if (total == budget || len > budget - total) {
 			if (!s->stream)
 				return -EMSGSIZE;
-			len = JR_UG_MAX_SEND - total;
+			len = budget - total;
 		}
 		if (len == 0)
 			break;
@@ -867,15 +702,14 @@ static int gather(pid_t pid, struct iovec *rv, size_t n, struct ug_send *s)
 		cnt++;
 		total += len;
 	}
-	s->buf = ug_buf_alloc(total, s->zc);
-	if (!s->buf)
-		return -ENOMEM;
-	s->alloc = total;
 	s->len = 0;
 	if (total == 0)
 		return 0;
 	{
-		struct iovec local = { .iov_base = s->buf, .iov_len = total };
+		struct iovec local = { .iov_base =
+					   jr_behalf_bytes(g->behalf, s->slot) +
+					   s->boff,
+				       .iov_len = total };
 
 		got = process_vm_readv(pid, &local, 1, rv, cnt, 0);
 	}
@@ -888,7 +722,8 @@ static int gather(pid_t pid, struct iovec *rv, size_t n, struct ug_send *s)
 }
 
 /* The task's iovec array, then its bytes (gather()). Return: 0 or -errno. */
-static int read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
+static int read_iov(struct jr_unixguard *g, pid_t pid, uint64_t iov,
+		    uint64_t iovlen, bool compat, size_t budget,
 		    struct ug_send *s)
 {
 	_cleanup_free_ struct iovec *rv = NULL;
@@ -915,7 +750,22 @@ static int read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
 	}
 	if (r < 0)
 		return r;
-	return gather(pid, rv, (size_t)iovlen, s);
+	return gather(g, pid, rv, (size_t)iovlen, budget, s);
+}
+
+static int read_msghdr(pid_t pid, uint64_t addr, bool compat,
+		       struct jr_ug_msghdr *h)
+{
+	union {
+		struct msghdr native;
+		char compat[JR_UG_COMPAT_MSGHDR_SIZE];
+	} raw;
+	int r = read_task(pid, addr, &raw, jr_ug_msghdr_size(compat));
+
+	if (r < 0)
+		return r;
+	jr_ug_msghdr_decode(&raw, compat, h);
+	return 0;
 }
 
 /*
@@ -923,7 +773,7 @@ static int read_iov(pid_t pid, uint64_t iov, uint64_t iovlen, bool compat,
  * none when msg_name is NULL or msg_namelen 0, EINVAL for a negative
  * length, a longer one cut to a sockaddr_storage.
  */
-static int read_msg_name(pid_t pid, const struct task_msghdr *h,
+static int read_msg_name(pid_t pid, const struct jr_ug_msghdr *h,
 			 union ug_addr *sa, size_t *salen)
 {
 	uint64_t len = h->namelen;
@@ -947,7 +797,7 @@ static int read_msg_name(pid_t pid, const struct task_msghdr *h,
 static int read_send_addr(pid_t pid, enum jr_ug_call call,
 			  const struct seccomp_data *d, bool compat,
 			  union ug_addr *sa, size_t *salen,
-			  struct task_msghdr *h)
+			  struct jr_ug_msghdr *h)
 {
 	uint64_t ptr, len;
 	int r;
@@ -974,23 +824,28 @@ static int read_send_addr(pid_t pid, enum jr_ug_call call,
 }
 
 /*
- * ug_send_run - one sendmsg(2) of what is left in @s, @extra flags
- * added. Always MSG_NOSIGNAL: SIGPIPE would be the runner's; the task
- * gets its own from us (see "Limits").
+ * ug_send_run - have the executor send what is left of @s, @extra flags
+ * added (it always adds MSG_NOSIGNAL: the task gets its SIGPIPE from us,
+ * see "Limits"). Return: bytes or -errno.
  */
-static ssize_t ug_send_run(struct ug_send *s, int extra)
+static ssize_t ug_send_run(struct jr_unixguard *g, struct ug_send *s, int extra)
 {
-	struct iovec v = { .iov_base = s->buf + s->off,
-			   .iov_len = s->len - s->off };
-	struct msghdr m = { .msg_name = s->tolen ? &s->to : NULL,
-			    .msg_namelen = s->tolen,
-			    .msg_iov = &v,
-			    .msg_iovlen = 1,
-			    .msg_control = s->control,
-			    .msg_controllen = s->controllen };
-	ssize_t n = sendmsg(s->sfd, &m, s->flags | extra | MSG_NOSIGNAL);
+	struct jr_behalf_req rq = {
+		.op = JR_BEHALF_SEND,
+		.flags = s->flags | extra,
+		.pinned = s->pinned >= 0,
+		.off = s->boff + s->off,
+		.len = s->len - s->off,
+		.control_off = s->coff,
+		.controllen = s->controllen,
+	};
 
-	return n < 0 ? -errno : n;
+	if (s->pinned < 0 && s->tolen) {
+		memcpy(&rq.addr, &s->to, s->tolen);
+		rq.addrlen = s->tolen;
+	}
+	return jr_behalf_call(g->behalf, s->slot, &rq, s->sfd, s->pinned,
+			      s->fds, s->n_fds);
 }
 
 /* The SIGPIPE the kernel would have sent the task for this answer. */
@@ -1015,53 +870,46 @@ static void sigpipe(int pidfd)
 }
 
 /*
- * take_control - copy the task's control data for a send on behalf.
- * On a unix socket only SCM_RIGHTS is passed on, each descriptor taken
- * from the task with pidfd_getfd(2) so that what is passed is what the
- * task holds; on other families what jr_unixguard_cmsg_check() allows is
- * passed as it is. Anything of a compat task (another cmsg layout) is
- * refused. Return: 0 or -errno.
+ * take_control - copy the task's control data for a send on behalf into
+ * @s's slot at @s->coff, at most @budget bytes. The walk is the kernel's
+ * (jr_ug_cmsg_next(): every length checked against the copy), each
+ * message must pass jr_unixguard_cmsg_check(), and each descriptor of an
+ * SCM_RIGHTS message is taken from the task with pidfd_getfd(2), so that
+ * what is passed is what the task holds (the executor puts its copies in
+ * place of the numbers). Anything of a compat task (another cmsg layout)
+ * is refused. Return: 0 or -errno.
  */
 static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
-			bool compat, int domain, const struct task_msghdr *h,
-			struct ug_send *s)
+			bool compat, int domain, const struct jr_ug_msghdr *h,
+			size_t budget, struct ug_send *s)
 {
-	struct cmsghdr *c;
-	struct msghdr m;
+	char *ctl = jr_behalf_control(g->behalf, s->slot) + s->coff;
+	struct jr_ug_cmsg c;
+	size_t pos = 0;
 	int r;
 
 	if (!h->controllen)
 		return 0;
 	if (compat || h->controllen > JR_UG_MAX_CONTROL)
 		return -EPERM;
-	s->control = calloc(1, h->controllen);
-	if (!s->control)
-		return -ENOMEM;
-	r = read_task(pid, h->control, s->control, h->controllen);
+	if (h->controllen > budget)
+		return -ENOBUFS; /* as above optmem_max */
+	r = read_task(pid, h->control, ctl, h->controllen);
 	if (r < 0)
 		return r;
 	s->controllen = h->controllen;
-	memset(&m, 0, sizeof(m));
-	m.msg_control = s->control;
-	m.msg_controllen = s->controllen;
-	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		size_t n;
-
-		if (c->cmsg_len < CMSG_LEN(0))
-			return -EINVAL;
-		r = jr_unixguard_cmsg_check(domain, c->cmsg_level,
-					    c->cmsg_type);
+	while ((r = jr_ug_cmsg_next(ctl, s->controllen, &pos, &c)) == 1) {
+		r = jr_unixguard_cmsg_check(domain, c.level, c.type);
 		if (r < 0)
 			return r;
 		if (domain != AF_UNIX)
 			continue;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < c.data_len / sizeof(int); i++) {
 			int tfd, ours;
 
 			if (s->n_fds == JR_UG_MAX_FDS)
 				return -ETOOMANYREFS; /* SCM_MAX_FD */
-			memcpy(&tfd, CMSG_DATA(c) + i * sizeof(int),
+			memcpy(&tfd, ctl + c.data_off + i * sizeof(int),
 			       sizeof(int));
 			ours = (int)syscall(SYS_pidfd_getfd, pidfd, tfd, 0);
 			if (ours < 0) {
@@ -1069,22 +917,21 @@ static int take_control(struct jr_unixguard *g, pid_t pid, int pidfd,
 				return errno == EBADF ? -EBADF : -EPERM;
 			}
 			s->fds[s->n_fds++] = ours;
-			memcpy(CMSG_DATA(c) + i * sizeof(int), &ours,
-			       sizeof(int));
 		}
 	}
-	return 0;
+	return r;
 }
 
 /* Copy the bytes and control of a msghdr of the task into @s. */
 static int take_msg(struct jr_unixguard *g, pid_t pid, int pidfd, bool compat,
-		    int domain, const struct task_msghdr *h, struct ug_send *s)
+		    int domain, const struct jr_ug_msghdr *h, size_t budget,
+		    size_t cbudget, struct ug_send *s)
 {
-	int r = read_iov(pid, h->iov, h->iovlen, compat, s);
+	int r = read_iov(g, pid, h->iov, h->iovlen, compat, budget, s);
 
 	if (r < 0)
 		return r;
-	return take_control(g, pid, pidfd, compat, domain, h, s);
+	return take_control(g, pid, pidfd, compat, domain, h, cbudget, s);
 }
 
 /* Copy the bytes (and control) of the task's sendto or sendmsg into @s.
@@ -1092,7 +939,7 @@ static int take_msg(struct jr_unixguard *g, pid_t pid, int pidfd, bool compat,
 static int take_send(struct jr_unixguard *g, pid_t pid, int pidfd,
 		     enum jr_ug_call call, const struct seccomp_data *d,
 		     bool compat, int domain, int type,
-		     const struct task_msghdr *h, struct ug_send *s)
+		     const struct jr_ug_msghdr *h, struct ug_send *s)
 {
 	s->stream = type == SOCK_STREAM;
 	if (call == JR_UG_SENDTO) {
@@ -1100,12 +947,11 @@ static int take_send(struct jr_unixguard *g, pid_t pid, int pidfd,
 				    .iov_len = (size_t)d->args[2] };
 
 		s->flags = (int)d->args[3];
-		s->zc = s->flags & MSG_ZEROCOPY;
-		return gather(pid, &rv, 1, s);
+		return gather(g, pid, &rv, 1, JR_UG_MAX_SEND, s);
 	}
 	s->flags = (int)d->args[2];
-	s->zc = s->flags & MSG_ZEROCOPY;
-	return take_msg(g, pid, pidfd, compat, domain, h, s);
+	return take_msg(g, pid, pidfd, compat, domain, h, JR_UG_MAX_SEND,
+			JR_UG_MAX_CONTROL, s);
 }
 
 /* A worker: one send that would block, run to its end. */
@@ -1116,39 +962,60 @@ struct ug_worker {
 	bool done; /* atomic */
 	uint64_t id;
 	struct ug_send s;
+	struct seccomp_notif_resp *resp; /* allocated at start */
 };
+
+/*
+ * finish_send - what a blocking send does, for @s: wait until the socket
+ * takes more, send (never blocking the executor, MSG_DONTWAIT), until a
+ * datagram went or a stream send is complete. Our copy of the socket
+ * shares the task's open file, so poll(2) sees what a blocking send
+ * would wait for. The stop signal breaks the wait.
+ * Return: bytes in all, or -errno.
+ */
+static ssize_t finish_send(struct jr_unixguard *g, struct ug_send *s)
+{
+	for (;;) {
+		struct pollfd p = { .fd = s->sfd, .events = POLLOUT };
+		ssize_t n;
+
+		if (poll(&p, 1, -1) < 0)
+			return s->off ? (ssize_t)s->off : -errno;
+		n = ug_send_run(g, s, MSG_DONTWAIT);
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			continue;
+		if (n < 0)
+			return s->off ? (ssize_t)s->off : n;
+		s->off += (size_t)n;
+		if (!s->stream || s->off >= s->len)
+			return (ssize_t)s->off;
+		if (__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE))
+			return (ssize_t)s->off;
+	}
+}
 
 static void *worker_run(void *arg)
 {
 	struct ug_worker *w = arg;
 	struct jr_unixguard *g = w->g;
-	struct seccomp_notif_resp *resp =
-	    calloc(1, g->sizes.seccomp_notif_resp);
-	ssize_t n = ug_send_run(&w->s, 0);
+	struct seccomp_notif_resp *resp = w->resp;
+	ssize_t n = finish_send(g, &w->s);
+	bool sp = wants_sigpipe(n, w->s.flags);
 
-	/* The first try sent @off bytes of a stream send: those count. */
-	if (w->s.off && n < 0)
-		n = (ssize_t)w->s.off;
-	else if (n >= 0)
-		n += (ssize_t)w->s.off;
-	if (resp) {
-		bool sp = wants_sigpipe(n, w->s.flags);
-
-		resp->id = w->id;
-		if (n < 0)
-			resp->error = (int)n;
-		else
-			resp->val = n;
-		if (sp && !g->interruptible)
-			sigpipe(w->s.pidfd);
-		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
-			if (errno != ENOENT)
-				jr_debug("unix socket guard: reply: %s",
-					 strerror(errno));
-		} else if (sp && g->interruptible) {
-			sigpipe(w->s.pidfd);
-		}
-		free(resp);
+	memset(resp, 0, g->sizes.seccomp_notif_resp);
+	resp->id = w->id;
+	if (n < 0)
+		resp->error = (int)n;
+	else
+		resp->val = n;
+	if (sp && !g->interruptible)
+		sigpipe(w->s.pidfd);
+	if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+		if (errno != ENOENT)
+			jr_debug("unix socket guard: reply: %s",
+				 strerror(errno));
+	} else if (sp && g->interruptible) {
+		sigpipe(w->s.pidfd);
 	}
 	ug_send_free(&w->s);
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
@@ -1191,33 +1058,43 @@ static void worker_reap(struct ug_worker *w)
 }
 
 /*
- * hand_off - run the blocking send @s (taken over) in a worker thread,
+ * hand_off - finish the blocking send @s (taken over) in a worker thread,
  * which replies for notification @id itself, so that this thread, and
  * every other trapped call of the sandbox, does not wait for a receiver
- * to drain its queue. Workers are made by this thread, after it took a
- * table of its own, so they share that table. Return: true if handed
- * off; false if every worker is busy (the caller blocks instead).
+ * to drain its queue. The bytes and control move to the worker's own
+ * executor slot. Workers are made by this thread, after it took a table
+ * of its own, so they share that table. Return: true if handed off;
+ * false if every worker is busy (the caller waits itself).
  */
 static bool hand_off(struct jr_unixguard *g, uint64_t id, struct ug_send *s)
 {
 	struct ug_worker *w = NULL;
+	size_t slot = 0;
 
 	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
 		struct ug_worker *c = &g->workers[i];
 
 		if (c->used && __atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
 			worker_reap(c);
-		if (!c->used && !w)
+		if (!c->used && !w) {
 			w = c;
+			slot = i + 1;
+		}
 	}
 	if (!w)
 		return false;
+	memcpy(jr_behalf_bytes(g->behalf, slot),
+	       jr_behalf_bytes(g->behalf, s->slot) + s->boff, s->len);
+	memcpy(jr_behalf_control(g->behalf, slot),
+	       jr_behalf_control(g->behalf, s->slot) + s->coff, s->controllen);
 	w->g = g;
 	w->id = id;
 	w->s = *s;
+	w->s.slot = slot;
+	w->s.boff = 0;
+	w->s.coff = 0;
 	w->done = false;
 	if (pthread_create(&w->thread, NULL, worker_run, w) != 0) {
-		*s = w->s;
 		ug_send_init(&w->s);
 		return false;
 	}
@@ -1239,8 +1116,7 @@ static ssize_t send_on_behalf(struct jr_unixguard *g, uint64_t id,
 	int fl = fcntl(s->sfd, F_GETFL);
 	bool blocking =
 	    !(s->flags & MSG_DONTWAIT) && fl >= 0 && !(fl & O_NONBLOCK);
-	ssize_t n = ug_send_run(s, blocking ? MSG_DONTWAIT : 0);
-	ssize_t full;
+	ssize_t n = ug_send_run(g, s, blocking ? MSG_DONTWAIT : 0);
 
 	*handed = false;
 	if (!blocking)
@@ -1255,22 +1131,21 @@ static ssize_t send_on_behalf(struct jr_unixguard *g, uint64_t id,
 		*handed = true;
 		return 1;
 	}
-	full = ug_send_run(s, 0);
-	if (s->off)
-		return full < 0 ? (ssize_t)s->off : full + (ssize_t)s->off;
-	return full;
+	return finish_send(g, s);
 }
 
 /*
  * mmsg_on_behalf - sendmmsg(2) on a socket that is not a unix datagram
  * one, run on behalf: every message is copied first (address, bytes,
- * control), the notification checked still valid, then each is sent in
- * order and its msg_len written back into the task's mmsghdr, as
- * __sys_sendmmsg() does. As the kernel, an error after the first message
- * ends the call with the count so far; copying stops at JR_UG_MAX_SEND
- * bytes in all (a short count, which a caller must handle anyway). A
- * send that blocks holds this thread (see "Limits").
- * Return: messages sent, or -errno; *@last the last send's result.
+ * control, one after the other in this thread's slot), the notification
+ * checked still valid, then each is sent in order and its msg_len written
+ * back into the task's mmsghdr, as __sys_sendmmsg() does. As the kernel,
+ * an error after the first message ends the call with the count so far;
+ * the copies stop at JR_UG_MAX_SEND bytes and JR_UG_MAX_CONTROL control in
+ * all (a short count, which a caller must handle anyway). Each send is
+ * made as the task asked; one that blocks holds this thread (see
+ * "Limits"). Return: messages sent, or -errno; *@last the last send's
+ * result.
  */
 static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 			      const struct seccomp_notif *n, int pidfd, int sfd,
@@ -1282,7 +1157,7 @@ static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 	const size_t lenoff = compat ? 28 : offsetof(struct mmsghdr, msg_len);
 	int flags = (int)d->args[3];
 	_cleanup_free_ struct ug_send *m = NULL;
-	size_t taken = 0, bytes = 0;
+	size_t taken = 0, bytes = 0, cbytes = 0;
 	ssize_t ret = 0;
 
 	*last = 0;
@@ -1293,21 +1168,27 @@ static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 	m = calloc((size_t)vlen, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < vlen && bytes < JR_UG_MAX_SEND; i++) {
+	for (uint64_t i = 0; i < vlen; i++) {
 		struct ug_send *s = &m[taken];
-		struct task_msghdr h;
+		struct jr_ug_msghdr h;
 		size_t salen = 0;
 		int r;
 
 		ug_send_init(s);
 		s->stream = type == SOCK_STREAM;
 		s->flags = flags;
-		s->zc = flags & MSG_ZEROCOPY;
+		s->boff = bytes;
+		s->coff = cbytes;
 		r = read_msghdr(n->pid, d->args[1] + i * stride, compat, &h);
 		if (r == 0)
 			r = read_msg_name(n->pid, &h, &s->to, &salen);
+		/* A message that no longer fits ends the batch early. */
+		if (r == 0 && taken && bytes == JR_UG_MAX_SEND)
+			r = -EMSGSIZE;
 		if (r == 0)
-			r = take_msg(g, n->pid, pidfd, compat, domain, &h, s);
+			r = take_msg(g, n->pid, pidfd, compat, domain, &h,
+				     JR_UG_MAX_SEND - bytes,
+				     JR_UG_MAX_CONTROL - cbytes, s);
 		if (r == 0 && g->tcp && (flags & MSG_FASTOPEN) &&
 		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports, domain,
 						   type, &s->to, salen))
@@ -1320,6 +1201,7 @@ static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 		}
 		s->tolen = (socklen_t)salen;
 		bytes += s->len;
+		cbytes += s->controllen;
 		taken++;
 	}
 	if (taken && !id_valid(g, n->id))
@@ -1336,7 +1218,7 @@ static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 		};
 
 		m[i].sfd = sfd;
-		x = ug_send_run(&m[i], 0);
+		x = ug_send_run(g, &m[i], 0);
 		m[i].sfd = -1;
 		*last = x;
 		if (x < 0) {
@@ -1365,7 +1247,7 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	_cleanup_close_ int pidfd = -1, sfd = -1, pinned = -1;
 	char path[JR_UG_PATH_MAX + 1];
 	union ug_addr sa, to;
-	struct task_msghdr h;
+	struct jr_ug_msghdr h;
 	struct ug_send snd;
 	bool handed = false;
 	enum jr_ug_call call;
@@ -1479,10 +1361,10 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 			ug_send_free(&snd);
 			return;
 		}
-		salen = pinned_addr(pinned, &to.un);
+		salen = 0; /* the executor names the pinned inode itself */
 		break;
 	case JR_UG_ON_BEHALF:
-		/* Our connect is not under the command's Landlock domain:
+		/* The executor is not under the command's Landlock domain:
 		 * its TCP rule is applied here, with Landlock's answer. A
 		 * TCP Fast Open send connects as well. */
 		if ((call == JR_UG_CONNECT ||
@@ -1506,16 +1388,27 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 		/*
 		 * @sfd shares the task's open file, O_NONBLOCK included: a
 		 * non-blocking connect answers EINPROGRESS at once and the
-		 * task waits for it itself. A blocking one holds this thread
-		 * (and every other trapped call of the sandbox) until it
-		 * completes. Inside the sandbox that is short: every TCP
-		 * destination is local (the relay on the veth, or loopback)
-		 * or gets an immediate reset from nft, and a unix one is a
-		 * socket of the sandbox or an --expose'd one.
+		 * task waits for it itself. A blocking one holds the
+		 * executor and this thread (and every other trapped call
+		 * of the sandbox) until it completes. Inside the sandbox
+		 * that is short: every TCP destination is local (the relay
+		 * on the veth, or loopback) or gets an immediate reset from
+		 * nft, and a unix one is a socket of the sandbox or an
+		 * --expose'd one.
 		 */
-		r = connect(sfd, salen ? (struct sockaddr *)&to : NULL,
-			    (socklen_t)salen);
-		resp->error = r < 0 ? -errno : 0;
+		struct jr_behalf_req rq = { .op = JR_BEHALF_CONNECT,
+					    .pinned = pinned >= 0 };
+
+		if (pinned < 0 && salen) {
+			memcpy(&rq.addr, &to, salen);
+			rq.addrlen = (uint32_t)salen;
+		}
+		res = jr_behalf_call(g->behalf, 0, &rq, sfd, pinned, NULL, 0);
+		if (res == -ECHILD)
+			jr_warn("unix socket guard: its executor is gone: "
+				"the command's connects fail");
+		resp->error =
+		    res < 0 ? (int)(res == -ECHILD ? -EPERM : res) : 0;
 		return;
 	}
 	if (call == JR_UG_SENDMMSG) {
@@ -1540,6 +1433,11 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	if (handed) {
 		g->handed = true; /* the worker answers */
 		return;
+	}
+	if (res == -ECHILD) {
+		jr_warn("unix socket guard: its executor is gone: the "
+			"command's sends fail");
+		res = -EPERM;
 	}
 	if (res < 0)
 		resp->error = (int)res;
@@ -1584,7 +1482,7 @@ static int cmp_int(const void *a, const void *b)
  */
 static int own_table(const struct jr_unixguard *g)
 {
-	int keep[] = { g->listener, g->diag };
+	int keep[] = { g->listener, g->diag, g->userns };
 	int from = STDERR_FILENO + 1;
 
 	if (unshare(CLONE_FILES) < 0)
@@ -1601,6 +1499,42 @@ static int own_table(const struct jr_unixguard *g)
 	if (close_range((unsigned)from, ~0U, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * start_behalf - fork the executor from this thread, whose table now
+ * holds only the listener, the sock_diag socket and the user namespace
+ * (so that is all the child has to close), then close our copy of the
+ * namespace. One executor slot for this thread, one per worker. The
+ * executor's descriptors live in this thread's table only: it is stopped
+ * here too (end_serve()), never from the runner's main thread, where the
+ * same numbers name other files.
+ */
+static int start_behalf(struct jr_unixguard *g)
+{
+	struct jr_behalf_config cfg = {
+		.userns = g->userns,
+		.ids = &g->ids,
+		.n_slots = 1 + JR_UG_WORKERS,
+	};
+	int r = jr_behalf_spawn(&cfg, &g->behalf, &g->start_err);
+
+	/* Our table's copy; the runner's own is closed by stop(). */
+	close(g->userns);
+	return r;
+}
+
+/*
+ * end_serve - as this thread leaves: the sends its workers still wait on
+ * are interrupted, then the executor goes, both from this thread's table.
+ */
+static void end_serve(struct jr_unixguard *g)
+{
+	for (size_t i = 0; i < JR_UG_WORKERS; i++)
+		if (g->workers[i].used)
+			worker_reap(&g->workers[i]);
+	jr_behalf_stop(g->behalf);
+	g->behalf = NULL;
 }
 
 static void table_ready(struct jr_unixguard *g, int r)
@@ -1643,23 +1577,26 @@ static bool orphaned(int listener)
 static void *serve(void *arg)
 {
 	struct jr_unixguard *g = arg;
-	_cleanup_free_ struct seccomp_notif *n = NULL;
-	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
+	struct seccomp_notif *n = g->notif;
+	struct seccomp_notif_resp *resp = g->resp;
 	sigset_t stop;
 	int r;
 
 	r = own_table(g);
+	if (r < 0)
+		jr_err_set(
+		    &g->start_err, -r,
+		    "unix socket guard: cannot give its thread a descriptor table of its own (unshare CLONE_FILES: %s)",
+		    strerror(-r));
+	else
+		r = start_behalf(g);
 	table_ready(g, r);
 	if (r < 0)
 		return NULL;
 	sigemptyset(&stop);
 	sigaddset(&stop, JR_UG_STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
-	n = calloc(1, g->sizes.seccomp_notif);
-	resp = calloc(1, g->sizes.seccomp_notif_resp);
-	if (!n || !resp)
-		jr_error("unix socket guard: out of memory");
-	while (n && resp && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE)) {
 		memset(n, 0, g->sizes.seccomp_notif);
 		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
 			if (errno == ENOENT && orphaned(g->listener))
@@ -1687,6 +1624,7 @@ static void *serve(void *arg)
 			close(g->sigpipe);
 		g->sigpipe = -1;
 	}
+	end_serve(g);
 	return NULL;
 }
 
@@ -1720,10 +1658,55 @@ int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err)
 	return steal_fd(&fd);
 }
 
+/*
+ * pin_exposed - resolve each --expose path once, in the view of @task
+ * (the pre-exec child, blocked: the command has not run yet), and keep
+ * the socket inode it leads to. Later connects are judged by inode
+ * (exposed()), never by resolving the name again in a view the command
+ * can change. A path with no socket at start pins nothing (the layout
+ * does not pass it through either). Return: 0 or -errno, @err set.
+ */
+static int pin_exposed(struct jr_unixguard *g,
+		       const struct jr_unixguard_config *cfg,
+		       struct jr_err *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	char proc[64];
+
+	g->exposed = calloc(cfg->n_expose + 1, sizeof(*g->exposed));
+	if (!g->exposed)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	if (!cfg->n_expose)
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)cfg->task);
+	rootfd = open(proc, O_PATH | O_CLOEXEC);
+	if (rootfd < 0)
+		return jr_err_set(
+		    err, errno,
+		    "unix socket guard: cannot see the sandbox's root to pin --expose sockets (%s)",
+		    strerror(errno));
+	for (size_t i = 0; i < cfg->n_expose; i++) {
+		_cleanup_close_ int fd =
+		    open_in(rootfd, cfg->expose[i], RESOLVE_IN_ROOT);
+		struct stat st;
+
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			jr_verbose("--expose %s: no socket there at start: "
+				   "nothing passed through",
+				   cfg->expose[i]);
+			continue;
+		}
+		g->exposed[g->n_exposed++] =
+		    (struct ug_inode){ .dev = st.st_dev, .ino = st.st_ino };
+	}
+	return 0;
+}
+
 int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		       struct jr_unixguard **out, struct jr_err *err)
 {
-	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag;
+	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag,
+			    userns = cfg->userns;
 	struct jr_unixguard *g;
 	struct timeval tv = { .tv_sec = 2 };
 	int r;
@@ -1732,7 +1715,8 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return jr_err_set(err, ENOMEM, "out of memory");
-	g->listener = g->diag = -1;
+	g->listener = g->diag = g->userns = -1;
+	g->ids = *cfg->ids;
 	g->workers = calloc(JR_UG_WORKERS, sizeof(*g->workers));
 	if (!g->workers) {
 		free(g);
@@ -1750,24 +1734,38 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
 	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
 		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	/* Everything a notification needs is allocated now: an allocation
+	 * failing later would leave a trapped call unanswered. */
+	g->notif = calloc(1, g->sizes.seccomp_notif);
+	g->resp = calloc(1, g->sizes.seccomp_notif_resp);
+	if (!g->notif || !g->resp) {
+		r = jr_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
+		g->workers[i].resp = calloc(1, g->sizes.seccomp_notif_resp);
+		if (!g->workers[i].resp) {
+			r = jr_err_set(err, ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	/* A dump that never ends must not stall every connect: fail closed. */
 	if (setsockopt(diag, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
 		r = jr_err_set(err, errno, "unix socket guard: SO_RCVTIMEO: %s",
 			       strerror(errno));
 		goto fail;
 	}
-	g->expose = calloc(cfg->n_expose + 1, sizeof(*g->expose));
-	if (!g->expose) {
-		r = jr_err_set(err, ENOMEM, "out of memory");
+	r = pin_exposed(g, cfg, err);
+	if (r < 0)
 		goto fail;
-	}
-	for (size_t i = 0; i < cfg->n_expose; i++) {
-		g->expose[i] = strdup(cfg->expose[i]);
-		if (!g->expose[i]) {
-			r = jr_err_set(err, ENOMEM, "out of memory");
-			goto fail;
+	if (cfg->control_path) {
+		struct stat st;
+
+		if (stat(cfg->control_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+			g->control = (struct ug_inode){ .dev = st.st_dev,
+							.ino = st.st_ino };
+			g->has_control = true;
 		}
-		g->n_expose++;
 	}
 	if (cfg->tcp) {
 		g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
@@ -1805,6 +1803,7 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	}
 	g->listener = steal_fd(&listener);
 	g->diag = steal_fd(&diag);
+	g->userns = steal_fd(&userns);
 	r = pthread_create(&g->thread, NULL, serve, g);
 	if (r != 0) {
 		r = jr_err_set(err, r, "unix socket guard: pthread_create: %s",
@@ -1817,10 +1816,8 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		pthread_cond_wait(&g->cond, &g->lock);
 	pthread_mutex_unlock(&g->lock);
 	if (g->table < 0) {
-		r = jr_err_set(
-		    err, -g->table,
-		    "unix socket guard: cannot give its thread a descriptor table of its own (unshare CLONE_FILES: %s)",
-		    strerror(-g->table));
+		*err = g->start_err;
+		r = g->table;
 		goto fail;
 	}
 	*out = g;
@@ -1838,10 +1835,10 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 		__atomic_store_n(&g->stopping, true, __ATOMIC_RELEASE);
 		stop_join(g->thread);
 	}
-	/* Sends still blocked when the sandbox ends: interrupted. */
+	/* The workers and the executor were stopped by the thread
+	 * (end_serve()), in its own table. */
 	for (size_t i = 0; i < JR_UG_WORKERS; i++)
-		if (g->workers[i].used)
-			worker_reap(&g->workers[i]);
+		free(g->workers[i].resp);
 	free(g->workers);
 	if (stats)
 		*stats = g->stats;
@@ -1851,9 +1848,11 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 		close(g->listener);
 	if (g->diag >= 0)
 		close(g->diag);
-	for (size_t i = 0; i < g->n_expose; i++)
-		free(g->expose[i]);
-	free(g->expose);
+	if (g->userns >= 0)
+		close(g->userns);
+	free(g->notif);
+	free(g->resp);
+	free(g->exposed);
 	free(g->ports);
 	free(g);
 }

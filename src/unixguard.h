@@ -2,8 +2,10 @@
 /*
  * unixguard.h - no pathname unix socket of the host is connectable from
  * inside the sandbox: the seccomp user-notification supervisor (runner
- * side), plus the pure parts (address parsing, decision table) that the unit
- * tests drive. See the theory of operation at the top of unixguard.c.
+ * side). Its pure parts live in unixguard_parse.h (reading the task's
+ * memory) and unixguard_decide.h (the decisions); the calls it makes on
+ * the command's behalf run in unixguard_behalf.h's executor, with the
+ * command's rights. See the theory of operation at the top of unixguard.c.
  */
 #ifndef JR_UNIXGUARD_H
 #define JR_UNIXGUARD_H
@@ -15,83 +17,9 @@
 #include <sys/un.h>
 
 #include "err.h"
-
-/* The syscalls the filter hands to the supervisor. */
-enum jr_ug_call {
-	JR_UG_CONNECT,
-	JR_UG_SENDTO,
-	JR_UG_SENDMSG,
-	JR_UG_SENDMMSG,
-	JR_UG_OTHER, /* a number we do not know (i386 socketcall) */
-};
-
-/* What a sockaddr given to connect/sendto/sendmsg is, for an AF_UNIX socket. */
-enum jr_ug_addr {
-	JR_UG_ADDR_NONE,     /* NULL or length 0: no address */
-	JR_UG_ADDR_UNSPEC,   /* AF_UNSPEC: dgram disconnect */
-	JR_UG_ADDR_UNNAMED,  /* only sun_family: autobind / unnamed */
-	JR_UG_ADDR_ABSTRACT, /* sun_path[0] == 0: per network namespace */
-	JR_UG_ADDR_PATH,     /* a pathname: the case this module exists for */
-	JR_UG_ADDR_INVALID,  /* another family, or a length out of range */
-};
-
-/* What the supervisor does with one notification. */
-enum jr_ug_action {
-	JR_UG_ON_BEHALF,  /* run it ourselves with our copies, on our socket */
-	JR_UG_CHECK_PATH, /* resolve, pin, decide; run it on the pinned inode */
-	JR_UG_REFUSE,	  /* answer an error without running it */
-};
-
-/*
- * jr_unixguard_parse_addr - classify the @len bytes at @sa (a copy read from
- * the task) as an AF_UNIX address, the way net/unix/af_unix.c reads it
- * (unix_validate_addr, unix_mkname_bsd). For JR_UG_ADDR_PATH, @path receives
- * the NUL-terminated path (sun_path need not be terminated: the kernel
- * stops at the length).
- */
-enum jr_ug_addr jr_unixguard_parse_addr(
-    const void *sa, size_t len,
-    char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1]);
-
-/*
- * jr_unixguard_decide - the decision table: @call on a socket of @domain
- * and @type with an address of kind @addr (as an AF_UNIX address: any
- * other family reads as JR_UG_ADDR_INVALID). Every call is run on behalf
- * or refused, never continued (SECCOMP_USER_NOTIF_FLAG_CONTINUE would
- * have the kernel re-read the fd and the address). Pure.
- */
-enum jr_ug_action jr_unixguard_decide(enum jr_ug_call call, int domain,
-				      int type, enum jr_ug_addr addr);
-
-/*
- * jr_unixguard_cmsg_check - may a control message of @level and @type be
- * passed on a socket of @domain in a send run on behalf? AF_UNIX: only
- * SCM_RIGHTS (the caller swaps in its own copies of the descriptors).
- * Other families: only messages the kernel checks against the socket,
- * not the sender's capabilities (the runner has more than the command).
- * Return: 0, or the -errno to answer. Pure.
- */
-int jr_unixguard_cmsg_check(int domain, int level, int type);
-
-/*
- * jr_unixguard_tcp_port_allowed - Landlock's TCP connect rule, for a
- * connect the supervisor runs itself (the runner is not under the
- * command's Landlock domain): may a socket of @domain and @type connect to
- * the @len bytes at @sa, given the allowed @ports (host order)? Only
- * AF_INET/AF_INET6 stream sockets with an AF_INET/AF_INET6 address of a
- * valid length are judged; anything else is left to the kernel (AF_UNSPEC
- * disconnects, short or mismatched addresses get the kernel's own errors).
- * False: answer EACCES, as Landlock does. Pure.
- */
-bool jr_unixguard_tcp_port_allowed(const uint16_t *ports, size_t n_ports,
-				   int domain, int type, const void *sa,
-				   size_t len);
-
-/*
- * jr_unixguard_kdev_matches - does a kernel-internal dev_t (what unix_diag
- * reports: MAJOR << 20 | MINOR) name the same device as a userspace st_dev?
- */
-bool jr_unixguard_kdev_matches(unsigned int kdev, dev_t st_dev);
+#include "ids.h"
+#include "unixguard_decide.h"
+#include "unixguard_parse.h"
 
 struct jr_unixguard;
 
@@ -99,8 +27,15 @@ struct jr_unixguard_config {
 	int listener; /* seccomp notification fd; taken over */
 	int diag;     /* NETLINK_SOCK_DIAG socket of the worker netns;
 			      taken over */
+	int userns;   /* the sandbox's user namespace (the executor enters
+			 it); taken over */
+	const struct jr_ids *ids;  /* the command's ids: copied */
+	pid_t task;   /* the blocked pre-exec child: --expose paths are
+			 resolved and pinned in its view, once */
 	const char *const *expose; /* --expose paths, in the sandbox's view */
 	size_t n_expose;
+	const char *control_path;  /* --control socket (never reachable), or
+				      NULL */
 	/* The command's Landlock TCP connect rule (landlock.h), which the
 	 * connects run on behalf must obey: copied. */
 	bool tcp;
@@ -119,8 +54,9 @@ struct jr_unixguard_config {
 int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err);
 
 /*
- * jr_unixguard_start - serve @cfg->listener in a thread of the runner.
- * Takes both fds of @cfg, even on failure. Return: 0 or -errno, @err set.
+ * jr_unixguard_start - serve @cfg->listener in a thread of the runner, with
+ * an executor holding the command's rights for the calls it runs. Takes
+ * the fds of @cfg, even on failure. Return: 0 or -errno, @err set.
  */
 int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		       struct jr_unixguard **out, struct jr_err *err);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for the pure parts of unixguard.c: how a sockaddr given to
- * connect/sendto/sendmsg is read (as net/unix/af_unix.c reads it), the
- * decision table, and the kernel dev_t that unix_diag reports.
+ * Unit tests for the pure parts of the unix socket guard: how a sockaddr
+ * given to connect/sendto/sendmsg is read (as net/unix/af_unix.c reads it),
+ * the msghdr layouts and the control-message walk (unixguard_parse.c), the
+ * decision table, and the kernel dev_t that unix_diag reports
+ * (unixguard_decide.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -304,6 +306,106 @@ static void test_kdev(void **state)
 	assert_false(jr_unixguard_kdev_matches((9U << 20) | 1U, makedev(8, 1)));
 }
 
+/* Put one control message header at @at of @buf. */
+static void put_cmsg(char *buf, size_t at, size_t len, int level, int type)
+{
+	struct cmsghdr c = { .cmsg_len = len,
+			     .cmsg_level = level,
+			     .cmsg_type = type };
+
+	memcpy(buf + at, &c, sizeof(c));
+}
+
+/* The heap overflow of issue 21: a cmsg_len that reaches past the
+ * buffer had the guard read and write beyond its copy. The walk must
+ * refuse it (EINVAL, the kernel's CMSG_OK), and never hand out a data
+ * range outside the buffer. */
+static void test_cmsg_walk(void **state)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct jr_ug_cmsg c;
+	size_t pos = 0;
+	int fds[3] = { 7, 8, 9 }, got[3];
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	put_cmsg(u.buf, 0, CMSG_LEN(2 * sizeof(int)), SOL_SOCKET, SCM_RIGHTS);
+	put_cmsg(u.buf, CMSG_SPACE(2 * sizeof(int)), CMSG_LEN(sizeof(int)),
+		 SOL_SOCKET, SCM_RIGHTS);
+	assert_int_equal(jr_ug_cmsg_next(u.buf, sizeof(u.buf), &pos, &c), 1);
+	assert_int_equal(c.data_off, CMSG_LEN(0));
+	assert_int_equal(c.data_len, 2 * sizeof(int));
+	assert_int_equal(jr_ug_cmsg_next(u.buf, sizeof(u.buf), &pos, &c), 1);
+	assert_int_equal(c.data_len, sizeof(int));
+	assert_int_equal(jr_ug_cmsg_next(u.buf, sizeof(u.buf), &pos, &c), 0);
+	assert_int_equal(jr_ug_rights_count(u.buf, sizeof(u.buf)), 3);
+	assert_int_equal(jr_ug_rights_rewrite(u.buf, sizeof(u.buf), fds, 3), 0);
+	memcpy(got, u.buf + CMSG_LEN(0), 2 * sizeof(int));
+	memcpy(got + 2, u.buf + CMSG_SPACE(2 * sizeof(int)) + CMSG_LEN(0),
+	       sizeof(int));
+	assert_memory_equal(got, fds, sizeof(fds));
+	/* Too few or too many descriptors for the messages: refused. */
+	assert_int_equal(jr_ug_rights_rewrite(u.buf, sizeof(u.buf), fds, 2),
+			 -EINVAL);
+
+	/* A length past the end of the buffer (the reproducer). */
+	put_cmsg(u.buf, 0, 4096, SOL_SOCKET, SCM_RIGHTS);
+	pos = 0;
+	assert_int_equal(jr_ug_cmsg_next(u.buf, sizeof(u.buf), &pos, &c),
+			 -EINVAL);
+	assert_int_equal(jr_ug_rights_count(u.buf, sizeof(u.buf)), -EINVAL);
+	assert_int_equal(jr_ug_rights_rewrite(u.buf, sizeof(u.buf), fds, 3),
+			 -EINVAL);
+	/* The second one reaching past the end, by one byte. */
+	put_cmsg(u.buf, 0, CMSG_LEN(2 * sizeof(int)), SOL_SOCKET, SCM_RIGHTS);
+	put_cmsg(u.buf, CMSG_SPACE(2 * sizeof(int)),
+		 sizeof(u.buf) - CMSG_SPACE(2 * sizeof(int)) + 1, SOL_SOCKET,
+		 SCM_RIGHTS);
+	assert_int_equal(jr_ug_rights_count(u.buf, sizeof(u.buf)), -EINVAL);
+	/* Shorter than a header. */
+	put_cmsg(u.buf, 0, sizeof(struct cmsghdr) - 1, SOL_SOCKET, SCM_RIGHTS);
+	pos = 0;
+	assert_int_equal(jr_ug_cmsg_next(u.buf, sizeof(u.buf), &pos, &c),
+			 -EINVAL);
+	/* Fewer bytes left than a header: the end, as CMSG_NXTHDR. */
+	pos = 0;
+	assert_int_equal(
+	    jr_ug_cmsg_next(u.buf, sizeof(struct cmsghdr) - 1, &pos, &c), 0);
+	assert_int_equal(jr_ug_rights_count(u.buf, 0), 0);
+}
+
+/* Both msghdr layouts read the same fields. */
+static void test_msghdr_decode(void **state)
+{
+	uint32_t compat[7] = { 0x1000, 16, 0x2000, 3, 0x3000, 24, 0 };
+	struct msghdr m = { .msg_name = (void *)0x10,
+			    .msg_namelen = 110,
+			    .msg_iov = (void *)0x20,
+			    .msg_iovlen = 2,
+			    .msg_control = (void *)0x30,
+			    .msg_controllen = 48 };
+	struct jr_ug_msghdr h;
+
+	(void)state;
+	assert_int_equal(jr_ug_msghdr_size(true), 28);
+	jr_ug_msghdr_decode(compat, true, &h);
+	assert_int_equal(h.name, 0x1000);
+	assert_int_equal(h.namelen, 16);
+	assert_int_equal(h.iov, 0x2000);
+	assert_int_equal(h.iovlen, 3);
+	assert_int_equal(h.control, 0x3000);
+	assert_int_equal(h.controllen, 24);
+	jr_ug_msghdr_decode(&m, false, &h);
+	assert_int_equal(h.name, 0x10);
+	assert_int_equal(h.namelen, 110);
+	assert_int_equal(h.iovlen, 2);
+	assert_int_equal(h.control, 0x30);
+	assert_int_equal(h.controllen, 48);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +414,8 @@ int main(void)
 		cmocka_unit_test(test_cmsg_check),
 		cmocka_unit_test(test_tcp_port),
 		cmocka_unit_test(test_kdev),
+		cmocka_unit_test(test_cmsg_walk),
+		cmocka_unit_test(test_msghdr_decode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
