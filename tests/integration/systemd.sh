@@ -125,10 +125,10 @@ SYSCTL_BEFORE=$(sysctl_snapshot)
 [ "$(wc -l <<<"$SYSCTL_BEFORE")" -gt 100 ] || { fail "could not read the host's sysctls: $SYSCTL_BEFORE"; exit 1; }
 cgroup_dirs() { find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort; }
 cgroup_dirs >"$H/cg-before"
-# host_mounts - the host's mount points and types, but the network
-# namespaces (nsfs, /run/netns) that the lab of a test running beside this
-# one adds and removes.
-# (The type follows the "-" that ends a variable list of optional fields.)
+# host_mounts - the host's mount points and types (the type follows the
+# "-" that ends mountinfo's optional fields), but the network namespaces
+# (nsfs, /run/netns) that the lab of a test running beside this one adds
+# and removes.
 host_mounts() {
 	awk '{ t = ""; for (i = 7; i < NF; i++) if ($i == "-") { t = $(i + 1); break } }
 		t != "nsfs" && $5 !~ "^/run/netns(/|$)" { print $5, t }' /proc/self/mountinfo | LC_ALL=C sort
