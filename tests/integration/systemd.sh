@@ -16,6 +16,25 @@
 # container) inside the cgroup namespace, whose root is a directory this
 # test made in every hierarchy of the host.
 #
+# The host's kernel settings. systemd 252 as PID 1 sets fs.file-max to
+# LONG_MAX at its first start, in a container too: container= (set below;
+# detect_container() reads it from PID 1's own environment) skips the early
+# mounts, the security policies and the clock, but not
+# bump_file_max_and_nr_open() (src/core/main.c), which gives up quietly
+# only on EROFS, EPERM or EACCES. So, as systemd's CONTAINER_INTERFACE.md
+# asks of a container manager, /proc/sys is a read-only bind mount while
+# systemd boots. It is lifted once systemd runs, before any unit starts:
+# an unprivileged user namespace (the workers') may mount its own /proc
+# only while the /proc it comes from is fully visible, nothing mounted over
+# a part of it; and PID 1 writes these settings only at its first start.
+# kmod_setup() has no container check either (it loads autofs4, ipv6,
+# ip_tables when they are missing): systemd runs without CAP_SYS_MODULE in
+# its bounding set. Every sysctl the test can read in fs, kernel, vm,
+# net.core, net.unix and user (counters the kernel moves by itself aside)
+# is compared after the boot and at the end; a change fails the test, and
+# is put back, so that the next run fails too instead of passing on a host
+# the first run changed.
+#
 # Root only: systemd as PID 1 needs it. The workers themselves run
 # rootless (User=nobody): jailrun builds each sandbox in a user namespace.
 # The unit file under test is the contrib one, with three lines replaced:
@@ -45,7 +64,9 @@
 #     NOTIFY_SOCKET or WATCHDOG_*, nor an inherited descriptor;
 #  6. stop the target: no process, network namespace or nft table is left.
 # Afterwards every cgroup directory made on the host is removed (the test
-# fails if one is left), as is everything else; bounded waits only.
+# fails if one is left), as is everything else; the test also fails if the
+# host's mounts, its sysctls or the canary in its /tmp changed. Bounded
+# waits only.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "systemd as PID 1 of a container needs root (the workers run rootless)"
 jr_require_sandbox
@@ -54,7 +75,7 @@ for b in /lib/systemd/systemd /usr/lib/systemd/systemd; do
 	[ -x "$b" ] && SD_BIN=$b && break
 done
 [ -n "$SD_BIN" ] || skip "systemd is not installed"
-for t in unshare nsenter systemctl findmnt nft; do
+for t in unshare nsenter systemctl findmnt nft setpriv; do
 	command -v "$t" >/dev/null || skip "$t is needed"
 done
 
@@ -71,12 +92,48 @@ SD_PID=
 UNSHARE_PID=
 CANARY=$(mktemp /tmp/jailrun-systemd-canary.XXXXXX)
 echo "$TAG" >"$CANARY"
-# Global (not per-namespace) knobs a PID 1 might set: must be unchanged.
-SYSCTLS="fs.file-max fs.nr_open kernel.pid_max kernel.threads-max kernel.core_pattern kernel.printk vm.max_map_count"
-sysctl_snapshot() { for s in $SYSCTLS; do echo "$s=$(sysctl -n "$s" 2>/dev/null)"; done; }
+# sysctl_snapshot - "path:value" of every sysctl root can read in the
+# host's fs, kernel and vm trees, net.core and net.unix of the host's
+# network namespace and the user namespace limits (one grep: a process per
+# file is slow on a busy host), sorted. Left out: counters and values the
+# kernel changes by itself (dentry, inode, file and aio counts, quota
+# statistics, the last pid, a fresh random uuid, the entropy count, the pty
+# count, hung tasks seen, the perf sample rate the kernel lowers under load).
+SYSCTL_VOLATILE='^/proc/sys/(fs/(dentry-state|inode-nr|inode-state|file-nr|aio-nr|quota/.*)|kernel/(ns_last_pid|random/(uuid|entropy_avail)|pty/nr|hung_task_detect_count|perf_event_max_sample_rate)):'
+sysctl_snapshot() {
+	{ grep -rs '' /proc/sys/fs /proc/sys/kernel /proc/sys/vm /proc/sys/net/core \
+		/proc/sys/net/unix /proc/sys/user || true; } | grep -vE "$SYSCTL_VOLATILE" | LC_ALL=C sort
+}
+# sysctl_changed - the snapshot's lines that differ now (before and after),
+# nothing if none.
+sysctl_changed() { diff <(echo "$SYSCTL_BEFORE") <(sysctl_snapshot) | grep '^[<>]' || true; }
+# sysctl_restore - writes back every single-line value that changed, so that
+# a failed run leaves the host as it found it (and the next run fails too).
+sysctl_restore() {
+	local line path
+	while IFS= read -r line; do
+		path=${line%%:*}
+		[ "$(grep -c "^$path:" <<<"$SYSCTL_BEFORE")" = 1 ] || continue
+		if printf '%s\n' "${line#*:}" 2>/dev/null >"$path"; then
+			echo "  put back ${path#/proc/sys/}=${line#*:}"
+		else
+			echo "  could not put back ${path#/proc/sys/}=${line#*:}: restore it by hand"
+		fi
+	done < <(LC_ALL=C comm -23 <(echo "$SYSCTL_BEFORE") <(sysctl_snapshot))
+}
 SYSCTL_BEFORE=$(sysctl_snapshot)
+[ "$(wc -l <<<"$SYSCTL_BEFORE")" -gt 100 ] || { fail "could not read the host's sysctls: $SYSCTL_BEFORE"; exit 1; }
 cgroup_dirs() { find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort; }
 cgroup_dirs >"$H/cg-before"
+# host_mounts - the host's mount points and types (the type follows the
+# "-" that ends mountinfo's optional fields), but the network namespaces
+# (nsfs, /run/netns) that the lab of a test running beside this one adds
+# and removes.
+host_mounts() {
+	awk '{ t = ""; for (i = 7; i < NF; i++) if ($i == "-") { t = $(i + 1); break } }
+		t != "nsfs" && $5 !~ "^/run/netns(/|$)" { print $5, t }' /proc/self/mountinfo | LC_ALL=C sort
+}
+host_mounts >"$H/mounts-before"
 
 # host_pid PID - the host's pid of the container's process PID (NSpid).
 host_pid() {
@@ -102,7 +159,7 @@ rm_new_cgroups() {
 	[ "$left" = 0 ]
 }
 teardown() {
-	local st=$? left
+	local st=$? left changed ncg
 	trap - EXIT
 	set +e
 	if [ "$st" != 0 ] && [ "$JR_FAILURES" != 0 ] && [ -n "$SD_PID" ]; then
@@ -116,21 +173,34 @@ teardown() {
 		wait_until 30 unshare_gone || echo "FAIL: the container did not go away"
 	fi
 	# The kernel empties a dead namespace's cgroups asynchronously.
+	ncg=$(cgroup_dirs | comm -13 "$H/cg-before" - | wc -l)
 	if ! wait_until 30 rm_new_cgroups; then
 		left=$(cgroup_dirs | comm -13 "$H/cg-before" -)
 		echo "FAIL: cgroup directories left on the host: $left"
 		st=1
 	else
-		echo "ok: every cgroup directory made for the container was removed ($(wc -l <"$H/cg-new") of them)"
+		echo "ok: every cgroup directory made for the container was removed ($ncg of them)"
 	fi
 	if [ "$(cat "$CANARY" 2>/dev/null)" != "$TAG" ]; then
 		echo "FAIL: the canary in the host's /tmp is gone or changed"
 		st=1
 	fi
 	rm -f "$CANARY"
-	if [ "$(sysctl_snapshot)" != "$SYSCTL_BEFORE" ]; then
-		echo "FAIL: a host sysctl changed: $(diff <(echo "$SYSCTL_BEFORE") <(sysctl_snapshot))"
+	left=$(host_mounts | LC_ALL=C comm -3 "$H/mounts-before" -)
+	if [ -n "$left" ]; then
+		echo "FAIL: the host's mounts changed: $left"
 		st=1
+	else
+		echo "ok: the host's mounts are as they were"
+	fi
+	changed=$(sysctl_changed)
+	if [ -n "$changed" ]; then
+		echo "FAIL: a host sysctl changed (< before, > now):"
+		echo "$changed"
+		sysctl_restore
+		st=1
+	else
+		echo "ok: no host sysctl changed ($(wc -l <<<"$SYSCTL_BEFORE") compared)"
 	fi
 	if [ "$st" != 0 ] && [ -f "$H/console.log" ]; then
 		echo "--- container console:"; tail -n 30 "$H/console.log"
@@ -211,6 +281,11 @@ mount --make-rprivate /
 # finds none: on a host with no other network namespace mounted.)
 { findmnt -rn -t nsfs -o TARGET || true; } | sort -r | while read -r m; do umount -l "$m"; done
 mount -t proc proc /proc
+# Read-only while systemd boots, so that its writes to the host's
+# fs.file-max (and any other sysctl) fail; the test lifts it once systemd
+# runs (see the top of the test).
+mount --bind /proc/sys /proc/sys
+mount -o remount,bind,ro /proc/sys
 # A fresh sysfs for the new network namespace, without the host's cgroup
 # mounts below it; read-only, like a container's.
 mount -t sysfs -o ro,nosuid,nodev,noexec sysfs /sys
@@ -244,8 +319,10 @@ for m in /run /tmp /var/tmp /var/lib/systemd /var/log; do
 	[ "$(findmnt -n -o FSTYPE --mountpoint "$m")" = tmpfs ] || { echo "$m is not a private tmpfs" >&2; exit 1; }
 done
 if touch /etc/.jailrun-test-probe 2>/dev/null; then echo "/etc is writable" >&2; exit 1; fi
+[ "$(findmnt -n -o VFS-OPTIONS --mountpoint /proc/sys | cut -d, -f1)" = ro ] || { echo "/proc/sys is not read-only" >&2; exit 1; }
 touch "$C/mounts-ok"
-exec env -i container=jailrun-test SYSTEMD_UNIT_PATH="$C/units" \
+# No CAP_SYS_MODULE: systemd must not load modules into the host's kernel.
+exec setpriv --bounding-set -sys_module env -i container=jailrun-test SYSTEMD_UNIT_PATH="$C/units" \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	"$SD_BIN" systemd.unit=jrtest.target systemd.unified_cgroup_hierarchy=0 \
 	systemd.show_status=0 </dev/null >>"$C/console.log" 2>&1
@@ -282,6 +359,29 @@ if [ "$state" = running ]; then
 	ok "systemd $("$SD_BIN" --version | head -n1 | cut -d' ' -f2) booted as PID 1 of the container: $state"
 else
 	fail "systemd did not boot: '$state'"
+	exit 1
+fi
+# The boot is where PID 1 writes kernel settings (fs.file-max above all).
+changed=$(sysctl_changed)
+if [ -z "$changed" ]; then
+	ok "systemd's boot changed no host sysctl ($(wc -l <<<"$SYSCTL_BEFORE") compared)"
+else
+	fail "systemd's boot changed host sysctls (< before, > now): $changed"
+fi
+# CAP_SYS_MODULE is bit 16.
+capbnd=$(awk '$1 == "CapBnd:" { print $2 }' "/proc/$SD_PID/status")
+if [ -n "$capbnd" ] && [ $((0x$capbnd >> 16 & 1)) = 0 ]; then
+	ok "systemd runs without CAP_SYS_MODULE (CapBnd $capbnd)"
+else
+	fail "systemd may load kernel modules: CapBnd '$capbnd'"
+fi
+# Lift the read-only /proc/sys before any unit starts: the workers' user
+# namespaces need a fully visible /proc to mount theirs.
+if timeout 30 nsenter -t "$SD_PID" -a umount /proc/sys &&
+	[ -z "$(awk '$5 == "/proc/sys"' "/proc/$SD_PID/mountinfo")" ]; then
+	ok "the read-only /proc/sys of the boot is lifted"
+else
+	fail "could not lift the read-only /proc/sys in the container"
 	exit 1
 fi
 # No unit of the host: what runs is ours, or what systemd made itself.
