@@ -1351,6 +1351,22 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 	return addr_seen ? JR_DENY_PORT : JR_DENY_LOCAL_ADDR;
 }
 
+const struct jr_allow_entry *
+jr_policy_deny_address(const struct jr_policy *deny, const struct sockaddr *sa,
+		       uint16_t port)
+{
+	struct policy_addr a;
+
+	if (!deny || !addr_from_sockaddr(sa, &a))
+		return NULL;
+	addr_unwrap_ipv4(&a);
+	for (size_t i = 0; i < deny->n; i++)
+		if (addr_entry_contains(&deny->entries[i], &a) &&
+		    deny_port(deny->entries[i].port, port))
+			return &deny->entries[i];
+	return NULL;
+}
+
 const char *jr_deny_reason_name(enum jr_deny_reason r)
 {
 	switch (r) {
