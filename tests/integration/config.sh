@@ -196,18 +196,18 @@ for m in $(jr_modes); do
 	never_served "$m" allowed.test
 	# a host lane is connected without asking the policy, so the denies
 	# are asked at start: before, the lane reached the denied loopback
-	rm -f "$JR_W/ran-$m"
+	rm -f "$JR_W/ran-lane-$m"
 	for lane in 127.0.0.1:8080 '[::ffff:127.0.0.1]:8080' '[::1]:8080'; do
 		ETC=$E_DENYLO expect_status 125 "$m: managed deny vs --lane $lane" jle "$m" --net none \
-			--lane "$lane" -- sh -c "touch $JR_W/ran-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
+			--lane "$lane" -- sh -c "touch $JR_W/ran-lane-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
 		expect_output_has "$m: --lane $lane: the lane named" "lane $lane (command line) is refused"
 	done
 	expect_output_has "$m: --lane [::1]:8080: the deny named" "'deny ::1' (/etc/jailrun/policy.conf:3)"
 	ETC=$E_DENYLO expect_status 125 "$m: managed deny vs a file's lane" jle "$m" --net none \
-		--config "$C/lane.conf" -- sh -c "touch $JR_W/ran-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
+		--config "$C/lane.conf" -- sh -c "touch $JR_W/ran-lane-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
 	expect_output_has "$m: the file's lane and the deny named" \
 		"lane 127.0.0.1:8080 ($C/lane.conf:1) is refused: the managed policy's 'deny 127.0.0.0/8' (/etc/jailrun/policy.conf:2)"
-	if [ -e "$JR_W/ran-$m" ]; then fail "$m: a denied lane ran the command"; else
+	if [ -e "$JR_W/ran-lane-$m" ]; then fail "$m: a denied lane ran the command"; else
 		ok "$m: no denied lane ran the command"; fi
 	if lab_web_served lab-host-loopback /t-managed-lane; then
 		fail "$m: a denied lane reached the lab host's loopback service"
