@@ -45,8 +45,8 @@
 
 /* Options that accumulate: every setting of every source is kept. */
 static const char *const list_options[] = {
-	"allow",      "allow-file",    "expose", "rw",		"ro",
-	"hide",	      "tmpfs",	       "lane",	 "publish",	"secret",
+	"allow",      "allow-file",    "expose", "rw",	    "ro",
+	"hide",	      "tmpfs",	       "lane",	 "publish", "secret",
 	"allow-http", "allow-private", "rlimit", "inspect",
 };
 
@@ -815,8 +815,10 @@ int jr_config_build(struct jr_config *cfg, const char *policy_path, int argc,
 	return 0;
 }
 
-/* The --allow elements of the vector: value and index, for origins. */
+/* The --allow and --lane elements of the vector: option, value and
+ * index, for origins (a NAME:PORT lane is an allow entry too). */
 struct allow_list {
+	const char **option;
 	const char **value;
 	int *index;
 	size_t n;
@@ -827,42 +829,98 @@ static int allow_list_one(void *ctx, const struct option *o, const char *value,
 {
 	struct allow_list *a = ctx;
 
-	if (strcmp(o->name, "allow") == 0 && value) {
+	if ((strcmp(o->name, "allow") == 0 || strcmp(o->name, "lane") == 0) &&
+	    value) {
+		a->option[a->n] = o->name;
 		a->value[a->n] = value;
 		a->index[a->n++] = index;
 	}
 	return 0;
 }
 
+/*
+ * allow_list_find() - "OPTION VALUE (ORIGIN)" into @what for the first
+ * element of @a whose option is @only (NULL: allow or lane) and whose
+ * value is @text; else "@fallback_option @text (@fallback_origin)".
+ */
+static void allow_list_find(const struct jr_config *cfg,
+			    const struct allow_list *a, const char *only,
+			    const char *text, const char *fallback_option,
+			    const char *fallback_origin, char *what,
+			    size_t size)
+{
+	for (size_t j = 0; j < a->n; j++)
+		if ((!only || strcmp(a->option[j], only) == 0) &&
+		    strcmp(a->value[j], text) == 0) {
+			snprintf(what, size, "%s %s (%s)", a->option[j], text,
+				 origin_of(cfg, a->index[j]));
+			return;
+		}
+	snprintf(what, size, "%s %s (%s)", fallback_option, text,
+		 fallback_origin);
+}
+
 int jr_config_check_allow(const struct jr_config *cfg,
 			  const struct jr_policy *p, struct jr_err *err)
 {
-	_cleanup_free_ const char **values = NULL;
+	_cleanup_free_ const char **options = NULL, **values = NULL;
 	_cleanup_free_ int *indexes = NULL;
 	struct allow_list a = { 0 };
 
 	if (!cfg->managed.deny.n)
 		return 0;
+	options = calloc((size_t)cfg->argc + 1, sizeof(*options));
 	values = calloc((size_t)cfg->argc + 1, sizeof(*values));
 	indexes = calloc((size_t)cfg->argc + 1, sizeof(*indexes));
-	if (!values || !indexes)
+	if (!options || !values || !indexes)
 		return jr_err_set(err, ENOMEM, "out of memory");
+	a.option = options;
 	a.value = values;
 	a.index = indexes;
 	scan_options(cfg->argc, cfg->argv, allow_list_one, &a);
 	for (size_t i = 0; i < p->n; i++) {
-		const char *from = "an --allow-file";
 		char what[512];
 
-		for (size_t j = 0; j < a.n; j++)
-			if (strcmp(a.value[j], p->entries[i].text) == 0) {
-				from = origin_of(cfg, a.index[j]);
-				break;
-			}
-		snprintf(what, sizeof(what), "allow %s (%s)",
-			 p->entries[i].text, from);
+		allow_list_find(cfg, &a, NULL, p->entries[i].text, "allow",
+				"an --allow-file", what, sizeof(what));
 		if (jr_managed_check_entry(&cfg->managed, &p->entries[i], what,
 					   err) < 0)
+			return -EPERM;
+	}
+	return 0;
+}
+
+int jr_config_check_lanes(const struct jr_config *cfg,
+			  const struct jr_lanes *lanes, struct jr_err *err)
+{
+	_cleanup_free_ const char **options = NULL, **values = NULL;
+	_cleanup_free_ int *indexes = NULL;
+	struct allow_list a = { 0 };
+
+	if (!cfg->managed.deny.n)
+		return 0;
+	options = calloc((size_t)cfg->argc + 1, sizeof(*options));
+	values = calloc((size_t)cfg->argc + 1, sizeof(*values));
+	indexes = calloc((size_t)cfg->argc + 1, sizeof(*indexes));
+	if (!options || !values || !indexes)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	a.option = options;
+	a.value = values;
+	a.index = indexes;
+	scan_options(cfg->argc, cfg->argv, allow_list_one, &a);
+	for (size_t i = 0; i < lanes->n_lane; i++) {
+		const struct jr_lane *l = &lanes->lane[i];
+		char what[512];
+
+		/* A NAME:PORT lane is an allow entry: jr_config_check_allow()
+		 * and the relay's decision-time check judge it. */
+		if (!l->host)
+			continue;
+		allow_list_find(cfg, &a, "lane", l->text, "lane",
+				"command line", what, sizeof(what));
+		if (jr_managed_check_address(&cfg->managed,
+					     (const struct sockaddr *)&l->addr,
+					     l->port, what, err) < 0)
 			return -EPERM;
 	}
 	return 0;

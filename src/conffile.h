@@ -141,6 +141,16 @@ int jr_config_build(struct jr_config *cfg, const char *policy_path, int argc,
 int jr_config_check_allow(const struct jr_config *cfg,
 			  const struct jr_policy *p, struct jr_err *err);
 
+/*
+ * jr_config_check_lanes - the managed policy's denies against each host
+ * lane (--lane ADDR:PORT), a destination the relay connects to without
+ * asking the policy: a lane a deny matches (address and port, as at
+ * decision time) is refused, naming the lane's origin and the deny.
+ * Return: 0 or -EPERM/-ENOMEM with @err set (exit 125).
+ */
+int jr_config_check_lanes(const struct jr_config *cfg,
+			  const struct jr_lanes *lanes, struct jr_err *err);
+
 /* jr_config_print - --print-config: one line per setting, with origin. */
 void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
 		     FILE *out);

@@ -232,5 +232,12 @@ int jr_localaddr_is_local(struct jr_localaddr *la, const struct sockaddr *sa)
 	     (a4[0] | a4[1] | a4[2] | (a4[3] & 0xfe)) != 0) ||
 	    memcmp(a6, nat64, 12) == 0)
 		return localaddr_ask(la, AF_INET, a4);
+	/* 2002:a.b.c.d::/48 (6to4, RFC 3056 2) is sent, encapsulated, to
+	 * the IPv4 end point it carries in bits 16-47: if that is this
+	 * host, the packet is delivered here. */
+	if (a6[0] == 0x20 && a6[1] == 0x02) {
+		memcpy(a4, a6 + 2, 4);
+		return localaddr_ask(la, AF_INET, a4);
+	}
 	return 0;
 }

@@ -34,7 +34,8 @@ void jr_localaddr_close(struct jr_localaddr *la);
  *      IPv6 address is asked as the IPv4 address it carries (that is what
  *      connect(2) on an AF_INET6 socket does with it); an IPv4-compatible
  *      or NAT64 (64:ff9b::/96) one is asked both ways, and is local if
- *      either answer is.
+ *      either answer is; so is a 6to4 one (2002::/16) with the IPv4 end
+ *      point it carries in bits 16-47.
  *
  * Return: 1 if the route is local, broadcast, multicast or anycast (the
  * connection would be delivered on this host), 0 if it is unicast or the

@@ -267,7 +267,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < opts.n_allow; i++)
 			if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
 				return fail_early(&opts, &policy, &err);
-		if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+		if (jr_config_check_allow(&cfg, &policy, &err) < 0 ||
+		    jr_config_check_lanes(&cfg, &opts.lanes, &err) < 0)
 			return fail_early(&opts, &policy, &err);
 		jr_policy_free(&policy);
 		jr_options_release(&opts);
@@ -319,8 +320,10 @@ int main(int argc, char **argv)
 	if (load_http_rules(&opts, &policy, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	/* The managed policy's denies hold against every allow entry, those
-	 * --allow-http adds for its hosts included. */
-	if (jr_config_check_allow(&cfg, &policy, &err) < 0)
+	 * --allow-http adds for its hosts included, and against host lanes,
+	 * which the relay connects without asking the policy. */
+	if (jr_config_check_allow(&cfg, &policy, &err) < 0 ||
+	    jr_config_check_lanes(&cfg, &opts.lanes, &err) < 0)
 		return fail_early(&opts, &policy, &err);
 	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
 		return fail_early(&opts, &policy, &err);

@@ -13,7 +13,10 @@
  * "deny ENTRY" uses the --allow grammar (policy.c parses it); an allow
  * entry that could match a destination a deny matches is refused, naming
  * both, before anything runs (jr_managed_check_entry(), also the hook for
- * entries added while a sandbox runs). "require OPTION VALUES" is checked
+ * entries added while a sandbox runs). A host lane (--lane ADDR:PORT) is
+ * a destination the relay never asks the policy about, so it is judged
+ * at start as a connection to that address and port would be at decision
+ * time (jr_managed_check_address()): a lane is no way around a deny. "require OPTION VALUES" is checked
  * by conffile.c against the effective options, which it alone knows.
  *
  * A user who can make a user and mount namespace can mount something else
@@ -204,9 +207,11 @@ static int add_require(struct jr_managed *m, const char *origin,
 		    "%s: require needs an option and its permitted values, e.g. 'require seccomp on' or 'require net allowlist|none'",
 		    origin);
 	text = strdup(sp + strspn(sp, " \t"));
+	if (!text)
+		return jr_err_set(err, ENOMEM, "out of memory");
 	split = strdup(text); /* cut at each '|'; values[0] owns it */
 	org = strdup(origin);
-	if (!text || !split || !org)
+	if (!split || !org)
 		return jr_err_set(err, ENOMEM, "out of memory");
 	*sp = '\0';
 	o = requirable(value);
@@ -363,4 +368,19 @@ int jr_managed_check_entry(const struct jr_managed *m,
 			    "%s is refused: the managed policy's 'deny %s' (%s) covers it, and no configuration or option can loosen it",
 			    what, m->deny.entries[i].text, m->deny_origin[i]);
 	return 0;
+}
+
+int jr_managed_check_address(const struct jr_managed *m,
+			     const struct sockaddr *sa, uint16_t port,
+			     const char *what, struct jr_err *err)
+{
+	const struct jr_allow_entry *d =
+	    jr_policy_deny_address(&m->deny, sa, port);
+
+	if (!d)
+		return 0;
+	return jr_err_set(
+	    err, EPERM,
+	    "%s is refused: the managed policy's 'deny %s' (%s) covers it, and no configuration or option can loosen it",
+	    what, d->text, m->deny_origin[d - m->deny.entries]);
 }

@@ -71,4 +71,15 @@ int jr_managed_check_entry(const struct jr_managed *m,
 			   const struct jr_allow_entry *a, const char *what,
 			   struct jr_err *err);
 
+/*
+ * jr_managed_check_address - the hook for a destination the relay never
+ * asks the policy about (a host lane, --lane ADDR:PORT): refused when a
+ * managed deny matches @sa on @port, as it would at decision time.
+ * @what: how the destination is named in the message
+ * Return: 0 or -EPERM with the destination and the deny named.
+ */
+int jr_managed_check_address(const struct jr_managed *m,
+			     const struct sockaddr *sa, uint16_t port,
+			     const char *what, struct jr_err *err);
+
 #endif

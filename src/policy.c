@@ -76,15 +76,25 @@
  *    non-global ones. Otherwise "::ffff:127.0.0.1" would slip past an
  *    IPv4-only guard, and "--allow ::/0" would open every IPv4 host. An
  *    entry inside those ranges can therefore never match and is refused,
- *    naming the IPv4 form to write instead. 6to4 (2002::/16) and Teredo
- *    are not unwrapped: the IPv4 they carry is a tunnel end point reached
- *    through a relay router, not the destination.
+ *    naming the IPv4 form to write instead. 6to4 (2002::/16, RFC 3056) is
+ *    not unwrapped, since the IPv4 it carries is the tunnel end point, not
+ *    the destination, but that end point is judged: it is where the
+ *    encapsulated packet goes, so 2002:7f00:1::1 or 2002:a9fe:a9fe::1 would
+ *    hand a packet to this host or the metadata address. An address whose
+ *    embedded IPv4 is special lies in a special range of its own, the
+ *    6to4 image of the IPv4 range (2002:7f00::/24 for 127.0.0.0/8), opened
+ *    only by an entry inside it. Teredo is not unwrapped (its client
+ *    address is obfuscated and reached through a relay).
  *  - The special ranges are those through which a connection reaches this
  *    host, its link or the network it sits in rather than the internet
  *    (RFC 6890 2.2.2, 2.2.3): "this network" 0.0.0.0/8 and ::, which Linux
  *    delivers locally; loopback; link-local, where most cloud metadata
  *    lives; multicast; limited broadcast; the private ranges (RFC 1918,
- *    fc00::/7 of RFC 4193) and shared address space (100.64.0.0/10, RFC
+ *    fc00::/7 of RFC 4193, and the deprecated site-local fec0::/10 of RFC
+ *    3879, which old stacks and routers still honour), the local-use NAT64
+ *    prefix 64:ff9b:1::/48 (RFC 8215: a translator of the site's own,
+ *    with the IPv4 at a position only its prefix length says, so the
+ *    whole /48 is special) and shared address space (100.64.0.0/10, RFC
  *    6598), where the runner's own LAN, a cloud VPC and its internal
  *    services are; and the cloud metadata services that live outside
  *    169.254/16 (Alibaba 100.100.100.200, Azure's wire server
@@ -191,6 +201,14 @@ static const struct policy_special_range {
 	{ AF_INET6, { 0 }, 128, true },
 	/* loopback, RFC 4291 2.5.3 */
 	{ AF_INET6, { [15] = 1 }, 128, true },
+	/* local-use IPv4/IPv6 translation, RFC 8215: a NAT64 of the site's
+	 * own that reaches its IPv4 network; where the IPv4 address sits
+	 * depends on the prefix length the site chose (RFC 6052 2.2), so the
+	 * whole /48 is special, not unwrapped as the /96 well-known one is */
+	{ AF_INET6, { 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 }, 48, false },
+	/* 6to4, RFC 3056 2: not special as such; an address whose embedded
+	 * IPv4 end point is special lies in that range's 6to4 image, made by
+	 * special_range_of() (policy_6to4_prefix), so it has no row here */
 	/* unique local, RFC 4193 */
 	{ AF_INET6, { 0xfc }, 7, false },
 	/* AWS instance metadata over IPv6, fd00:ec2::254, inside fc00::/7 */
@@ -200,6 +218,9 @@ static const struct policy_special_range {
 	  false },
 	/* link-local, RFC 4291 2.5.6 */
 	{ AF_INET6, { 0xfe, 0x80 }, 10, false },
+	/* site-local, RFC 3879 (deprecated, but a stack or router that still
+	 * honours it delivers inside the site, as for fc00::/7) */
+	{ AF_INET6, { 0xfe, 0xc0 }, 10, false },
 	/* multicast, RFC 4291 2.7 */
 	{ AF_INET6, { 0xff }, 8, false },
 };
@@ -208,6 +229,8 @@ static const struct policy_special_range {
 static const uint8_t policy_v4mapped_prefix[12] = { [10] = 0xff, [11] = 0xff };
 static const uint8_t policy_v4compat_prefix[12] = { 0 };
 static const uint8_t policy_nat64_prefix[12] = { 0x00, 0x64, 0xff, 0x9b };
+/* 6to4, RFC 3056 2: 2002:V4ADDR::/48, the IPv4 end point in bits 16-47. */
+static const uint8_t policy_6to4_prefix[2] = { 0x20, 0x02 };
 
 /* ------------------------------------------------------------ utilities */
 
@@ -1109,14 +1132,35 @@ static bool deny_matches_name(const struct jr_policy *deny, const char *name,
 	return false;
 }
 
+/*
+ * deny_entry_for_addr() - the first deny entry matching @a (unwrapped) on
+ * @port, or NULL. A 6to4 address (RFC 3056 2) also matches a deny of the
+ * IPv4 end point it carries, where its packets are sent, as the guard
+ * judges that end point (special_range_of()).
+ */
+static const struct jr_allow_entry *
+deny_entry_for_addr(const struct jr_policy *deny, const struct policy_addr *a,
+		    int port)
+{
+	struct policy_addr v4 = { .family = AF_INET };
+	bool is_6to4 = a->family == AF_INET6 &&
+		       memcmp(a->bytes, policy_6to4_prefix, 2) == 0;
+
+	if (is_6to4)
+		memcpy(v4.bytes, a->bytes + 2, 4);
+	for (size_t i = 0; deny && i < deny->n; i++)
+		if ((addr_entry_contains(&deny->entries[i], a) ||
+		     (is_6to4 &&
+		      addr_entry_contains(&deny->entries[i], &v4))) &&
+		    deny_port(deny->entries[i].port, port))
+			return &deny->entries[i];
+	return NULL;
+}
+
 static bool deny_matches_addr(const struct jr_policy *deny,
 			      const struct policy_addr *a, int port)
 {
-	for (size_t i = 0; deny && i < deny->n; i++)
-		if (addr_entry_contains(&deny->entries[i], a) &&
-		    deny_port(deny->entries[i].port, port))
-			return true;
-	return false;
+	return deny_entry_for_addr(deny, a, port) != NULL;
 }
 
 /*
@@ -1168,9 +1212,9 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host)
 
 /* ------------------------------------------------------ address guard */
 
-/* The narrowest special range that contains @a, or NULL. */
+/* The narrowest range of the table that contains @a, or NULL. */
 static const struct policy_special_range *
-special_range_of(const struct policy_addr *a)
+special_table_range_of(const struct policy_addr *a)
 {
 	const struct policy_special_range *best = NULL;
 
@@ -1184,6 +1228,44 @@ special_range_of(const struct policy_addr *a)
 			best = r;
 	}
 	return best;
+}
+
+/*
+ * special_range_of() - the narrowest special range that contains @a.
+ * @out: filled when there is one
+ *
+ * The table's ranges, and for a 6to4 address (RFC 3056 2) whose embedded
+ * IPv4 end point is special, that IPv4 range's 6to4 image: 2002: followed
+ * by the IPv4 range, 16 bits longer (2002:a9fe::/32 for 169.254.0.0/16).
+ * It does not lead to this host by definition (to_host false): a local
+ * 6to4 address is opened only by an entry naming it exactly.
+ * Return: whether @a is special.
+ */
+static bool special_range_of(const struct policy_addr *a,
+			     struct policy_special_range *out)
+{
+	const struct policy_special_range *best = special_table_range_of(a);
+
+	if (a->family == AF_INET6 &&
+	    memcmp(a->bytes, policy_6to4_prefix, 2) == 0) {
+		struct policy_addr v4 = { .family = AF_INET };
+		const struct policy_special_range *r4;
+
+		memcpy(v4.bytes, a->bytes + 2, 4);
+		r4 = special_table_range_of(&v4);
+		if (r4 && (!best || 16u + r4->prefix > best->prefix)) {
+			memset(out, 0, sizeof(*out));
+			out->family = AF_INET6;
+			memcpy(out->net, policy_6to4_prefix, 2);
+			memcpy(out->net + 2, r4->net, 4);
+			out->prefix = (uint8_t)(16 + r4->prefix);
+			out->to_host = false;
+			return true;
+		}
+	}
+	if (best)
+		*out = *best;
+	return best != NULL;
 }
 
 /* Is the entry's whole network inside @r? ("names it explicitly") */
@@ -1234,7 +1316,7 @@ static const struct jr_allow_entry *guard_entry(const struct jr_policy *p,
 int jr_policy_parse_private(const char *text, struct jr_allow_entry *e,
 			    struct jr_err *err)
 {
-	const struct policy_special_range *range;
+	struct policy_special_range range;
 	struct jr_allow_entry tmp;
 	struct policy_addr a;
 	int r;
@@ -1255,8 +1337,8 @@ int jr_policy_parse_private(const char *text, struct jr_allow_entry *e,
 	if (r == 0 && e->prefix < addr_bits(e->family)) {
 		a.family = e->family;
 		memcpy(a.bytes, e->addr, sizeof(a.bytes));
-		range = special_range_of(&a);
-		if (!range || !entry_inside_range(e, range))
+		if (!special_range_of(&a, &range) ||
+		    !entry_inside_range(e, &range))
 			r = jr_err_set(
 			    err, EINVAL,
 			    "a range must lie inside one private or special range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 169.254.0.0/16, fc00::/7, fe80::/10, ...); addresses outside them need no opening");
@@ -1295,7 +1377,7 @@ enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 					    const struct sockaddr *sa,
 					    uint16_t port)
 {
-	const struct policy_special_range *range;
+	struct policy_special_range range;
 	struct policy_addr a;
 	bool addr_seen = false;
 
@@ -1304,14 +1386,13 @@ enum jr_deny_reason jr_policy_check_address(const struct jr_policy *p,
 	addr_unwrap_ipv4(&a);
 	if (deny_matches_addr(p->deny, &a, port))
 		return JR_DENY_MANAGED; /* a name resolved into a denied range */
-	range = special_range_of(&a);
-	if (!range)
+	if (!special_range_of(&a, &range))
 		return port == 0 ? JR_DENY_PORT : JR_ALLOWED;
 	for (size_t i = 0; i < p->n + p->n_private; i++) {
 		const struct jr_allow_entry *e = guard_entry(p, i);
 
 		if (!addr_entry_contains(e, &a) ||
-		    !entry_inside_range(e, range))
+		    !entry_inside_range(e, &range))
 			continue;
 		if (port_matches(e->port, port))
 			return JR_ALLOWED;
@@ -1324,9 +1405,9 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 						  const struct sockaddr *sa,
 						  uint16_t port)
 {
-	const struct policy_special_range *range;
+	struct policy_special_range range;
 	struct policy_addr a;
-	bool addr_seen = false;
+	bool addr_seen = false, special;
 	unsigned int full;
 
 	if (!p || !addr_from_sockaddr(sa, &a))
@@ -1335,12 +1416,12 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 		return JR_DENY_PORT;
 	addr_unwrap_ipv4(&a);
 	full = a.family == AF_INET ? 32 : 128;
-	range = special_range_of(&a);
+	special = special_range_of(&a, &range);
 	for (size_t i = 0; i < p->n + p->n_private; i++) {
 		const struct jr_allow_entry *e = guard_entry(p, i);
 		bool names_it =
 		    e->prefix == full ||
-		    (range && range->to_host && entry_inside_range(e, range));
+		    (special && range.to_host && entry_inside_range(e, &range));
 
 		if (!addr_entry_contains(e, &a) || !names_it)
 			continue;
@@ -1349,6 +1430,18 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 		addr_seen = true;
 	}
 	return addr_seen ? JR_DENY_PORT : JR_DENY_LOCAL_ADDR;
+}
+
+const struct jr_allow_entry *
+jr_policy_deny_address(const struct jr_policy *deny, const struct sockaddr *sa,
+		       uint16_t port)
+{
+	struct policy_addr a;
+
+	if (!deny || !addr_from_sockaddr(sa, &a))
+		return NULL;
+	addr_unwrap_ipv4(&a);
+	return deny_entry_for_addr(deny, &a, port);
 }
 
 const char *jr_deny_reason_name(enum jr_deny_reason r)

@@ -209,6 +209,18 @@ enum jr_deny_reason jr_policy_check_local_address(const struct jr_policy *p,
 						  const struct sockaddr *sa,
 						  uint16_t port);
 
+/*
+ * jr_policy_deny_address - the deny entry of @deny (a managed policy's
+ * list, jr_policy.deny) that matches @sa on @port, judged as the relay's
+ * decision-time check judges it (IPv4-carrying IPv6 forms as the IPv4
+ * address they carry), or NULL. For destinations the relay never asks
+ * about, such as a host lane's fixed endpoint.
+ * @sa: AF_INET or AF_INET6, as for jr_policy_check_address()
+ */
+const struct jr_allow_entry *
+jr_policy_deny_address(const struct jr_policy *deny, const struct sockaddr *sa,
+		       uint16_t port);
+
 /* Normalise a host name in place (lowercase, drop one trailing dot). */
 void jr_host_normalise(char *host);
 

@@ -20,10 +20,12 @@
  *
  * relay_inspect_plain(): an absolute-form (plain HTTP) request that the
  * policy allowed: the proxy's, or a captured one relay_httprules.c put in
- * absolute form. To a bound host it is refused unless
- * --secret-allow-plaintext (the real value would cross the network in
- * clear); a placeholder headed for a host it is not bound to is refused
- * as secret-misuse; otherwise the head sent upstream gets its real values.
+ * absolute form. To a host and port a secret is bound to it is refused
+ * unless --secret-allow-plaintext (the real value would cross the network
+ * in clear); a placeholder headed for a host and port it is not bound to
+ * (another host, or its host on port 80 when the binding means 443) is
+ * refused as secret-misuse; otherwise the head sent upstream gets its
+ * real values.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -103,20 +105,21 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c)
 {
 	struct jr_secrets *set = r->cfg.secrets;
 	struct jr_secrets_verdict v;
-	char *head = NULL;
+	char *head = NULL, msg[JR_HOST_MAX * 2 + JR_SECRET_NAME_MAX + 256];
 	size_t len = 0;
 	int e;
 
 	if (!set || !set->n || c->req.form != JR_HTTP_FORM_ABSOLUTE)
 		return false;
-	if (jr_secrets_host_bound(set, c->host) && !set->allow_plaintext) {
+	if (jr_secrets_host_bound(set, c->host, c->port) &&
+	    !set->allow_plaintext) {
 		relay_reply(
 		    r, c, 403, "secret-plaintext", "secret-plaintext", false,
-		    "jailrun: %s is bound to a secret: use https (or --secret-allow-plaintext)",
-		    c->host);
+		    "jailrun: %s port %u is bound to a secret: use https (or --secret-allow-plaintext)",
+		    c->host, c->port);
 		return true;
 	}
-	e = jr_secrets_rewrite_head(set, c->host, c->req.upstream_head,
+	e = jr_secrets_rewrite_head(set, c->host, c->port, c->req.upstream_head,
 				    c->req.upstream_head_len, &head, &len, &v);
 	if (e < 0) {
 		relay_out_of_memory(r, c);
@@ -124,10 +127,10 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c)
 	}
 	if (e == 1) {
 		atomic_fetch_add(&set->misuse, 1);
-		relay_reply(
-		    r, c, 403, "secret-misuse", "secret-misuse", false,
-		    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
-		    v.misuse_name);
+		jr_secrets_misuse_message(&v, c->host, c->port, msg,
+					  sizeof(msg));
+		relay_reply(r, c, 403, "secret-misuse", "secret-misuse", false,
+			    "%s", msg);
 		return true;
 	}
 	if (v.injected)

@@ -28,6 +28,19 @@
  * decoded Basic credentials, is "secret-misuse": the caller refuses the
  * request (403) and counts it.
  *
+ * A binding is a host and a port: "api.example.com" means port 443, and
+ * "api.example.com:8443" names another. A name says nothing about which
+ * service on it is meant, so a host-only binding lent the value to every
+ * port the policy opened (issue 21: an echo service on the bound host's
+ * port 9000 sent the real value back to the command). The port is the
+ * connection's destination port (the CONNECT's, the absolute URL's, or
+ * the captured connection's original one), never a Host header's.
+ * Plain HTTP is decided by the caller (relay_inspect.c): a plain request
+ * to a bound host and port is refused unless --secret-allow-plaintext, so
+ * the value crosses the network in clear only where a binding names the
+ * port and the flag says yes; "api.example.com" alone never puts it on
+ * port 80.
+ *
  * Everything above the "runner" line is pure and unit-tested
  * (tests/unit/test_secrets.c).
  */
@@ -153,20 +166,94 @@ static int host_normalise(const char *s, size_t n, char *out,
 		if (!isalnum(ch) && ch != '-' && ch != '.' && ch != ':')
 			return jr_err_set(
 			    err, EINVAL,
-			    "%s: '%.*s' is not a host name or address (no port, wildcard or scheme: the secret is bound to exactly these names)",
+			    "%s: '%.*s' is not a host name or address (no wildcard or scheme: exactly these names are meant)",
 			    what, (int)n, s);
 		out[i] = (char)tolower(ch);
 	}
 	out[n] = '\0';
-	if (strstr(out, ".."))
+	/* One root dot is dropped above; any other empty label would leave a
+	 * binding no host the relay sees can ever match (fuzz_secrets). */
+	if (strstr(out, "..") || out[0] == '.' || out[n - 1] == '.')
 		return jr_err_set(err, EINVAL, "%s: '%s' has an empty label",
 				  what, out);
 	if (strchr(out, ':') && inet_pton(AF_INET6, out, &a6) != 1)
 		return jr_err_set(
 		    err, EINVAL,
-		    "%s: '%s' is not a host name or an IPv6 address (no port: the secret is bound to the name, on any port the policy allows)",
-		    what, out);
+		    "%s: '%s' is not a host name or an IPv6 address", what,
+		    out);
 	return 0;
+}
+
+/*
+ * binding_parse() - one HOST of a --secret binding, with its port.
+ * @s/@n: "HOST", "HOST:PORT", "[V6]", "[V6]:PORT" or a bare V6 (whose
+ *	colons are all the address's, as in --allow: RFC 3986 3.2.2 brackets
+ *	an IPv6 authority that carries a port)
+ * @host: JR_HOST_MAX + 1 bytes, the normalised host
+ * @port: the port, JR_SECRET_PORT_DEFAULT when none is written
+ * @what: "--secret NAME", for messages
+ *
+ * The port is plain decimal from 1 to 65535 without a leading zero, the
+ * one spelling --allow takes, so the binding and the policy read alike.
+ * Return: 0 or -EINVAL with @err naming the binding and the rule.
+ */
+static int binding_parse(const char *s, size_t n, char *host, uint16_t *port,
+			 struct jr_err *err, const char *what)
+{
+	const char *colon = NULL, *h = s;
+	size_t hn = n;
+	unsigned long v = 0;
+
+	*port = JR_SECRET_PORT_DEFAULT;
+	if (n && s[0] == '[') {
+		const char *close = memchr(s, ']', n);
+		struct in6_addr a6;
+		char v6[INET6_ADDRSTRLEN];
+
+		if (!close || (close + 1 < s + n && close[1] != ':'))
+			return jr_err_set(
+			    err, EINVAL,
+			    "%s: '%.*s': an IPv6 address is written [ADDR] or [ADDR]:PORT",
+			    what, (int)n, s);
+		h = s + 1;
+		hn = (size_t)(close - h);
+		if (hn < sizeof(v6)) {
+			memcpy(v6, h, hn);
+			v6[hn] = '\0';
+		}
+		if (hn >= sizeof(v6) || inet_pton(AF_INET6, v6, &a6) != 1)
+			return jr_err_set(
+			    err, EINVAL,
+			    "%s: '%.*s': only an IPv6 address goes between brackets",
+			    what, (int)n, s);
+		if (close + 1 < s + n)
+			colon = close + 1;
+	} else {
+		const char *c = memchr(s, ':', n);
+
+		/* One colon: HOST:PORT. More: an IPv6 address, no port. */
+		if (c && !memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+			colon = c;
+			hn = (size_t)(c - s);
+		}
+	}
+	if (colon) {
+		const char *d = colon + 1;
+		size_t dn = (size_t)(s + n - d);
+		bool digits = dn >= 1 && dn <= 5 && d[0] != '0';
+
+		for (size_t i = 0; digits && i < dn; i++) {
+			digits = isdigit((unsigned char)d[i]);
+			v = v * 10 + (unsigned long)(d[i] - '0');
+		}
+		if (!digits || v > 65535)
+			return jr_err_set(
+			    err, EINVAL,
+			    "%s: '%.*s': the port must be a decimal number from 1 to 65535, without leading zeros",
+			    what, (int)n, s);
+		*port = (uint16_t)v;
+	}
+	return host_normalise(h, hn, host, err, what);
 }
 
 int jr_inspect_host_parse(const char *host, char *out, struct jr_err *err)
@@ -181,8 +268,10 @@ void jr_secret_release(struct jr_secret *s)
 	for (size_t i = 0; i < s->n_hosts; i++)
 		free(s->hosts[i]);
 	free(s->hosts);
+	free(s->ports);
 	s->name = s->file = NULL;
 	s->hosts = NULL;
+	s->ports = NULL;
 	s->n_hosts = 0;
 }
 
@@ -229,9 +318,10 @@ int jr_secret_spec_parse(const char *spec, struct jr_secret *out,
 		char host[JR_HOST_MAX + 1];
 		char what[JR_SECRET_NAME_MAX + 16];
 		char **grown;
+		uint16_t port, *grown_ports;
 
 		snprintf(what, sizeof(what), "--secret %s", out->name);
-		r = host_normalise(p, (size_t)(end - p), host, err, what);
+		r = binding_parse(p, (size_t)(end - p), host, &port, err, what);
 		if (r < 0) {
 			jr_secret_release(out);
 			return r;
@@ -247,6 +337,12 @@ int jr_secret_spec_parse(const char *spec, struct jr_secret *out,
 		if (!grown)
 			goto nomem;
 		out->hosts = grown;
+		grown_ports = realloc(out->ports,
+				      (out->n_hosts + 1) * sizeof(*out->ports));
+		if (!grown_ports)
+			goto nomem;
+		out->ports = grown_ports;
+		out->ports[out->n_hosts] = port;
 		out->hosts[out->n_hosts] = strdup(host);
 		if (!out->hosts[out->n_hosts])
 			goto nomem;
@@ -261,24 +357,50 @@ nomem:
 	return jr_err_set(err, ENOMEM, "--secret: out of memory");
 }
 
-/* @host as the relay has it (lowercase already, maybe a trailing dot). */
-bool jr_secret_bound_to(const struct jr_secret *s, const char *host)
+/*
+ * secret_host_index() - the first binding of @s at or after @from whose
+ * host is @host (as the relay has it: any case, maybe a trailing dot), or
+ * @s->n_hosts.
+ */
+static size_t secret_host_index(const struct jr_secret *s, const char *host,
+				size_t from)
 {
 	size_t hl = strlen(host);
 
 	if (hl && host[hl - 1] == '.')
 		hl--;
-	for (size_t i = 0; i < s->n_hosts; i++)
+	for (size_t i = from; i < s->n_hosts; i++)
 		if (strlen(s->hosts[i]) == hl &&
 		    strncasecmp(s->hosts[i], host, hl) == 0)
+			return i;
+	return s->n_hosts;
+}
+
+bool jr_secret_bound_to(const struct jr_secret *s, const char *host,
+			uint16_t port)
+{
+	for (size_t i = secret_host_index(s, host, 0); i < s->n_hosts;
+	     i = secret_host_index(s, host, i + 1))
+		if (s->ports[i] == port)
 			return true;
 	return false;
 }
 
-bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host)
+bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host,
+			   uint16_t port)
 {
 	for (size_t i = 0; set && i < set->n; i++)
-		if (jr_secret_bound_to(&set->s[i], host))
+		if (jr_secret_bound_to(&set->s[i], host, port))
+			return true;
+	return false;
+}
+
+/* Is @host bound to any secret, on any port? (what is inspected) */
+static bool secrets_host_bound_any_port(const struct jr_secrets *set,
+					const char *host)
+{
+	for (size_t i = 0; set && i < set->n; i++)
+		if (secret_host_index(&set->s[i], host, 0) < set->s[i].n_hosts)
 			return true;
 	return false;
 }
@@ -289,7 +411,7 @@ bool jr_secrets_inspects(const struct jr_secrets *set, const char *host)
 
 	if (!set)
 		return false;
-	if (jr_secrets_host_bound(set, host) ||
+	if (secrets_host_bound_any_port(set, host) ||
 	    jr_httprules_host_has_rules(set->http_rules, host))
 		return true;
 	if (hl && host[hl - 1] == '.')
@@ -390,11 +512,12 @@ static void ob_put(struct out_buf *o, const char *s, size_t n)
 }
 
 /*
- * Any placeholder in @s[0..@n] of a secret not bound to @host: the first
- * one's name, or NULL. With @count, how many of bound ones there are.
+ * Any placeholder in @s[0..@n] of a secret not bound to @host:@port: the
+ * first one's secret, or NULL. With @count, how many bound ones there are.
  */
-static const char *scan(const struct jr_secrets *set, const char *host,
-			const char *s, size_t n, unsigned *count)
+static const struct jr_secret *scan(const struct jr_secrets *set,
+				    const char *host, uint16_t port,
+				    const char *s, size_t n, unsigned *count)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct jr_secret *sec = &set->s[i];
@@ -404,8 +527,8 @@ static const char *scan(const struct jr_secrets *set, const char *host,
 			continue;
 		while (p < end && (p = memmem(p, (size_t)(end - p),
 					      sec->placeholder, sec->len))) {
-			if (!jr_secret_bound_to(sec, host))
-				return sec->name;
+			if (!jr_secret_bound_to(sec, host, port))
+				return sec;
 			if (count)
 				(*count)++;
 			p += sec->len;
@@ -414,9 +537,26 @@ static const char *scan(const struct jr_secrets *set, const char *host,
 	return NULL;
 }
 
+/*
+ * misuse_found() - record in @v that @sec's placeholder (if @sec) was
+ * headed for @host, where it is not bound; say whether @host is one of
+ * its hosts on another port, so the message can name the fix.
+ * Return: whether there was a misuse.
+ */
+static bool misuse_found(struct jr_secrets_verdict *v,
+			 const struct jr_secret *sec, const char *host)
+{
+	if (!sec)
+		return false;
+	v->misuse_name = sec->name;
+	v->misuse_port = secret_host_index(sec, host, 0) < sec->n_hosts;
+	return true;
+}
+
 /* @s[0..@n] with every bound placeholder replaced, appended to @o. */
 static void replace_into(const struct jr_secrets *set, const char *host,
-			 const char *s, size_t n, struct out_buf *o)
+			 uint16_t port, const char *s, size_t n,
+			 struct out_buf *o)
 {
 	size_t i = 0;
 
@@ -428,7 +568,7 @@ static void replace_into(const struct jr_secrets *set, const char *host,
 
 			if (sec->placeholder && sec->len <= n - i &&
 			    memcmp(s + i, sec->placeholder, sec->len) == 0 &&
-			    jr_secret_bound_to(sec, host))
+			    jr_secret_bound_to(sec, host, port))
 				hit = sec;
 		}
 		if (hit) {
@@ -447,8 +587,8 @@ static void replace_into(const struct jr_secrets *set, const char *host,
  * caller treats the line as text), or misuse through @v.
  */
 static int basic_line(const struct jr_secrets *set, const char *host,
-		      const char *line, size_t n, struct out_buf *o,
-		      struct jr_secrets_verdict *v)
+		      uint16_t port, const char *line, size_t n,
+		      struct out_buf *o, struct jr_secrets_verdict *v)
 {
 	static const char name[] = "authorization:";
 	const char *p = line + strlen(name), *end = line + n, *tok, *tend;
@@ -475,9 +615,10 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 		tend++;
 	/* Whatever follows the token is text like any field's (fuzz_secrets:
 	 * a placeholder there went out unchecked and unreplaced). */
-	v->misuse_name =
-	    scan(set, host, tend, (size_t)(line + n - tend), &tcnt);
-	if (v->misuse_name)
+	if (misuse_found(
+		v,
+		scan(set, host, port, tend, (size_t)(line + n - tend), &tcnt),
+		host))
 		return 1;
 	dec = malloc((size_t)(tend - tok) / 4 * 3 + 4);
 	if (!dec) {
@@ -489,13 +630,15 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 		free(dec);
 		return 0;
 	}
-	v->misuse_name = scan(set, host, (const char *)dec, (size_t)dl, &cnt);
+	misuse_found(v,
+		     scan(set, host, port, (const char *)dec, (size_t)dl, &cnt),
+		     host);
 	if (v->misuse_name || !cnt) {
 		explicit_bzero(dec, (size_t)dl);
 		free(dec);
 		return v->misuse_name ? 1 : 0;
 	}
-	replace_into(set, host, (const char *)dec, (size_t)dl, &d);
+	replace_into(set, host, port, (const char *)dec, (size_t)dl, &d);
 	explicit_bzero(dec, (size_t)dl);
 	free(dec);
 	if (!d.failed)
@@ -511,7 +654,7 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 	jr_base64_encode((const uint8_t *)d.p, d.len, enc);
 	ob_put(o, line, (size_t)(tok - line));
 	ob_put(o, enc, strlen(enc));
-	replace_into(set, host, tend, (size_t)(line + n - tend), o);
+	replace_into(set, host, port, tend, (size_t)(line + n - tend), o);
 	v->injected += cnt + tcnt;
 	explicit_bzero(d.p, d.cap);
 	free(d.p);
@@ -521,8 +664,9 @@ static int basic_line(const struct jr_secrets *set, const char *host,
 }
 
 int jr_secrets_rewrite_head(const struct jr_secrets *set, const char *host,
-			    const char *head, size_t len, char **out,
-			    size_t *out_len, struct jr_secrets_verdict *v)
+			    uint16_t port, const char *head, size_t len,
+			    char **out, size_t *out_len,
+			    struct jr_secrets_verdict *v)
 {
 	struct out_buf o = { 0 };
 	const char *nl = memchr(head, '\n', len);
@@ -533,8 +677,7 @@ int jr_secrets_rewrite_head(const struct jr_secrets *set, const char *host,
 	*out_len = 0;
 	pos = nl ? (size_t)(nl - head) + 1 : len;
 	/* The request line: never rewritten, but a misuse all the same. */
-	v->misuse_name = scan(set, host, head, pos, NULL);
-	if (v->misuse_name)
+	if (misuse_found(v, scan(set, host, port, head, pos, NULL), host))
 		return 1;
 	ob_put(&o, head, pos);
 	while (pos < len) {
@@ -544,16 +687,15 @@ int jr_secrets_rewrite_head(const struct jr_secrets *set, const char *host,
 		unsigned cnt = 0;
 
 		pos += n;
-		if (basic_line(set, host, line, n, &o, v)) {
+		if (basic_line(set, host, port, line, n, &o, v)) {
 			if (v->misuse_name)
 				goto misuse;
 			continue;
 		}
-		v->misuse_name = scan(set, host, line, n, &cnt);
-		if (v->misuse_name)
+		if (misuse_found(v, scan(set, host, port, line, n, &cnt), host))
 			goto misuse;
 		v->injected += cnt;
-		replace_into(set, host, line, n, &o);
+		replace_into(set, host, port, line, n, &o);
 	}
 	if (o.failed) {
 		if (o.p) {
@@ -572,6 +714,25 @@ misuse:
 	}
 	v->injected = 0;
 	return 1;
+}
+
+void jr_secrets_misuse_message(const struct jr_secrets_verdict *v,
+			       const char *host, uint16_t port, char *buf,
+			       size_t size)
+{
+	bool v6 = strchr(host, ':') != NULL;
+
+	if (v->misuse_port)
+		snprintf(
+		    buf, size,
+		    "jailrun: the request carries the placeholder of %s, which is bound to %s on other ports only, not %u (a binding without a port means %d; write %s%s%s:%u in --secret to send it here)",
+		    v->misuse_name, host, port, JR_SECRET_PORT_DEFAULT,
+		    v6 ? "[" : "", host, v6 ? "]" : "", port);
+	else
+		snprintf(
+		    buf, size,
+		    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
+		    v->misuse_name);
 }
 
 /* ------------------------------------------------------------ runner */

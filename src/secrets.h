@@ -27,9 +27,10 @@
 struct jr_inspect;
 
 struct jr_secret {
-	char *name;   /* the environment variable */
-	char *file;   /* NAME=file:PATH, or NULL: jailrun's own env */
-	char **hosts; /* lowercase, no trailing dot */
+	char *name;	 /* the environment variable */
+	char *file;	 /* NAME=file:PATH, or NULL: jailrun's own env */
+	char **hosts;	 /* lowercase, no trailing dot */
+	uint16_t *ports; /* ports[i] is where hosts[i] gets the value */
 	size_t n_hosts;
 	char *value;	   /* the real value (locked memory), or NULL */
 	char *placeholder; /* same length as the value */
@@ -49,7 +50,7 @@ struct jr_secrets {
 	 * so the inspection threads may read them): a host they name is
 	 * inspected, and each request inside is checked against them. */
 	const struct jr_httprules *http_rules;
-	void *locked;		 /* the page(s) holding the values */
+	void *locked; /* the page(s) holding the values */
 	size_t locked_size;
 	atomic_uint_fast64_t misuse;	/* requests refused secret-misuse */
 	atomic_uint_fast64_t injected;	/* requests a real value went into */
@@ -59,11 +60,17 @@ struct jr_secrets {
 	const char *trust_path;		/* where the command finds it */
 };
 
+/* The port a binding without one means: the value goes over https only. */
+#define JR_SECRET_PORT_DEFAULT 443
+
 /*
  * jr_secret_spec_parse - parse one --secret argument:
  * "NAME@HOST[,HOST...]" or "NAME=file:PATH@HOST[,HOST...]".
  * NAME is a portable environment variable name ([A-Za-z_][A-Za-z0-9_]*);
- * each HOST a host name or address literal (no port, no wildcard).
+ * each HOST a host name or address literal (no wildcard), optionally with
+ * a port: "NAME:PORT", "V4:PORT", "[V6]:PORT" ("[V6]" or a bare V6 has
+ * none; as in --allow, every colon of an unbracketed V6 is the address's).
+ * Without a port a host is bound on JR_SECRET_PORT_DEFAULT only.
  * @out: filled (name, file, hosts allocated); release with
  * jr_secret_release().
  * Return: 0 or -EINVAL/-ENOMEM with @err naming the rule.
@@ -95,41 +102,62 @@ size_t jr_secret_prefix_len(const char *value, size_t len);
 void jr_secret_make_placeholder(const char *value, size_t len,
 				const uint8_t *rnd, char *out);
 
-/* Is @host (any case, optional trailing dot) bound to @s? */
-bool jr_secret_bound_to(const struct jr_secret *s, const char *host);
+/* Is @host (any case, optional trailing dot) on @port bound to @s? */
+bool jr_secret_bound_to(const struct jr_secret *s, const char *host,
+			uint16_t port);
 
-/* Does the relay terminate TLS to @host: bound to a secret or --inspect? */
+/*
+ * Does the relay terminate TLS to @host: bound to a secret (on any port:
+ * a placeholder sent to a bound host on a port it is not bound to must be
+ * seen, to be refused as misuse) or --inspect?
+ */
 bool jr_secrets_inspects(const struct jr_secrets *set, const char *host);
 
-/* Is @host bound to any secret? */
-bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host);
+/* Is @host on @port bound to any secret? */
+bool jr_secrets_host_bound(const struct jr_secrets *set, const char *host,
+			   uint16_t port);
 
 /* What jr_secrets_rewrite_head() found. */
 struct jr_secrets_verdict {
 	unsigned injected;	 /* placeholders replaced by real values */
 	const char *misuse_name; /* a secret whose placeholder was headed
 				      elsewhere (its NAME), or NULL */
+	bool misuse_port;	 /* ... elsewhere only by its port: the
+				      secret is bound to the host, on other
+				      ports */
 };
 
 /*
- * jr_secrets_rewrite_head - the request head to send to @host.
+ * jr_secrets_rewrite_head - the request head to send to @host on @port.
  * @head/@len: a complete request head (request line, fields, empty line)
  * @out/@out_len: on success a malloc'd copy with every placeholder of a
- *	secret bound to @host replaced by its value in the header fields,
+ *	secret bound to @host:@port replaced by its value in the fields,
  *	including inside "Authorization: Basic" credentials (decoded,
  *	replaced, encoded again). The request line (method, target, version)
  *	is never rewritten: a placeholder in the path or query reaches even
  *	a bound host as the placeholder.
  * @v: what happened
  *
- * A placeholder of a secret NOT bound to @host anywhere in the head
+ * A placeholder of a secret NOT bound to @host:@port anywhere in the head
  * (request line, any field, decoded Basic credentials) is misuse: @v says
  * which, and nothing is written to @out.
  * Return: 0 (sent as @out), 1 (misuse: refuse), or -ENOMEM.
  */
 int jr_secrets_rewrite_head(const struct jr_secrets *set, const char *host,
-			    const char *head, size_t len, char **out,
-			    size_t *out_len, struct jr_secrets_verdict *v);
+			    uint16_t port, const char *head, size_t len,
+			    char **out, size_t *out_len,
+			    struct jr_secrets_verdict *v);
+
+/*
+ * jr_secrets_misuse_message - the one text of a secret-misuse refusal of a
+ * request to @host:@port (what jr_secrets_rewrite_head() put in @v), for
+ * the proxy's and the inspection's 403 alike, into @buf (@size bytes).
+ * When the secret is bound to @host on other ports only, it says how to
+ * bind this one.
+ */
+void jr_secrets_misuse_message(const struct jr_secrets_verdict *v,
+			       const char *host, uint16_t port, char *buf,
+			       size_t size);
 
 /*
  * jr_base64_decode / jr_base64_encode - RFC 4648 section 4 (with padding).

@@ -926,17 +926,15 @@ static void serve_request(struct inspect_conn *ic, SSL *cs)
 		}
 	}
 	atomic_fetch_add(&set->inspected, 1);
-	switch (jr_secrets_rewrite_head(set, ic->host, req.upstream_head,
-					req.upstream_head_len, &head, &head_len,
-					&v)) {
+	switch (jr_secrets_rewrite_head(
+	    set, ic->host, ic->port, req.upstream_head, req.upstream_head_len,
+	    &head, &head_len, &v)) {
 	case 0:
 		break;
 	case 1:
 		atomic_fetch_add(&set->misuse, 1);
-		snprintf(
-		    msg, sizeof(msg),
-		    "jailrun: the request carries the placeholder of %s, which may only be sent to its own hosts",
-		    v.misuse_name);
+		jr_secrets_misuse_message(&v, ic->host, ic->port, msg,
+					  sizeof(msg));
 		answer(cs, &l, 403, "secret-misuse", "secret-misuse", false,
 		       msg);
 		goto out;

@@ -5,9 +5,10 @@
  * values in header fields, Basic credentials decoded, rewritten and
  * encoded again) and for the base64 coder it uses.
  *
- * The input's first byte picks the host the head is headed for (bound to
- * one secret, two, none; in another case, with a trailing dot); the rest
- * is the head. Three fixed secrets: placeholders are made of [A-Z0-9_] and
+ * The input's first byte picks the host and port the head is headed for
+ * (bound to one secret, two, none; in another case, with a trailing dot;
+ * a bound host on a port it is not bound on); the rest is the head, and
+ * also, after "K@", a --secret spec for jr_secret_spec_parse(). Three fixed secrets: placeholders are made of [A-Z0-9_] and
  * always hold '_', values of punctuation only, so a value (or base64 of
  * one: no '_' in its alphabet) can never form a placeholder, and every
  * placeholder found in the output was in the input. The request line is
@@ -24,7 +25,12 @@
  *     left after the request line (a bound one is replaced wherever it
  *     is); without any placeholder in the input, the output is the input;
  *   - base64: decode(encode(x)) == x, and what decodes encodes back to the
- *     same text.
+ *     same text;
+ *   - the binding: jr_secret_bound_to() agrees with a fixed table of
+ *     which secret goes to which host and port; a spec that parses has 1
+ *     to JR_SECRET_HOSTS_MAX bindings, each a non-empty lowercase host
+ *     with a port from 1 to 65535 that jr_secret_bound_to() finds, and
+ *     one that does not parse leaves nothing allocated and says why.
  *
  * Build and run (see also tests/fuzz/corpus/secrets/; secrets.c reaches
  * options.c, so the link list is the config target's, in run.sh):
@@ -44,6 +50,9 @@
 static char *hosts_a[] = { "api.test" };
 static char *hosts_b[] = { "other.test" };
 static char *hosts_c[] = { "api.test", "third.test" };
+static uint16_t ports_a[] = { 443 };
+static uint16_t ports_b[] = { 443 };
+static uint16_t ports_c[] = { 8443, 443 };
 
 static char ph_a[] = "PHA_0000000000";
 static char ph_b[] = "PHB_11";
@@ -52,8 +61,19 @@ static char val_a[] = "!!!!!!!!!!!!!!";
 static char val_b[] = "######";
 static char val_c[] = "$$$$$$$$$$$$$$$$$$$$$$$$$$";
 
-static const char *const targets[] = {
-	"api.test", "other.test", "third.test", "API.Test.", "none.test",
+static const struct {
+	const char *host;
+	uint16_t port;
+	bool bound[3]; /* to A, B, C: the oracle for jr_secret_bound_to() */
+} targets[] = {
+	{ "api.test", 443, { true, false, false } },
+	{ "other.test", 443, { false, true, false } },
+	{ "third.test", 443, { false, false, true } },
+	{ "API.Test.", 443, { true, false, false } },
+	{ "none.test", 443, { false, false, false } },
+	{ "api.test", 8443, { false, false, true } },
+	{ "other.test", 80, { false, false, false } },
+	{ "third.test", 8443, { false, false, false } },
 };
 
 static struct jr_secrets set;
@@ -67,33 +87,41 @@ static void set_once(void)
 		return;
 	s[0] = (struct jr_secret){ .name = "A",
 				   .hosts = hosts_a,
+				   .ports = ports_a,
 				   .n_hosts = 1,
 				   .value = val_a,
 				   .placeholder = ph_a,
 				   .len = sizeof(ph_a) - 1 };
 	s[1] = (struct jr_secret){ .name = "B",
 				   .hosts = hosts_b,
+				   .ports = ports_b,
 				   .n_hosts = 1,
 				   .value = val_b,
 				   .placeholder = ph_b,
 				   .len = sizeof(ph_b) - 1 };
 	s[2] = (struct jr_secret){ .name = "C",
 				   .hosts = hosts_c,
+				   .ports = ports_c,
 				   .n_hosts = 2,
 				   .value = val_c,
 				   .placeholder = ph_c,
 				   .len = sizeof(ph_c) - 1 };
 	set.n = 3;
+	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++)
+		for (size_t i = 0; i < set.n; i++)
+			check(jr_secret_bound_to(&s[i], targets[t].host,
+						 targets[t].port) ==
+			      targets[t].bound[i]);
 	ready = true;
 }
 
-/* Does @s[0..@n] hold a placeholder: of a secret not bound to @host
+/* Does @s[0..@n] hold a placeholder: of a secret not bound to @host:@port
  * (@unbound), or of any secret? */
 static bool has_placeholder(const char *s, size_t n, const char *host,
-			    bool unbound)
+			    uint16_t port, bool unbound)
 {
 	for (size_t i = 0; i < set.n; i++)
-		if ((!unbound || !jr_secret_bound_to(&set.s[i], host)) &&
+		if ((!unbound || !jr_secret_bound_to(&set.s[i], host, port)) &&
 		    memmem(s, n, set.s[i].placeholder, set.s[i].len))
 			return true;
 	return false;
@@ -101,11 +129,12 @@ static bool has_placeholder(const char *s, size_t n, const char *host,
 
 /* The same, looking also into each decodable "Authorization: Basic"
  * token (as the rewriter reads them: the token runs to a blank). */
-static bool head_has(const char *h, size_t n, const char *host, bool unbound)
+static bool head_has(const char *h, size_t n, const char *host, uint16_t port,
+		     bool unbound)
 {
 	const char *end = h + n, *p = memchr(h, '\n', n);
 
-	if (has_placeholder(h, n, host, unbound))
+	if (has_placeholder(h, n, host, port, unbound))
 		return true;
 	/* The request line is text only; each field after it. */
 	p = p ? p + 1 : end;
@@ -137,7 +166,7 @@ static bool head_has(const char *h, size_t n, const char *host, bool unbound)
 		dl = jr_base64_decode(tok, (size_t)(te - tok), dec);
 		if (dl >= 0)
 			hit = has_placeholder((const char *)dec, (size_t)dl,
-					      host, unbound);
+					      host, port, unbound);
 		free(dec);
 		if (hit)
 			return true;
@@ -183,29 +212,60 @@ static void fuzz_base64(const uint8_t *data, size_t size)
 	free(dec);
 }
 
+/* "K@" and the input as a --secret spec (up to its first NUL). */
+static void fuzz_spec(const char *in, size_t n)
+{
+	char *spec = malloc(n + 3);
+	struct jr_secret s;
+	struct jr_err err = { 0 };
+
+	check(spec);
+	memcpy(spec, "K@", 2);
+	memcpy(spec + 2, in, n);
+	spec[n + 2] = '\0';
+	if (jr_secret_spec_parse(spec, &s, &err) == 0) {
+		check(s.n_hosts >= 1 && s.n_hosts <= JR_SECRET_HOSTS_MAX);
+		for (size_t i = 0; i < s.n_hosts; i++) {
+			check(s.hosts[i][0] != '\0' && s.ports[i] >= 1);
+			for (const char *c = s.hosts[i]; *c; c++)
+				check(*c < 'A' || *c > 'Z');
+			check(jr_secret_bound_to(&s, s.hosts[i], s.ports[i]));
+		}
+		jr_secret_release(&s);
+	} else {
+		check(err.msg[0] != '\0');
+	}
+	check(!s.name && !s.hosts && !s.ports && !s.n_hosts);
+	free(spec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jr_secrets_verdict v;
 	const char *host, *head, *nl;
 	size_t len, line, out_len = 7;
 	char *out = (char *)1;
+	uint16_t port;
 	int r;
 
 	if (size < 1)
 		return 0;
 	set_once();
-	host = targets[data[0] % (sizeof(targets) / sizeof(targets[0]))];
+	host = targets[data[0] % (sizeof(targets) / sizeof(targets[0]))].host;
+	port = targets[data[0] % (sizeof(targets) / sizeof(targets[0]))].port;
 	head = (const char *)data + 1;
 	len = size - 1;
 	fuzz_base64((const uint8_t *)head, len);
+	fuzz_spec(head, len);
 
-	r = jr_secrets_rewrite_head(&set, host, head, len, &out, &out_len, &v);
+	r = jr_secrets_rewrite_head(&set, host, port, head, len, &out, &out_len,
+				    &v);
 	check(r == 0 || r == 1 || r == -ENOMEM);
 	if (r == -ENOMEM) {
 		check(!out);
 		return 0;
 	}
-	check((r == 1) == head_has(head, len, host, true));
+	check((r == 1) == head_has(head, len, host, port, true));
 	if (r == 1) {
 		check(!out && !out_len && v.misuse_name && !v.injected);
 		return 0;
@@ -215,9 +275,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nl = memchr(head, '\n', len);
 	line = nl ? (size_t)(nl - head) + 1 : len;
 	check(!memcmp(out, head, line));
-	check(!head_has(out, out_len, host, true));
-	check(!has_placeholder(out + line, out_len - line, host, false));
-	if (!head_has(head, len, host, false))
+	check(!head_has(out, out_len, host, port, true));
+	check(!has_placeholder(out + line, out_len - line, host, port, false));
+	if (!head_has(head, len, host, port, false))
 		check(!memcmp(out, head, len) && !v.injected);
 	free(out);
 	return 0;

@@ -10,7 +10,11 @@
 # over the system's; an include loop, an unknown keyword or a bad value
 # runs the command or lacks file:line; a managed deny does not refuse a
 # covering --allow (status 125, both named) or an --allow-file entry, or is
-# not enforced at decision time (managed-deny); a policy file with a bad
+# not enforced at decision time (managed-deny); a host lane (--lane
+# 127.0.0.1:8080, [::ffff:127.0.0.1]:8080, [::1]:8080, from the command line
+# or a file) to an address a managed deny covers starts, or reaches the lab
+# host's loopback service, instead of status 125 naming the lane and the
+# deny (issue 21), or a lane no deny covers does not; a policy file with a bad
 # owner or mode is used; a require violation runs the command;
 # --print-config lies about an origin or runs the command.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -106,6 +110,9 @@ printf 'seccomp off\ntimeout 30\n' >"$E_NONE/profiles/worker.conf"
 chmod 644 "$E_NONE/profiles/worker.conf"
 E_DENY=$(mketc deny 'deny *.example.com\n')
 E_DENYNET=$(mketc denynet '# the lab web servers\ndeny 192.0.2.0/24\ndeny 2001:db8:2::/48\n')
+E_DENYLO=$(mketc denylo '# the host loopback\ndeny 127.0.0.0/8\ndeny ::1\n')
+printf 'lane 127.0.0.1:8080\n' >"$C/lane.conf"
+chmod 644 "$C/lane.conf"
 E_REQ=$(mketc req 'require seccomp on\nrequire net allowlist|none\n')
 E_MODE=$(mketc mode 'deny *.example.com\n')
 chmod 666 "$E_MODE/policy.conf"
@@ -187,6 +194,28 @@ for m in $(jr_modes); do
 		-- curl -sS -m 10 -i http://allowed.test/
 	expect_output_has "$m: the relay said managed-deny" "X-Jailrun-Deny: managed-deny"
 	never_served "$m" allowed.test
+	# a host lane is connected without asking the policy, so the denies
+	# are asked at start: before, the lane reached the denied loopback
+	rm -f "$JR_W/ran-lane-$m"
+	for lane in 127.0.0.1:8080 '[::ffff:127.0.0.1]:8080' '[::1]:8080'; do
+		ETC=$E_DENYLO expect_status 125 "$m: managed deny vs --lane $lane" jle "$m" --net none \
+			--lane "$lane" -- sh -c "touch $JR_W/ran-lane-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
+		expect_output_has "$m: --lane $lane: the lane named" "lane $lane (command line) is refused"
+	done
+	expect_output_has "$m: --lane [::1]:8080: the deny named" "'deny ::1' (/etc/jailrun/policy.conf:3)"
+	ETC=$E_DENYLO expect_status 125 "$m: managed deny vs a file's lane" jle "$m" --net none \
+		--config "$C/lane.conf" -- sh -c "touch $JR_W/ran-lane-$m; curl -sS -m 10 \"\$JAILRUN_LANE_8080/t-managed-lane\""
+	expect_output_has "$m: the file's lane and the deny named" \
+		"lane 127.0.0.1:8080 ($C/lane.conf:1) is refused: the managed policy's 'deny 127.0.0.0/8' (/etc/jailrun/policy.conf:2)"
+	if [ -e "$JR_W/ran-lane-$m" ]; then fail "$m: a denied lane ran the command"; else
+		ok "$m: no denied lane ran the command"; fi
+	if lab_web_served lab-host-loopback /t-managed-lane; then
+		fail "$m: a denied lane reached the lab host's loopback service"
+	else ok "$m: no denied lane reached the lab host's loopback service"; fi
+	# control: the same lane under a policy that does not cover it works
+	ETC=$E_DENYNET expect_status 0 "$m: a lane no deny covers" jle "$m" --net none \
+		--lane 127.0.0.1:8080 -- sh -c 'curl -sS -m 10 "$JAILRUN_LANE_8080/t-lane-ok"'
+	expect_output_has "$m: the uncovered lane reached the loopback service" "served-by: lab-host-loopback"
 
 	# --- the managed policy's own file must be root's
 	ETC=$E_MODE expect_status 125 "$m: policy writable by others" cj "$m" -- touch "$JR_W/ran-$m"

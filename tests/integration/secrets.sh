@@ -10,9 +10,13 @@
 # read from the host); the placeholder does not keep the prefix and the
 # length; a placeholder sent to another host (plain HTTP through the proxy
 # or captured, or an inspected https host) is not refused with
-# secret-misuse, audited and counted; plain HTTP (proxy or captured) to a
-# bound host is not refused (or is, with
-# --secret-allow-plaintext); curl, Python urllib (and requests) and Node
+# secret-misuse, audited and counted; a placeholder sent to a bound host
+# on a port its binding does not name (https :8443 through the proxy or
+# captured, plain HTTP :80 even with --secret-allow-plaintext, issue 21)
+# is not refused as secret-misuse, or the real value reaches it; a
+# binding that names :8443 does not get the value there; plain HTTP
+# (proxy or captured) to a bound host and port is not refused (or is,
+# with --secret-allow-plaintext); curl, Python urllib (and requests) and Node
 # fetch do not work through inspection; an upstream that does not verify
 # is not answered 502 with the verification error; a client that does not
 # trust the sandbox's CA gets through; the real value appears in the audit
@@ -161,12 +165,66 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 		ok "$m: audit: secret-misuse lines, inspected and plain"
 	else fail "$m: audit lacks the secret-misuse lines: $(cat "$log")"; fi
 	never_served "$m" other.test
-	expect_status 0 "$m: plain HTTP to the bound host" jle "$m" "${S[@]}" -- sh -c '
-		curl -sS -i -H "x-api-key: $FKEY" http://allowed.test/headers'
-	expect_output_has "$m: plain HTTP to a bound host: secret-plaintext" "X-Jailrun-Deny: secret-plaintext"
-	expect_status 0 "$m: plain HTTP to the bound host, --secret-allow-plaintext" jle "$m" "${S[@]}" \
-		--secret-allow-plaintext -- sh -c 'curl -sS -f -H "x-api-key: $FKEY" http://allowed.test/headers'
-	expect_output_has "$m: --secret-allow-plaintext: the real value arrived" "header: x-api-key: $REAL_F"
+
+	# ------------------------------------------------ host and port (issue 21)
+	# A binding without a port is port 443 only. Before, the value went to
+	# the bound host on every port: allowed.test:8443 echoed it back.
+	for via in proxy captured; do
+		NP=""
+		[[ $via == captured ]] && NP="--noproxy '*'"
+		expect_status 0 "$m: $via: placeholders to the bound host on :8443" jle "$m" "${S[@]}" \
+			--log "$log" -- sh -c "curl $NP -sS -i -H \"x-api-key: \$FKEY\" \
+			-H \"Authorization: Bearer \$GKEY\" https://allowed.test:8443/headers"
+		expect_output_has "$m: $via: :8443: 403 secret-misuse" "X-Jailrun-Deny: secret-misuse"
+		expect_output_has "$m: $via: :8443: the answer says which binding would send it there" \
+			"allowed.test:8443 in --secret"
+		not_in_output "$m: $via: :8443: the file secret's value did not reach it" "$REAL_F"
+		not_in_output "$m: $via: :8443: the env secret's value did not reach it" "$REAL_E"
+		not_in_output "$m: $via: :8443: nothing was served" "served-by: allowed.test"
+	done
+	if grep '"reason":"secret-misuse"' "$log" | grep -q '"port":8443'; then
+		ok "$m: audit: secret-misuse on port 8443"
+	else fail "$m: audit lacks secret-misuse on port 8443: $(grep 8443 "$log" || true)"; fi
+	# A binding with a port: there, and only there.
+	P=(--allow allowed.test --upstream-ca "$CA" --secret "GKEY@allowed.test:8443")
+	expect_status 0 "$m: GKEY@allowed.test:8443: the value goes to :8443" jle "$m" "${P[@]}" -- sh -c '
+		curl -sS -f -H "Authorization: Bearer $GKEY" https://allowed.test:8443/headers'
+	expect_output_has "$m: :8443 binding: the real value arrived" "header: Authorization: Bearer $REAL_E"
+	expect_output_has "$m: :8443 binding: served on :8443" "server-port: 8443"
+	expect_status 0 "$m: GKEY@allowed.test:8443: not to :443" jle "$m" "${P[@]}" -- sh -c '
+		curl -sS -i -H "Authorization: Bearer $GKEY" https://allowed.test/headers'
+	expect_output_has "$m: :8443 binding: :443 is secret-misuse" "X-Jailrun-Deny: secret-misuse"
+	not_in_output "$m: :8443 binding: the value did not reach :443" "$REAL_E"
+
+	# ------------------------------------------------ plain HTTP
+	# Plain HTTP to port 80 of a host bound without a port (443): the
+	# placeholder is misuse, --secret-allow-plaintext or not (before, the
+	# flag sent the real value there in clear); without a placeholder
+	# the request is an ordinary allowed one. The flag sends the value in
+	# clear only where a binding names the port (allowed.test:80).
+	SP=(--allow allowed.test --allow other.test --upstream-ca "$CA" --secret "FKEY=file:$JR_W/key@allowed.test:80")
+	for via in proxy captured; do
+		NP=""
+		[[ $via == captured ]] && NP="--noproxy '*'"
+		for flag in "" --secret-allow-plaintext; do
+			what="$m: $via: plain HTTP to :80 of a :443 binding ${flag:-(no flag)}"
+			expect_status 0 "$what" jle "$m" "${S[@]}" ${flag:+"$flag"} --log "$log" -- sh -c "
+				curl $NP -sS -i -H \"x-api-key: \$FKEY\" http://allowed.test/headers"
+			expect_output_has "$what: secret-misuse" "X-Jailrun-Deny: secret-misuse"
+			not_in_output "$what: no real value" "$REAL_F"
+		done
+		expect_status 0 "$m: $via: plain HTTP to :80 of a :443 binding, no placeholder" jle "$m" "${S[@]}" -- \
+			sh -c "curl $NP -sS -f http://allowed.test/headers"
+		expect_output_has "$m: $via: plain :80 without a placeholder is served" "served-by: allowed.test"
+		expect_status 0 "$m: $via: plain HTTP to a :80 binding" jle "$m" "${SP[@]}" -- sh -c "
+			curl $NP -sS -i -H \"x-api-key: \$FKEY\" http://allowed.test/headers"
+		expect_output_has "$m: $via: plain HTTP to a bound host and port: secret-plaintext" \
+			"X-Jailrun-Deny: secret-plaintext"
+		expect_status 0 "$m: $via: plain HTTP to a :80 binding, --secret-allow-plaintext" jle "$m" "${SP[@]}" \
+			--secret-allow-plaintext -- sh -c "curl $NP -sS -f -H \"x-api-key: \$FKEY\" http://allowed.test/headers"
+		expect_output_has "$m: $via: :80 binding, --secret-allow-plaintext: the real value arrived" \
+			"header: x-api-key: $REAL_F"
+	done
 	# Captured plain HTTP (curl ignoring the proxy: transparent capture) is
 	# read like the proxy's: without that it went out as a bare tunnel, the
 	# placeholder reached other.test and the bound host got it in clear.
@@ -174,12 +232,6 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 		--log "$log" -- sh -c 'curl --noproxy "*" -sS -i -H "x-api-key: $FKEY" http://other.test/headers'
 	expect_output_has "$m: captured plain HTTP: 403 secret-misuse" "X-Jailrun-Deny: secret-misuse"
 	never_served "$m: captured plain HTTP" other.test
-	expect_status 0 "$m: captured plain HTTP to the bound host" jle "$m" "${S[@]}" -- sh -c '
-		curl --noproxy "*" -sS -i -H "x-api-key: $FKEY" http://allowed.test/headers'
-	expect_output_has "$m: captured plain HTTP to a bound host: secret-plaintext" "X-Jailrun-Deny: secret-plaintext"
-	expect_status 0 "$m: captured plain HTTP to the bound host, --secret-allow-plaintext" jle "$m" "${S[@]}" \
-		--secret-allow-plaintext -- sh -c 'curl --noproxy "*" -sS -f -H "x-api-key: $FKEY" http://allowed.test/headers'
-	expect_output_has "$m: captured, --secret-allow-plaintext: the real value arrived" "header: x-api-key: $REAL_F"
 
 	# ------------------------------------------------ failures are clean
 	expect_status 0 "$m: an upstream that does not verify (no --upstream-ca)" jle "$m" \

@@ -7,7 +7,8 @@ Sub-commands (all bounded in time):
   serve --state=DIR --role=net|host
         Run every server of one side of a lab, in the network namespace this
         process was started in (the `lab` tool starts it with `ip netns exec`):
-          net:  the lab internet: HTTP :80 and HTTPS :443 for each web name,
+          net:  the lab internet: HTTP :80, HTTPS :443 and :8443 for each
+                web name (8443: a bound secret's host on another port),
                 TCP+UDP echo :7 and TCP echo :9000 (this one logged in
                 web.log), DNS :53 udp+tcp, metadata HTTP :80
           host: the lab host's loopback-only HTTP service on 127.0.0.1:8080,
@@ -66,8 +67,8 @@ IDLE_TIMEOUT = 20.0                   # per socket operation, every server
 # At 20 s the server's own idle close raced the test's close (CI: "closed":0
 # and the tunnel ended by EOF). The lab's watchdog still bounds every run.
 ECHO_IDLE_TIMEOUT = 300.0
-PORTS = {"http": 80, "https": 443, "echo": 7, "echo-alt": 9000, "dns": 53, "loopback": 8080,
-         "hostany": 8081}
+PORTS = {"http": 80, "https": 443, "https-alt": 8443, "echo": 7, "echo-alt": 9000, "dns": 53,
+         "loopback": 8080, "hostany": 8081}
 
 
 def log(msg):
@@ -234,8 +235,9 @@ class WebHandler(BaseHTTPRequestHandler):
         if re.match(r"^(?:[a-z]+://[^/]*)?/headers(?:[/?]|$)", path):
             # The headers echo (issue 13): every request header as received,
             # one "header: Name: value" line each, so a test sees what an
-            # inspecting relay forwarded.
-            body = self.identity("".join("header: %s: %s\n" % (k, v)
+            # inspecting relay forwarded, and on which port it arrived.
+            body = self.identity("server-port: %d\n" % self.server.server_address[1] +
+                                 "".join("header: %s: %s\n" % (k, v)
                                          for k, v in self.headers.items()))
             self.send_text(200, body, head)
             self.record(200, len(body))
@@ -458,6 +460,7 @@ def cmd_serve(a):
                 if role == "web":
                     web(addr, PORTS["http"], name, "http", None)
                     web(addr, PORTS["https"], name, "https", tls_context(state, name))
+                    web(addr, PORTS["https-alt"], name, "https", tls_context(state, name))
                 elif role == "metadata":
                     web(addr, PORTS["http"], name, "http", None)
                 elif role == "echo":
@@ -632,6 +635,7 @@ def probe_checks(state):
                 schemes = [("http", port, None)]
                 if role == "web":
                     schemes.append(("https", PORTS["https"], ca))
+                    schemes.append(("https", PORTS["https-alt"], ca))
                 for scheme, p, cafile in schemes:
                     def f(addr=addr, p=p, name=name, cafile=cafile):
                         body = http_get(addr, p, name, "/lab-probe", cafile)

@@ -356,6 +356,108 @@ static void test_managed_deny_port_any(void **state)
 	jr_managed_release(&m);
 }
 
+/*
+ * A host lane (--lane ADDR:PORT) is connected without asking the policy,
+ * so the managed denies are asked at start (issue 21: a lane reached an
+ * address the managed policy denied). Address and port as at decision
+ * time, IPv4-carrying IPv6 forms as their IPv4 address; the message names
+ * the lane with its origin and the deny with its line.
+ */
+static void test_managed_deny_lanes(void **state)
+{
+	static const char t[] = "deny 127.0.0.0/8\n"
+				"deny ::1\n"
+				"deny 192.0.2.7:22\n"
+				"deny *.example.com\n";
+	static const struct memfile fs[] = {
+		{ "l.conf", "lane 127.0.0.53:4000\n" },
+		{ NULL, NULL },
+	};
+	static const struct {
+		const char *lane;
+		bool refused;
+		const char *deny;
+	} cases[] = {
+		{ "127.0.0.1:8080", true, "'deny 127.0.0.0/8' (/etc/pol:1)" },
+		{ "[::ffff:127.0.0.1]:8080", true, "'deny 127.0.0.0/8'" },
+		{ "[::1]:4000", true, "'deny ::1' (/etc/pol:2)" },
+		{ "192.0.2.7:22", true, "'deny 192.0.2.7:22' (/etc/pol:3)" },
+		{ "192.0.2.7:2222", false, NULL },
+		{ "[::2]:4000", false, NULL },
+		{ "198.51.100.1:80", false, NULL },
+		/* a name lane is an allow entry: the allowlist's check */
+		{ "api.example.com:443", false, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char lane[64];
+
+		snprintf(lane, sizeof(lane), "%s", cases[i].lane);
+		cfg_init(&cfg, fs);
+		assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+						       t, strlen(t), &e),
+				 0);
+		assert_int_equal(BUILD(&cfg, &o, &e, "--lane", lane, "true"),
+				 0);
+		if (cases[i].refused) {
+			char want[128];
+
+			assert_int_equal(
+			    jr_config_check_lanes(&cfg, &o.lanes, &e), -EPERM);
+			snprintf(want, sizeof(want), "lane %s (command line)",
+				 cases[i].lane);
+			expect_msg(&e, want);
+			expect_msg(&e, cases[i].deny);
+		} else if (jr_config_check_lanes(&cfg, &o.lanes, &e) != 0) {
+			fail_msg("--lane %s refused: %s", cases[i].lane, e.msg);
+		}
+		jr_options_release(&o);
+		jr_config_release(&cfg);
+	}
+	/* from a file: the file's line is the lane's origin */
+	cfg_init(&cfg, fs);
+	assert_int_equal(
+	    jr_managed_parse_text(&cfg.managed, "/etc/pol", t, strlen(t), &e),
+	    0);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "l.conf", "true"), 0);
+	assert_int_equal(jr_config_check_lanes(&cfg, &o.lanes, &e), -EPERM);
+	expect_msg(&e, "lane 127.0.0.53:4000 (l.conf:1) is refused");
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+	/* a name lane's allow check names it as the lane it is */
+	{
+		struct jr_policy p;
+
+		cfg_init(&cfg, NULL);
+		assert_int_equal(jr_managed_parse_text(&cfg.managed, "/etc/pol",
+						       t, strlen(t), &e),
+				 0);
+		assert_int_equal(BUILD(&cfg, &o, &e, "--lane",
+				       "api.example.com:443", "true"),
+				 0);
+		jr_policy_init(&p);
+		assert_int_equal(jr_policy_add(&p, o.lanes.lane[0].text, &e),
+				 0);
+		assert_int_equal(jr_config_check_allow(&cfg, &p, &e), -EPERM);
+		expect_msg(&e, "lane api.example.com:443 (command line)");
+		expect_msg(&e, "'deny *.example.com' (/etc/pol:4)");
+		jr_policy_free(&p);
+		jr_options_release(&o);
+		jr_config_release(&cfg);
+	}
+	/* no managed policy: nothing to check */
+	cfg_init(&cfg, NULL);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--lane", "127.0.0.1:1", "true"),
+			 0);
+	assert_int_equal(jr_config_check_lanes(&cfg, &o.lanes, &e), 0);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+}
+
 static void test_managed_require(void **state)
 {
 	struct jr_config cfg;
@@ -545,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_managed_deny),
 		cmocka_unit_test(test_managed_deny_port_any),
+		cmocka_unit_test(test_managed_deny_lanes),
 		cmocka_unit_test(test_managed_require),
 		cmocka_unit_test(test_managed_bad_lines),
 		cmocka_unit_test(test_print_config),

@@ -107,6 +107,10 @@ static const struct local_vec local_vectors[] = {
 	{ "64:ff9b::192.0.2.2", 0 },
 	{ "::192.0.2.1", 1 },
 	{ "::192.0.2.2", 0 },
+	/* 6to4: its packets go to the IPv4 end point in bits 16-47 */
+	{ "2002:c000:201::1", 1 },
+	{ "2002:7f00:1:2::3", 1 },
+	{ "2002:c000:202::1", 0 },
 	/* not an IPv4-carrying prefix: asked as IPv6 only */
 	{ "64:ff9b:1::c000:201", 0 },
 };

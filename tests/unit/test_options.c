@@ -833,16 +833,23 @@ static void test_secret_options(void **state)
 	       "--secret", "K", "true");
 	REJECT("--secret 1K@a.test: NAME must be", "--allow", "a.test",
 	       "--secret", "1K@a.test", "true");
+	/* a binding takes a port (issue 21); --inspect is per host */
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--secret",
+			       "K@a.test:8443,[2001:db8::1]:443", "true"),
+			 0);
+	jr_options_release(&o);
+	REJECT("the port must be a decimal number from 1 to 65535", "--allow",
+	       "a.test", "--secret", "K@a.test:0", "true");
 	REJECT("is not a host name or an IPv6 address", "--allow", "a.test",
-	       "--secret", "K@a.test:443", "true");
+	       "--inspect", "a.test:443", "true");
 	REJECT("only file:PATH is accepted", "--allow", "a.test", "--secret",
 	       "K=sk-123456789@a.test", "true");
 	REJECT("--inspect: '*.a.test' is not a host name", "--allow", "a.test",
 	       "--inspect", "*.a.test", "true");
 	REJECT("they need --allow", "--secret", "K@a.test", "true");
 	REJECT("they need --allow", "--inspect", "a.test", "true");
-	REJECT("it needs --secret, --inspect or an https --allow-http rule", "--allow", "a.test",
-	       "--upstream-ca", "/x.pem", "true");
+	REJECT("it needs --secret, --inspect or an https --allow-http rule",
+	       "--allow", "a.test", "--upstream-ca", "/x.pem", "true");
 	REJECT("--upstream-ca given twice", "--allow", "a.test", "--inspect",
 	       "a.test", "--upstream-ca", "/x", "--upstream-ca", "/y", "true");
 	assert_non_null(strstr(jr_usage_text, "--secret NAME@HOST"));

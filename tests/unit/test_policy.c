@@ -665,10 +665,12 @@ static const struct addr_vec special_vectors[] = {
 	{ "", "fe80::1", 80, SPECIAL },
 	{ "", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, SPECIAL },
 	{ "", "fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, A },
-	{ "", "fec0::1", 80, A },
+	/* site-local, deprecated (RFC 3879) but still a site's (issue 21) */
+	{ "", "fec0::1", 80, SPECIAL },
+	{ "", "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 80, SPECIAL },
 	{ "", "ff02::1", 80, SPECIAL },
 	{ "", "ff00::", 80, SPECIAL },
-	{ "", "feff::1", 80, A },
+	{ "", "feff::1", 80, SPECIAL },
 	{ "", "fd00::1", 80, SPECIAL },
 	{ "", "2001:db8::1", 80, A },
 	/* IPv4 carried in IPv6 is judged as that IPv4 address */
@@ -685,8 +687,30 @@ static const struct addr_vec special_vectors[] = {
 	{ "", "64:ff9b::127.0.0.1", 80, SPECIAL },
 	{ "", "64:ff9b::a9fe:a9fe", 80, SPECIAL },
 	{ "", "64:ff9b::8.8.8.8", 80, A },
-	/* not the well-known /96: the embedding is not known */
-	{ "", "64:ff9b:1::a9fe:a9fe", 80, A },
+	/* local-use NAT64 (RFC 8215): the site's own translator, the IPv4
+	 * position unknown, so the whole /48 is special (issue 21) */
+	{ "", "64:ff9b:1::a9fe:a9fe", 80, SPECIAL },
+	{ "", "64:ff9b:1::8.8.8.8", 80, SPECIAL },
+	{ "", "64:ff9b:1:ffff:ffff:ffff:ffff:ffff", 80, SPECIAL },
+	{ "", "64:ff9b:0:ffff::1", 80, A },
+	{ "", "64:ff9b:2::1", 80, A },
+	/* 6to4 (RFC 3056): judged by the IPv4 end point in bits 16-47
+	 * (issue 21) */
+	{ "", "2002:7f00:1::1", 80, SPECIAL },
+	{ "", "2002:a9fe:a9fe::1", 80, SPECIAL },
+	{ "", "2002:a00:1:2::3", 80, SPECIAL },
+	{ "", "2002:c0a8:101::1", 80, SPECIAL },
+	{ "", "2002:ac10::1", 80, SPECIAL },
+	{ "", "2002:6440:1::1", 80, SPECIAL },
+	{ "", "2002:6464:64c8::1", 80, SPECIAL },
+	{ "", "2002:a83f:8110::1", 80, SPECIAL },
+	{ "", "2002::1", 80, SPECIAL },
+	{ "", "2002:e000:1::1", 80, SPECIAL },
+	{ "", "2002:ffff:ffff::1", 80, SPECIAL },
+	{ "", "2002:808:808::1", 80, A },
+	{ "", "2002:c000:20a:ffff::1", 80, A },
+	{ "", "2002:7eff:ffff::1", 80, A },
+	{ "", "2003:7f00:1::1", 80, A },
 };
 
 static void test_guard_special_ranges(void **state)
@@ -732,6 +756,26 @@ static const struct addr_vec explicit_vectors[] = {
 	/* names never open an address */
 	{ "localhost", "127.0.0.1", 80, SPECIAL },
 	{ "*.internal", "169.254.169.254", 80, SPECIAL },
+	/* the prefixes of issue 21: broad entries do not open them, an
+	 * entry inside the narrowest range does */
+	{ "::/0", "fec0::1", 80, SPECIAL },
+	{ "fec0::/10", "fec0::1", 80, A },
+	{ "fc00::/7", "fec0::1", 80, SPECIAL },
+	{ "::/0", "64:ff9b:1::a9fe:a9fe", 80, SPECIAL },
+	{ "64:ff9b:1::/48", "64:ff9b:1::a9fe:a9fe", 80, A },
+	{ "169.254.169.254", "64:ff9b:1::a9fe:a9fe", 80, SPECIAL },
+	{ "0.0.0.0/0 ::/0", "2002:7f00:1::1", 80, SPECIAL },
+	{ "2002::/16", "2002:7f00:1::1", 80, SPECIAL },
+	{ "127.0.0.0/8", "2002:7f00:1::1", 80, SPECIAL },
+	{ "2002:7f00::/24", "2002:7f00:1::1", 80, A },
+	{ "2002:7f00::/24", "2002:7e00:1::1", 80, A },
+	{ "2002:a9fe:a9fe::1", "2002:a9fe:a9fe::1", 80, A },
+	{ "[2002:a9fe:a9fe::1]:80", "2002:a9fe:a9fe::1", 443, PORT },
+	{ "2002:a9fe::/32", "2002:a9fe:a9fe::1", 80, A },
+	/* nested: the Alibaba address's image is narrower than 100.64/10's */
+	{ "2002:6440::/26", "2002:6440:1::1", 80, A },
+	{ "2002:6440::/26", "2002:6464:64c8::1", 80, SPECIAL },
+	{ "::/0", "2002:808:808::1", 80, A },
 };
 
 static void test_guard_explicit_entries(void **state)
@@ -888,6 +932,9 @@ static const struct addr_vec local_vectors[] = {
 	{ "0.0.0.0/8", "0.0.0.0", 80, A },
 	{ "::1", "::1", 80, A },
 	{ "::", "::", 80, A },
+	/* a 6to4 image does not lead here by definition: named exactly */
+	{ "2002:7f00::/24", "2002:7f00:1::1", 80, LOCAL },
+	{ "2002:7f00:1::1", "2002:7f00:1::1", 80, A },
 	/* other special ranges do not */
 	{ "169.254.0.0/16", "169.254.1.1", 80, LOCAL },
 	{ "fe80::/10", "fe80::1", 80, LOCAL },
@@ -1029,6 +1076,81 @@ static void test_allow_private(void **state)
 	jr_policy_free(&p);
 	assert_null(p.private_entries);
 	assert_int_equal(p.n_private, 0);
+}
+
+/*
+ * The prefixes issue 21 added, beyond the vectors: --allow-private takes
+ * a range inside each (and not 2002::/16, which is special only where it
+ * carries a special IPv4 end point), and a managed deny of an IPv4 range
+ * covers the 6to4 addresses whose end point it holds.
+ */
+static void test_guard_issue21_prefixes(void **state)
+{
+	static const char *const good[] = {
+		"fec0::/10",	     "fec0:1::/32",   "64:ff9b:1::/48",
+		"64:ff9b:1:2::/64",  "2002:a00::/24", "2002:7f00:1::/48",
+		"2002:a9fe:a9fe::1",
+	};
+	static const char *const bad[] = {
+		"2002::/16",
+		"2002:800::/24",
+		"64:ff9b::/32",
+	};
+	struct jr_err err = { 0 };
+	struct jr_policy p, deny;
+
+	(void)state;
+	jr_policy_init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (jr_policy_add_private(&p, good[i], &err) != 0)
+			fail_msg("--allow-private '%s' refused: %s", good[i],
+				 err.msg);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (jr_policy_add_private(&p, bad[i], &err) != -EINVAL)
+			fail_msg("--allow-private '%s' accepted", bad[i]);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "2002:a01::1", 80),
+	    JR_ALLOWED);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "2002:b00::1", 80),
+	    JR_ALLOWED);
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "2002:c0a8::1", 80),
+	    JR_DENY_SPECIAL_ADDR);
+	jr_policy_free(&p);
+
+	policy_from(&deny, "10.0.0.0/8 [2001:db8::1]:22");
+	policy_from(&p, "::/0 2002:a00::/24");
+	p.deny = &deny;
+	assert_int_equal(
+	    check_text_with(jr_policy_check_address, &p, "2002:a00:1::1", 443),
+	    JR_DENY_MANAGED);
+	assert_int_equal(check_text_with(jr_policy_check_address, &p,
+					 "2002:808:808::1", 443),
+			 JR_ALLOWED);
+	{
+		struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+
+		assert_int_equal(
+		    inet_pton(AF_INET6, "2002:a01:203::4", &sin6.sin6_addr), 1);
+		assert_ptr_equal(
+		    jr_policy_deny_address(&deny, (struct sockaddr *)&sin6, 80),
+		    &deny.entries[0]);
+		assert_int_equal(
+		    inet_pton(AF_INET6, "2001:db8::1", &sin6.sin6_addr), 1);
+		assert_null(jr_policy_deny_address(
+		    &deny, (struct sockaddr *)&sin6, 80));
+		assert_ptr_equal(
+		    jr_policy_deny_address(&deny, (struct sockaddr *)&sin6, 22),
+		    &deny.entries[1]);
+		assert_int_equal(
+		    inet_pton(AF_INET6, "::ffff:10.1.2.3", &sin6.sin6_addr), 1);
+		assert_ptr_equal(
+		    jr_policy_deny_address(&deny, (struct sockaddr *)&sin6, 80),
+		    &deny.entries[0]);
+	}
+	jr_policy_free(&p);
+	jr_policy_free(&deny);
 }
 
 static void test_guard_bad_sockaddr(void **state)
@@ -1364,6 +1486,7 @@ int main(void)
 		cmocka_unit_test(test_guard_explicit_entries),
 		cmocka_unit_test(test_guard_private_and_metadata),
 		cmocka_unit_test(test_local_address),
+		cmocka_unit_test(test_guard_issue21_prefixes),
 		cmocka_unit_test(test_guard_bad_sockaddr),
 		cmocka_unit_test(test_name_allowed),
 		cmocka_unit_test(test_match_any),

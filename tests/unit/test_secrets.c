@@ -5,7 +5,9 @@
  * request line left alone), misuse detection, base64. A rewrite that
  * touches the target, misses a field or a Basic credential, lets a
  * placeholder through to a host it is not bound to, or a placeholder that
- * loses the prefix, the length or the character class fails here.
+ * loses the prefix, the length or the character class fails here; so does
+ * a binding that lends the value to its host on a port it does not name
+ * (issue 21: a host-only binding meant every port).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,6 +34,7 @@ static void test_spec_good(void **state)
 	assert_null(s.file);
 	assert_int_equal(s.n_hosts, 1);
 	assert_string_equal(s.hosts[0], "api.example.com");
+	assert_int_equal(s.ports[0], 443);
 	jr_secret_release(&s);
 	assert_int_equal(
 	    jr_secret_spec_parse("K=file:/run/a@b/key@A.Example.COM.,b.test",
@@ -42,6 +45,55 @@ static void test_spec_good(void **state)
 	assert_int_equal(s.n_hosts, 2);
 	assert_string_equal(s.hosts[0], "a.example.com");
 	assert_string_equal(s.hosts[1], "b.test");
+	assert_int_equal(s.ports[0], 443);
+	assert_int_equal(s.ports[1], 443);
+	jr_secret_release(&s);
+}
+
+/* HOST:PORT, [V6]:PORT, [V6] and a bare V6; a host without one is 443. */
+static void test_spec_ports(void **state)
+{
+	static const struct {
+		const char *host;
+		uint16_t port;
+	} want[] = {
+		{ "api.test", 8443 },	{ "api.test", 80 },
+		{ "api.test", 443 },	{ "2001:db8::1", 9000 },
+		{ "2001:db8::2", 443 }, { "2001:db8::3", 443 },
+		{ "192.0.2.1", 8080 },	{ "192.0.2.2", 443 },
+		{ "api.test", 65535 },	{ "2001:db8::4:1", 443 },
+	};
+	struct jr_secret s;
+	struct jr_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(
+	    jr_secret_spec_parse("K@api.test:8443,API.test.:80,api.test,"
+				 "[2001:db8::1]:9000,[2001:DB8::2],2001:db8::3,"
+				 "192.0.2.1:8080,192.0.2.2,api.test:65535,"
+				 "2001:db8::4:1",
+				 &s, &err),
+	    0);
+	assert_int_equal(s.n_hosts, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < s.n_hosts; i++) {
+		assert_string_equal(s.hosts[i], want[i].host);
+		assert_int_equal(s.ports[i], want[i].port);
+	}
+	assert_true(jr_secret_bound_to(&s, "api.test", 8443));
+	assert_true(jr_secret_bound_to(&s, "API.TEST.", 80));
+	assert_true(jr_secret_bound_to(&s, "api.test", 443));
+	assert_false(jr_secret_bound_to(&s, "api.test", 9000));
+	assert_true(jr_secret_bound_to(&s, "2001:db8::1", 9000));
+	assert_false(jr_secret_bound_to(&s, "2001:db8::1", 443));
+	assert_true(jr_secret_bound_to(&s, "192.0.2.2", 443));
+	assert_false(jr_secret_bound_to(&s, "192.0.2.2", 80));
+	jr_secret_release(&s);
+	/* the file path may hold ':' and '@'; the bindings follow the last @ */
+	assert_int_equal(
+	    jr_secret_spec_parse("K=file:/a:1@b/k@h.test:9", &s, &err), 0);
+	assert_string_equal(s.file, "/a:1@b/k");
+	assert_string_equal(s.hosts[0], "h.test");
+	assert_int_equal(s.ports[0], 9);
 	jr_secret_release(&s);
 }
 
@@ -55,11 +107,33 @@ static void test_spec_bad(void **state)
 		"K@",
 		"K@h.test,",
 		"K@*.h.test",
-		"K@h.test:443",
 		"K@https://h.test",
+		"K@h.test:",
+		"K@h.test:0",
+		"K@h.test:65536",
+		"K@h.test:99999999999999999999",
+		"K@h.test:0443",
+		"K@h.test:+443",
+		"K@h.test:44a",
+		"K@h.test: 443",
+		"K@:443",
+		"K@a:b:c",
+		"K@h.test:1:2",
+		"K@[h.test]:443",
+		"K@[192.0.2.1]:443",
+		"K@[2001:db8::1",
+		"K@[2001:db8::1]x",
+		"K@[2001:db8::1]:",
+		"K@[2001:db8::1]:0",
+		"K@[]:443",
+		"K@h.test:443,h.test:x",
 		"K=value@h.test",
 		"K=file:@h.test",
 		"K@a..b",
+		"K@h.test..",
+		"K@.h.test",
+		"K@.",
+		"K@h.test..:8443",
 	};
 	struct jr_secret s;
 
@@ -104,22 +178,27 @@ static void test_placeholder_shape(void **state)
 	assert_int_equal(jr_secret_prefix_len("xoxb-1234567890", 15), 5);
 }
 
-/* Two secrets: A bound to api.test, B bound to other.test. */
+/* Two secrets: A bound to api.test (443), B to other.test on 443 and
+ * 8080. */
 static struct jr_secrets *two(void)
 {
 	static struct jr_secrets set;
-	static char *ha[] = { "api.test" }, *hb[] = { "other.test" };
+	static char *ha[] = { "api.test" },
+		    *hb[] = { "other.test", "other.test" };
+	static uint16_t pa[] = { 443 }, pb[] = { 443, 8080 };
 
 	memset(&set, 0, sizeof(set));
 	set.s[0] = (struct jr_secret){ .name = "A",
 				       .hosts = ha,
+				       .ports = pa,
 				       .n_hosts = 1,
 				       .value = "sk-REALVALUEAAAA",
 				       .placeholder = "sk-PLACEHOLDERAA",
 				       .len = 16 };
 	set.s[1] = (struct jr_secret){ .name = "B",
 				       .hosts = hb,
-				       .n_hosts = 1,
+				       .ports = pb,
+				       .n_hosts = 2,
 				       .value = "REALVALUEBBBB",
 				       .placeholder = "PLACEHOLDERBB",
 				       .len = 13 };
@@ -127,15 +206,15 @@ static struct jr_secrets *two(void)
 	return &set;
 }
 
-static void rewrite(const char *host, const char *in, int want_rc,
-		    const char *want, unsigned want_injected,
-		    const char *want_misuse)
+static struct jr_secrets_verdict
+rewrite_port(const char *host, uint16_t port, const char *in, int want_rc,
+	     const char *want, unsigned want_injected, const char *want_misuse)
 {
 	struct jr_secrets_verdict v;
 	char *out = NULL;
 	size_t len = 0;
-	int rc = jr_secrets_rewrite_head(two(), host, in, strlen(in), &out,
-					 &len, &v);
+	int rc = jr_secrets_rewrite_head(two(), host, port, in, strlen(in),
+					 &out, &len, &v);
 
 	assert_int_equal(rc, want_rc);
 	if (want) {
@@ -151,6 +230,15 @@ static void rewrite(const char *host, const char *in, int want_rc,
 	else
 		assert_null(v.misuse_name);
 	free(out);
+	return v;
+}
+
+/* rewrite_port() on 443, where a binding without a port applies. */
+static void rewrite(const char *host, const char *in, int want_rc,
+		    const char *want, unsigned want_injected,
+		    const char *want_misuse)
+{
+	rewrite_port(host, 443, in, want_rc, want, want_injected, want_misuse);
 }
 
 static void test_rewrite_fields(void **state)
@@ -193,6 +281,59 @@ static void test_rewrite_misuse(void **state)
 	    "api.test",
 	    "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\ny: PLACEHOLDERBB\r\n\r\n",
 	    1, NULL, 0, "B");
+}
+
+/*
+ * The port is part of the binding: A (api.test, no port: 443) goes to
+ * api.test:443 only; B to other.test on 443 and 8080. Its own host on
+ * another port is misuse, and the verdict says it was only the port.
+ */
+static void test_rewrite_ports(void **state)
+{
+	static const char a_in[] =
+	    "GET / HTTP/1.1\r\nx: sk-PLACEHOLDERAA\r\n\r\n";
+	static const char b_in[] = "GET / HTTP/1.1\r\nx: PLACEHOLDERBB\r\n\r\n";
+	struct jr_secrets_verdict v;
+	char msg[1024], basic[256], b64in[64];
+
+	(void)state;
+	rewrite_port("api.test", 443, a_in, 0,
+		     "GET / HTTP/1.1\r\nx: sk-REALVALUEAAAA\r\n\r\n", 1, NULL);
+	v = rewrite_port("api.test", 9000, a_in, 1, NULL, 0, "A");
+	assert_true(v.misuse_port);
+	v = rewrite_port("api.test", 80, a_in, 1, NULL, 0, "A");
+	assert_true(v.misuse_port);
+	jr_secrets_misuse_message(&v, "api.test", 80, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "placeholder of A"));
+	assert_non_null(strstr(msg, "api.test:80"));
+	v = rewrite_port("evil.test", 443, a_in, 1, NULL, 0, "A");
+	assert_false(v.misuse_port);
+	jr_secrets_misuse_message(&v, "evil.test", 443, msg, sizeof(msg));
+	assert_null(strstr(msg, "evil.test:443"));
+	assert_non_null(strstr(msg, "its own hosts"));
+	rewrite_port("other.test", 8080, b_in, 0,
+		     "GET / HTTP/1.1\r\nx: REALVALUEBBBB\r\n\r\n", 1, NULL);
+	rewrite_port("other.test", 443, b_in, 0,
+		     "GET / HTTP/1.1\r\nx: REALVALUEBBBB\r\n\r\n", 1, NULL);
+	v = rewrite_port("other.test", 8443, b_in, 1, NULL, 0, "B");
+	assert_true(v.misuse_port);
+	/* in the request line and in Basic credentials alike */
+	rewrite_port("api.test", 8443,
+		     "GET /?sk-PLACEHOLDERAA HTTP/1.1\r\nx: y\r\n\r\n", 1, NULL,
+		     0, "A");
+	jr_base64_encode((const uint8_t *)"user:sk-PLACEHOLDERAA", 21, b64in);
+	snprintf(basic, sizeof(basic),
+		 "GET / HTTP/1.1\r\nAuthorization: Basic %s\r\n\r\n", b64in);
+	v = rewrite_port("api.test", 8443, basic, 1, NULL, 0, "A");
+	assert_true(v.misuse_port);
+	/* A's placeholder on B's second port: another host, not a port */
+	v = rewrite_port("other.test", 8080, a_in, 1, NULL, 0, "A");
+	assert_false(v.misuse_port);
+	/* an IPv6 host is bracketed in the fix the message names */
+	v.misuse_name = "K";
+	v.misuse_port = true;
+	jr_secrets_misuse_message(&v, "2001:db8::1", 8443, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "[2001:db8::1]:8443"));
 }
 
 static void test_rewrite_basic(void **state)
@@ -256,14 +397,18 @@ static void test_inspects(void **state)
 
 	(void)state;
 	assert_true(jr_secrets_inspects(set, "api.test"));
-	assert_true(jr_secrets_host_bound(set, "OTHER.test"));
+	assert_true(jr_secrets_host_bound(set, "OTHER.test", 443));
+	assert_true(jr_secrets_host_bound(set, "other.test.", 8080));
+	assert_false(jr_secrets_host_bound(set, "other.test", 80));
+	assert_false(jr_secrets_host_bound(set, "api.test", 80));
+	assert_false(jr_secrets_host_bound(set, "api.test", 8080));
 	assert_false(jr_secrets_inspects(set, "x.api.test"));
 	assert_int_equal(jr_inspect_host_parse("Web.Test.", h, &err), 0);
 	assert_string_equal(h, "web.test");
 	set->inspect[0] = h;
 	set->n_inspect = 1;
 	assert_true(jr_secrets_inspects(set, "web.test"));
-	assert_false(jr_secrets_host_bound(set, "web.test"));
+	assert_false(jr_secrets_host_bound(set, "web.test", 443));
 	assert_int_equal(jr_inspect_host_parse("*.x", h, &err), -EINVAL);
 	assert_false(jr_secrets_inspects(NULL, "api.test"));
 }
@@ -272,11 +417,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec_good),
+		cmocka_unit_test(test_spec_ports),
 		cmocka_unit_test(test_spec_bad),
 		cmocka_unit_test(test_placeholder_shape),
 		cmocka_unit_test(test_rewrite_fields),
 		cmocka_unit_test(test_rewrite_target_untouched),
 		cmocka_unit_test(test_rewrite_misuse),
+		cmocka_unit_test(test_rewrite_ports),
 		cmocka_unit_test(test_rewrite_basic),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_inspects),
