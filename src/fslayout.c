@@ -850,6 +850,8 @@ static int clone_console(int tty, struct jr_err *err)
 {
 	_cleanup_close_ int fd = -1;
 	char link[64], name[128];
+	struct mount_attr attr = { .attr_set =
+				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
 	struct stat a, st;
 	ssize_t n;
 	int c;
@@ -873,6 +875,14 @@ static int clone_console(int tty, struct jr_err *err)
 	if (c < 0)
 		return jr_err_set(err, errno, "cannot bind the terminal %s: %s",
 				  name, strerror(errno));
+	/* nosuid and noexec like every other mount of the layout. */
+	if (mount_setattr(c, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		int e = errno;
+
+		close(c);
+		return jr_err_set(err, e, "cannot restrict the terminal %s: %s",
+				  name, strerror(e));
+	}
 	return c;
 }
 
