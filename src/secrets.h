@@ -54,7 +54,7 @@ struct jr_secrets {
 	 * so the inspection threads may read them): a host they name is
 	 * inspected, and each request inside is checked against them. */
 	const struct jr_httprules *http_rules;
-	void *locked; /* the page(s) holding the values */
+	void *locked;		 /* the page(s) holding the values */
 	size_t locked_size;
 	atomic_uint_fast64_t misuse;	/* requests refused secret-misuse */
 	atomic_uint_fast64_t injected;	/* requests a real value went into */
