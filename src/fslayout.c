@@ -71,6 +71,7 @@
 #include "fspolicy.h"
 #include "log.h"
 #include "mounts.h"
+#include "secrets.h"
 
 #define RESOLVE_STRICT                                                         \
 	(RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
@@ -145,6 +146,33 @@ void jr_fs_plan_release(struct jr_fs_plan *p)
 	free(p->exposed);
 	free(p->workdir);
 	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * add_secret_files - hide the file of each --secret NAME=file:PATH (the
+ * command holds a placeholder, so the file must not give it the value),
+ * in both layouts and whatever --rw/--ro name: also inside the working
+ * directory. secrets.c checks the path still leads to the file it read.
+ * Return: 0 or -errno with @err set.
+ */
+static int add_secret_files(struct jr_fs_plan *p, const struct jr_options *opts,
+			    struct jr_err *err)
+{
+	char canon[PATH_MAX];
+
+	for (size_t i = 0; opts->secrets && i < opts->secrets->n; i++) {
+		int r = jr_secret_file_canon(&opts->secrets->s[i], canon, err);
+
+		if (r <= 0) {
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (!has_str(p->hidden, p->n_hidden, canon) &&
+		    push_str(&p->hidden, &p->n_hidden, canon) < 0)
+			return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* Half the RAM: the kernel's own default for a tmpfs (tmpfs(5)) and
@@ -258,6 +286,9 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		if (!p->workdir)
 			goto oom;
 	}
+	r = add_secret_files(p, opts, err);
+	if (r < 0)
+		goto fail;
 	if (p->mode == JR_FS_HOST)
 		return 0;
 
@@ -850,6 +881,8 @@ static int clone_console(int tty, struct jr_err *err)
 {
 	_cleanup_close_ int fd = -1;
 	char link[64], name[128];
+	struct mount_attr attr = { .attr_set =
+				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
 	struct stat a, st;
 	ssize_t n;
 	int c;
@@ -873,6 +906,14 @@ static int clone_console(int tty, struct jr_err *err)
 	if (c < 0)
 		return jr_err_set(err, errno, "cannot bind the terminal %s: %s",
 				  name, strerror(errno));
+	/* nosuid and noexec like every other mount of the layout. */
+	if (mount_setattr(c, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		int e = errno;
+
+		close(c);
+		return jr_err_set(err, e, "cannot restrict the terminal %s: %s",
+				  name, strerror(e));
+	}
 	return c;
 }
 
@@ -1231,6 +1272,10 @@ int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
 			r = jr_mounts_hide_sockets(expose_literal, n_expose,
 						   host_uid, plan->uid,
 						   plan->gid, &hidden, err);
+		/* In this layout the plan hides only the --secret files. */
+		for (size_t i = 0; r == 0 && i < plan->n_hidden; i++)
+			r = jr_mounts_bind_text(plan->hidden[i], "", plan->uid,
+						plan->gid, err);
 	}
 	if (r < 0)
 		return r;

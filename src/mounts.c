@@ -5,6 +5,7 @@
  * Theory of operation: the mount namespace is a copy of the caller's. First
  * everything is made MS_PRIVATE recursively, so no mount made here (or by
  * the command) propagates to the host, and no host mount event reaches in.
+ * Then every mount is made nosuid, recursively, with one mount_setattr(2).
  * Then a new procfs instance is mounted over /proc: its pid view is the new
  * PID namespace, so the command sees only its own processes. /proc/sys is
  * bind-mounted onto itself and remounted read-only, last (init writes the
@@ -135,11 +136,26 @@ int jr_mounts_detach_wait(struct jr_err *err)
 int jr_mounts_setup(struct jr_err *err)
 {
 	const unsigned long procflags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	struct mount_attr nosuid = { .attr_set = MOUNT_ATTR_NOSUID };
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return jr_err_set(err, errno,
 				  "cannot make the sandbox mounts private: %s",
 				  strerror(errno));
+	/*
+	 * Every mount nosuid, as in the isolated layout: a set-user-ID file
+	 * found or made here starts as the caller, not its owner. The
+	 * seccomp filter keeps the command from setting the bits, and
+	 * no_new_privs already keeps exec from honouring them; this is the
+	 * third wall. Adding a flag to a locked mount is allowed
+	 * (mount_namespaces(7)); only clearing one is not.
+	 */
+	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &nosuid,
+			  sizeof(nosuid)) < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot make the sandbox's mounts nosuid: %s (jailrun needs Linux >= 5.12 for mount_setattr)",
+		    strerror(errno));
 	if (mount("proc", "/proc", "proc", procflags, NULL) < 0)
 		return jr_err_set(
 		    err, errno,

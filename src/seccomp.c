@@ -7,14 +7,15 @@
  * second wall, and the only one for the few things the kernel does not
  * namespace or lets an unprivileged user do: vsock and other socket
  * families, the session keyring, io_uring (which opens and connects
- * sockets without calling socket(2) or connect(2)), user namespaces.
+ * sockets without calling socket(2) or connect(2)), user namespaces, and
+ * set-user-ID or set-group-ID bits on the files it leaves in host trees.
  *
  * The default action is ALLOW and every rule answers with an errno, never
  * a kill: a program that meets a rule sees the same error it would see on
  * a kernel built without the feature, or from the kernel's own permission
  * check, and takes the fallback path it already has. We pick, for each
  * rule, the errno the kernel itself gives in that case (ENOSYS for
- * optional syscalls callers probe for: io_uring, clone3, keyctl;
+ * optional syscalls callers probe for: io_uring, clone3, keyctl, openat2;
  * EAFNOSUPPORT / EPROTONOSUPPORT for socket families and netlink
  * protocols; EPERM for the rest).
  *
@@ -31,9 +32,12 @@
  * Limits: with a default of ALLOW, a syscall this table does not name
  * passes, including ones newer than libseccomp's tables (open_tree_attr,
  * Linux 6.15, is unknown to libseccomp 2.5 and gets a row only when built
- * against a libseccomp that knows it); the kernel's own checks still
- * apply. Syscalls allowed whatever their arguments cost nothing per call:
- * the kernel caches that verdict (Linux 5.11+) and skips the program.
+ * against a libseccomp that knows it; fchmodat2, which would bypass the
+ * mode rows, is the exception: see resolve_by_name()); the kernel's own
+ * checks still apply. Syscalls allowed whatever their arguments cost
+ * nothing per call: the kernel caches that verdict (Linux 5.11+) and
+ * skips the program. open and openat, whose flags and mode are looked at,
+ * run it at each call, as ioctl and socket do.
  *
  * ABIs: on x86 the kernel takes syscalls from three ABIs in one process
  * (x86_64, i386 through int 0x80, x32 with bit 30 set in the number), and
@@ -89,6 +93,20 @@ _Static_assert(
 #define CLONE_NEWNET 0x40000000
 #endif
 
+/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY: the first bit alone asks for an
+ * unnamed file, whose mode the kernel takes as O_CREAT's (build_open_how()
+ * in fs/open.c); without O_DIRECTORY the call fails anyway. */
+#define JR_O_TMPFILE_BIT (O_TMPFILE & ~O_DIRECTORY)
+
+/* fchmodat2 (Linux 6.6) has one number on the architectures of the
+ * common syscall table (x86 and arm64 among them), for the probe in
+ * resolve_by_name(); elsewhere the uapi header must give it. */
+#if defined(__NR_fchmodat2)
+#define JR_NR_FCHMODAT2 __NR_fchmodat2
+#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+#define JR_NR_FCHMODAT2 452
+#endif
+
 /*
  * clone(2), NOTES: the raw syscall's argument order differs per
  * architecture; on s390 and CRIS the flags are the second argument.
@@ -111,6 +129,7 @@ struct jr_seccomp_rule {
 	int errnum;	  /* what the caller sees */
 	bool nested;	  /* dropped with --allow-nested */
 	bool families;	  /* socket(2): expanded from allowed_families[] */
+	bool by_name;	  /* @nr looked up by @name when the filter is built */
 	unsigned int nargs;
 	struct scmp_arg_cmp args[2];
 	const char *reason;
@@ -134,6 +153,14 @@ struct jr_seccomp_rule {
 	"the clocks are the host's (time_namespaces(7) does not cover " \
 	"CLOCK_REALTIME); a PTP clock opened for writing is adjusted with " \
 	"no capability check"
+
+#define REASON_SUID                                                            \
+	"a set-user-ID or set-group-ID program left in a host tree runs, for " \
+	"any local user who starts it, as its owner: the command's user, or " \
+	"root with --host-root; EPERM, as the kernel answers a caller who may " \
+	"not set the bit"
+#define REASON_SUID_NEW                                                        \
+	"a new file with S_ISUID or S_ISGID in its mode: " REASON_SUID
 
 static const struct jr_seccomp_rule rules[] = {
 	/*
@@ -254,6 +281,71 @@ static const struct jr_seccomp_rule rules[] = {
 	  .args = { CMP_BITS(0, 0x80000000U) },
 	  .reason = "i386 only: as clock_adjtime" },
 
+	/*
+	 * Set-user-ID and set-group-ID bits. The command may write host
+	 * trees (the working directory, --rw, and with --fs host whatever
+	 * its user may write); a program it leaves there with S_ISUID runs,
+	 * for any local user, as the file's owner: the command's user, or
+	 * root with --host-root. no_new_privs and nosuid mounts disarm such
+	 * a file inside only. Each call that sets a mode is refused when
+	 * the mode has either bit: one row per bit, as BPF compares under a
+	 * mask for equality and "either bit" is two tests. The mode is an
+	 * umode_t, so the bit test reads the low bits only, as the kernel
+	 * does.
+	 */
+	{ SYS(chmod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISUID) },
+	  .reason = REASON_SUID },
+	{ SYS(chmod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISGID) },
+	  .reason = REASON_SUID },
+	{ SYS(fchmod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISUID) },
+	  .reason = REASON_SUID },
+	{ SYS(fchmod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISGID) },
+	  .reason = REASON_SUID },
+	{ SYS(fchmodat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(2, S_ISUID) },
+	  .reason = REASON_SUID },
+	{ SYS(fchmodat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(2, S_ISGID) },
+	  .reason = REASON_SUID },
+	/* Linux 6.6; resolved by name (the uapi headers may predate it). */
+	{ .name = "fchmodat2", .by_name = true, .errnum = EPERM, .nargs = 1,
+	  .args = { CMP_BITS(2, S_ISUID) }, .reason = REASON_SUID },
+	{ .name = "fchmodat2", .by_name = true, .errnum = EPERM, .nargs = 1,
+	  .args = { CMP_BITS(2, S_ISGID) }, .reason = REASON_SUID },
+	/* A new file takes its mode from the call, S_ISUID and S_ISGID
+	 * included (the umask holds only permission bits): open(2) and
+	 * openat(2) with O_CREAT, or with O_TMPFILE (an unnamed file that
+	 * linkat(2) then names). Without either flag the kernel ignores the
+	 * mode, and so do these rows. */
+	{ SYS(creat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISUID) },
+	  .reason = REASON_SUID_NEW },
+	{ SYS(creat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISGID) },
+	  .reason = REASON_SUID_NEW },
+	{ SYS(open), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(1, O_CREAT), CMP_BITS(2, S_ISUID) }, .reason = REASON_SUID_NEW },
+	{ SYS(open), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(1, O_CREAT), CMP_BITS(2, S_ISGID) }, .reason = REASON_SUID_NEW },
+	{ SYS(open), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(1, JR_O_TMPFILE_BIT), CMP_BITS(2, S_ISUID) }, .reason = REASON_SUID_NEW },
+	{ SYS(open), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(1, JR_O_TMPFILE_BIT), CMP_BITS(2, S_ISGID) }, .reason = REASON_SUID_NEW },
+	{ SYS(openat), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(2, O_CREAT), CMP_BITS(3, S_ISUID) }, .reason = REASON_SUID_NEW },
+	{ SYS(openat), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(2, O_CREAT), CMP_BITS(3, S_ISGID) }, .reason = REASON_SUID_NEW },
+	{ SYS(openat), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(2, JR_O_TMPFILE_BIT), CMP_BITS(3, S_ISUID) }, .reason = REASON_SUID_NEW },
+	{ SYS(openat), .errnum = EPERM, .nargs = 2,
+	  .args = { CMP_BITS(2, JR_O_TMPFILE_BIT), CMP_BITS(3, S_ISGID) }, .reason = REASON_SUID_NEW },
+	{ SYS(openat2), .errnum = ENOSYS,
+	  .reason = "its flags and mode are in struct open_how, in memory, out of the filter's sight: open(O_CREAT, 04755) through it would make a set-user-ID file; ENOSYS as on kernels before 5.6, so its few users (systemd, container runtimes) fall back to openat(2), whose mode the rows above see" },
+	{ SYS(mknod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISUID) },
+	  .reason = "mknod(S_IFREG | 04755) makes a regular file: " REASON_SUID_NEW },
+	{ SYS(mknod), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(1, S_ISGID) },
+	  .reason = "as mknod with S_ISUID" },
+	{ SYS(mknodat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(2, S_ISUID) },
+	  .reason = "as mknod with S_ISUID" },
+	{ SYS(mknodat), .errnum = EPERM, .nargs = 1, .args = { CMP_BITS(2, S_ISGID) },
+	  .reason = "as mknod with S_ISUID" },
+
 	/* Terminals. */
 	{ SYS(ioctl), .errnum = EPERM, .nargs = 1, .args = { CMP_LO32(1, TIOCSTI) },
 	  .reason = "pushes input into a terminal: typed commands into the caller's shell when the terminal is shared (CVE-2017-5226); the request is compared in its low 32 bits, as the kernel reads it" },
@@ -358,6 +450,40 @@ static int add_arches(scmp_filter_ctx ctx)
 }
 
 /*
+ * resolve_by_name - the number of a by_name row's syscall, from
+ * libseccomp's own table. A libseccomp older than the syscall does not
+ * know it: then the row is left out if the kernel lacks the syscall too
+ * (nothing to refuse), and the build fails if the kernel has it, as the
+ * filter could not keep its promise (fchmodat2 would set S_ISUID past
+ * the fchmodat rows).
+ * Return: 1 with *@nr set, 0 to leave the row out, or -errno with @err set.
+ */
+static int resolve_by_name(const struct jr_seccomp_rule *r, int *nr,
+			   struct jr_err *err)
+{
+	*nr = seccomp_syscall_resolve_name(r->name);
+	if (*nr != __NR_SCMP_ERROR)
+		return 1;
+#ifdef JR_NR_FCHMODAT2
+	if (strcmp(r->name, "fchmodat2") == 0) {
+		/* A bad fd: the kernel says EBADF, or ENOSYS without it. */
+		if (syscall(JR_NR_FCHMODAT2, -1, "", 0, 0) < 0 &&
+		    errno == ENOSYS)
+			return 0;
+		return jr_err_set(
+		    err, ENOSYS,
+		    "this kernel has fchmodat2, which libseccomp %u.%u.%u does not know, so the seccomp filter cannot refuse set-user-ID bits through it; upgrade libseccomp (2.5.5 or later) and rebuild jailrun",
+		    seccomp_version()->major, seccomp_version()->minor,
+		    seccomp_version()->micro);
+	}
+#endif
+	return jr_err_set(
+	    err, ENOSYS,
+	    "libseccomp does not know the system call %s, which the seccomp filter must refuse (%s); upgrade libseccomp",
+	    r->name, r->reason);
+}
+
+/*
  * export_bpf - the filter as classic BPF in a malloc'd buffer.
  * seccomp_export_bpf() (libseccomp 2.5) only writes to an fd; a memfd keeps
  * it off the filesystem.
@@ -457,14 +583,22 @@ int jr_seccomp_build(const struct jr_seccomp_options *o,
 
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		const struct jr_seccomp_rule *r = &rules[i];
+		int nr = r->nr;
 
 		if (r->nested && allow_nested)
 			continue;
+		if (r->by_name) {
+			rc = resolve_by_name(r, &nr, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				continue;
+		}
 		if (r->families)
 			rc = add_family_rules(ctx, r);
 		else
 			rc = seccomp_rule_add_array(
-			    ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), r->nr,
+			    ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr,
 			    r->nargs, r->args);
 		if (rc < 0)
 			return jr_err_set(

@@ -747,15 +747,23 @@ static bool value_ok(const char *v, size_t n)
 	return true;
 }
 
-static int read_value_file(const struct jr_secret *s, char *buf, size_t cap,
+static int read_value_file(struct jr_secret *s, char *buf, size_t cap,
 			   size_t *len, struct jr_err *err)
 {
 	_cleanup_close_ int fd = open(s->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
 	size_t n = 0;
 
 	if (fd < 0)
 		return jr_err_set(err, errno, "--secret %s: cannot open %s: %s",
 				  s->name, s->file, strerror(errno));
+	/* What was read, for the layout to hide (jr_secret_file_canon()). */
+	if (fstat(fd, &st) < 0)
+		return jr_err_set(err, errno, "--secret %s: cannot stat %s: %s",
+				  s->name, s->file, strerror(errno));
+	s->file_named = S_ISREG(st.st_mode) && st.st_nlink > 0;
+	s->file_dev = st.st_dev;
+	s->file_ino = st.st_ino;
 	for (;;) {
 		ssize_t k = read(fd, buf + n, cap - n);
 
@@ -780,6 +788,27 @@ static int read_value_file(const struct jr_secret *s, char *buf, size_t cap,
 		n--;
 	*len = n;
 	return 0;
+}
+
+int jr_secret_file_canon(const struct jr_secret *s, char *out,
+			 struct jr_err *err)
+{
+	struct stat st;
+
+	if (!s->file || !s->file_named)
+		return 0;
+	if (!realpath(s->file, out))
+		return jr_err_set(
+		    err, errno,
+		    "--secret %s: %s: %s, after jailrun read it: it cannot be hidden from the command, so nothing runs",
+		    s->name, s->file, strerror(errno));
+	if (stat(out, &st) < 0 || st.st_dev != s->file_dev ||
+	    st.st_ino != s->file_ino)
+		return jr_err_set(
+		    err, ESTALE,
+		    "--secret %s: %s is no longer the file jailrun read (it was replaced while jailrun started): the one read cannot be hidden from the command, so nothing runs",
+		    s->name, s->file);
+	return 1;
 }
 
 /* Overwrite every NAME=... of the environment block in place. */

@@ -35,6 +35,11 @@ struct jr_secret {
 	char *value;	   /* the real value (locked memory), or NULL */
 	char *placeholder; /* same length as the value */
 	size_t len;
+	/* The file read (NAME=file:PATH), as fstat(2) saw it then, so that
+	 * the layout hides that very file (jr_secret_file_canon()). */
+	bool file_named; /* a regular file with a name: to be hidden */
+	dev_t file_dev;
+	ino_t file_ino;
 };
 
 /* Everything the relay needs to inspect: shared read-only by the relay and
@@ -181,6 +186,22 @@ size_t jr_base64_encode(const uint8_t *in, size_t n, char *out);
  * Return: 0 or -errno with @err naming the secret and what to do.
  */
 int jr_secrets_load(struct jr_secrets *set, struct jr_err *err);
+
+/*
+ * jr_secret_file_canon - where the file of @s (NAME=file:PATH) lives, for
+ * the filesystem layout to hide it inside the sandbox, as the table's
+ * credentials are (fslayout.c): its canonical path (realpath(3), with the
+ * caller's view and rights), checked to lead to the very file
+ * jr_secrets_load() read (device and inode), so that a path changed in
+ * between cannot steer the cover onto another file.
+ * @out: PATH_MAX bytes.
+ * Return: 1 with @out set; 0 when there is nothing to hide (an environment
+ * secret, or a file that is not a regular one with a name: a pipe, a
+ * terminal, an unlinked file); -errno with @err set when the path no
+ * longer leads to that file (jailrun then refuses to start).
+ */
+int jr_secret_file_canon(const struct jr_secret *s, char *out,
+			 struct jr_err *err);
 
 /*
  * jr_secrets_trust_bundle - @set->trust_bundle: the host's CA bundle (the

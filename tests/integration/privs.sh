@@ -2,14 +2,107 @@
 # What the command holds: no capabilities in any set, no_new_privs, locked
 # securebits, no fd but 0/1/2, only its own PIDs, /proc/sys read-only,
 # private mounts, no controlling terminal without a pty.
-# Fails if any privilege or fd of the runner reaches the command, or if
+# Fails if any privilege or fd of the runner reaches the command, if it
+# can leave a set-user-ID or set-group-ID file on the host (chmod, install,
+# cp -p, a new file's mode, mknod, O_TMPFILE; also with --fs host and
+# --host-root) or a mount lacks nosuid, or if
 # --user root is host uid 0 (it must be uid 0 inside only: a root-only file
 # outside stays unreadable, a root-owned file cannot be appended to or made
 # set-user-ID), or --host-root does not do what it says, loudly.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 
+# Set-user-ID and set-group-ID bits (issue 21): a program the command
+# leaves in a host tree it may write (the working directory, --rw, the host
+# under --fs host) would run, for any local user, as its owner. The script
+# tries every way to leave one in a new directory DIR; SRC is an existing
+# set-user-ID file of the command's user, for cp -p.
+SUID_ATTACK=$JR_TMP/suid-attack.py
+if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi
+cat >"$SUID_ATTACK" <<'PY'
+import ctypes, os, shutil, stat, subprocess, sys
+
+os.mkdir(sys.argv[1])
+os.chdir(sys.argv[1])
+src = sys.argv[2]
+
+
+def run(*cmd):
+    subprocess.run(cmd)
+
+
+def attempt(name, fn):
+    try:
+        fn()
+    except OSError as e:
+        print(f"{name}: {e}")
+
+
+def tmpfile():
+    # An unnamed file with the mode, then named through /proc (linkat(2)).
+    fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o4755)
+    libc = ctypes.CDLL(None, use_errno=True)
+    AT_FDCWD, AT_SYMLINK_FOLLOW = -100, 0x400
+    if libc.linkat(AT_FDCWD, b"/proc/self/fd/%d" % fd, AT_FDCWD,
+                   b"tmpfile-4755", AT_SYMLINK_FOLLOW) < 0:
+        raise OSError(ctypes.get_errno(), "linkat")
+
+
+for name, mode in (("chmod-u+s", "u+s"), ("chmod-g+s", "g+s"),
+                   ("chmod-6755", "6755")):
+    shutil.copy("/bin/true", name)
+    run("chmod", mode, name)
+run("install", "-m", "4755", "/bin/true", "install-4755")
+run("cp", "-p", src, "cp-p")
+attempt("open", lambda: os.close(
+    os.open("open-4755", os.O_CREAT | os.O_WRONLY, 0o4755)))
+attempt("open", lambda: os.close(
+    os.open("open-2755", os.O_CREAT | os.O_WRONLY, 0o2755)))
+attempt("mknod", lambda: os.mknod("mknod-4755", stat.S_IFREG | 0o4755))
+attempt("O_TMPFILE", tmpfile)
+os.mkdir("dir-g+s")
+run("chmod", "g+s", "dir-g+s")
+print("attack done")
+PY
+chmod 644 "$SUID_ATTACK"
+SUID_ALL="chmod-6755 chmod-g+s chmod-u+s cp-p dir-g+s install-4755 mknod-4755 open-2755 open-4755 tmpfile-4755"
+SUID_SRC=$JR_W/suid-src
+cp /bin/true "$SUID_SRC"
+[ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$SUID_SRC"
+chmod 4755 "$SUID_SRC"
+# setid_files DIR - the names in DIR with either bit, as the host sees them.
+setid_files() { find "$1" -mindepth 1 -perm /6000 -printf '%f\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'; }
+# The baseline, without jailrun, as the user the command runs as: every
+# way works on this machine, so that none working inside is jailrun's doing.
+expect_status 0 "baseline: the set-ID attack runs without jailrun" \
+	as_mode rootless "$PY" "$SUID_ATTACK" "$JR_W/suid-baseline" "$SUID_SRC"
+if [ "$(setid_files "$JR_W/suid-baseline")" = "$SUID_ALL" ]; then
+	ok "baseline: without jailrun, all ten ways leave a set-ID file"
+else
+	fail "baseline: without jailrun, only these have a set-ID bit: '$(setid_files "$JR_W/suid-baseline")'; output: $OUT"
+fi
+# suid_inside MODE DIR ARGS... - the attack inside; the host finds no bit.
+suid_inside() {
+	local mode=$1 dir=$2 m
+	shift 2
+	m="$mode${*:+ $*}"
+	expect_status 0 "$m: the set-ID attack runs inside" \
+		jr "$mode" "$@" -- "$PY" "$SUID_ATTACK" "$dir" "$SUID_SRC"
+	expect_output_has "$m: the attack ran to its end" "attack done"
+	if [ -x "$dir/chmod-u+s" ] && [ -d "$dir/dir-g+s" ] && [ -z "$(setid_files "$dir")" ]; then
+		ok "$m: no set-user-ID or set-group-ID file is left on the host ($(ls "$dir" | wc -l) files)"
+	else
+		fail "$m: set-ID bits on the host: '$(setid_files "$dir")'; files: $(ls -l "$dir" 2>&1); output: $OUT"
+	fi
+}
+
 for m in $(jr_modes); do
+	suid_inside "$m" "$JR_W/suid-$m"
+	suid_inside "$m" "$JR_W/suid-fshost-$m" --fs host
+	if [ "$m" = root ]; then
+		suid_inside root "$JR_W/suid-hostroot" --host-root
+	fi
+
 	expect_status 0 "$m: read /proc/self/status" jr "$m" -- cat /proc/self/status
 	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
 		if grep -qE "^$f:[[:space:]]+0+$" <<<"$OUT"; then
@@ -43,7 +136,7 @@ for m in $(jr_modes); do
 		secret=$JR_W/root-only-$m
 		victim=$JR_W/root-owned-$m
 		made=$JR_W/made-by-fake-root-$m
-		attack="id -u; cat '$secret' && echo READ-OK; (echo appended >> '$victim') && echo APPEND-OK; chmod 4777 '$victim' && echo CHMOD-OK"
+		attack="id -u; cat '$secret' && echo READ-OK; (echo appended >> '$victim') && echo APPEND-OK; chmod 777 '$victim' && echo CHMOD-OK; chmod 4777 '$victim' && echo SETUID-OK"
 		rm -f "$secret" "$victim" "$made"
 		echo "TOPSECRET-$$" >"$secret"
 		chmod 600 "$secret"
@@ -61,7 +154,7 @@ for m in $(jr_modes); do
 		else ok "$m: --user root cannot append to a root-owned file"; fi
 		if grep -q CHMOD-OK <<<"$OUT" || [ "$(stat -c %a "$victim")" != 644 ]; then
 			fail "$m: --user root changed a root-owned file's mode to $(stat -c %a "$victim")"
-		else ok "$m: --user root cannot chmod 4777 a root-owned file"; fi
+		else ok "$m: --user root cannot chmod 777 or 4777 a root-owned file"; fi
 		if [ "$(stat -c %u "$made" 2>/dev/null)" = "$JR_NOBODY_UID" ]; then
 			ok "$m: what --user root creates belongs to uid $JR_NOBODY_UID on the host"
 		else fail "$m: --user root created a file owned by '$(stat -c %u "$made" 2>/dev/null)' on the host"; fi
@@ -85,11 +178,15 @@ for m in $(jr_modes); do
 			expect_status 0 "root: --host-root runs" jr root --host-root -- sh -c "$attack; exit 0"
 			expect_output_has "root: --host-root warns" "jailrun: warning: --host-root: the command runs as host uid 0"
 			if grep -q "TOPSECRET-$$" <<<"$OUT" && grep -q APPEND-OK <<<"$OUT" &&
-				[ "$(stat -c %a "$victim")" = 4777 ]; then
+				grep -q CHMOD-OK <<<"$OUT" && [ "$(stat -c %a "$victim")" = 777 ]; then
 				ok "root: --host-root reads, appends to and chmods root's files"
 			else
 				fail "root: --host-root is not host root: mode $(stat -c %a "$victim"), output: $OUT"
 			fi
+			# ... but a set-user-ID root program it cannot leave.
+			if grep -q SETUID-OK <<<"$OUT" || [ "$(stat -c %a "$victim")" != 777 ]; then
+				fail "root: --host-root made a root-owned file mode $(stat -c %a "$victim")"
+			else ok "root: --host-root cannot set the set-user-ID bit of a root-owned file"; fi
 			expect_status 125 "root: --host-root with another user is refused" jr root --host-root --user nobody -- true
 			expect_output_has "root: --host-root --user nobody says why" "cannot be combined with --user nobody"
 		else
@@ -132,6 +229,14 @@ for m in $(jr_modes); do
 	# Mounts are private: no shared: propagation tags.
 	expect_status 0 "$m: mountinfo" jr "$m" -- cat /proc/self/mountinfo
 	if grep -q 'shared:' <<<"$OUT"; then fail "$m: a mount still propagates: $(printf '%s' "$OUT" | grep shared: | head -3)"; else ok "$m: all mounts private"; fi
+	# Every mount nosuid (its own options, field 6), in both layouts.
+	for layout in isolated host; do
+		expect_status 0 "$m: mountinfo with --fs $layout" jr "$m" --fs "$layout" -- cat /proc/self/mountinfo
+		bad=$(awk '$6 !~ /(^|,)nosuid(,|$)/' <<<"$OUT")
+		if [ -z "$bad" ] && [ "$(wc -l <<<"$OUT")" -gt 3 ]; then
+			ok "$m: with --fs $layout every mount is nosuid ($(wc -l <<<"$OUT") mounts)"
+		else fail "$m: with --fs $layout these mounts are not nosuid: $bad"; fi
+	done
 
 	# Without a pty the command has no controlling terminal (TIOCSTI-proof).
 	expect_status 0 "$m: no controlling tty" jr "$m" -- sh -c 'if (exec 3</dev/tty) 2>/dev/null; then echo HAS-TTY; else echo NO-TTY; fi'

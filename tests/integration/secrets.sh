@@ -22,7 +22,11 @@
 # trust the sandbox's CA gets through; the real value appears in the audit
 # log, the summary, jailrun's output or any file it wrote; a PEM private
 # key appears in the sandbox's tmpfs mounts or trust bundle, or in a file
-# created on the host during the run; a non-inspected host is inspected.
+# created on the host during the run; a non-inspected host is inspected;
+# the file of a NAME=file:PATH secret can be read inside (in the working
+# directory, in a root-owned directory, through a symlink, outside the
+# working directory under --ro, with --fs host), or a root-only directory
+# holding it stops jailrun.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -51,6 +55,23 @@ jle() {
 	esac
 }
 
+# mkkey PATH MODE - a copy of the file secret's value at PATH, readable
+# by MODE's caller only (the caller reads it; the command runs as that user
+# too, so only hiding keeps it from the command).
+mkkey() {
+	install -m 600 "$JR_W/key" "$1"
+	[ "$2" = root ] || [ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$1"
+	[ "$2" != root ] || chmod 644 "$1"
+}
+# files_empty DESC N - $OUT has N "file PATH <...>" lines, each empty.
+files_empty() {
+	local n bad
+	n=$(grep -c '^file .* <' <<<"$OUT" || true)
+	bad=$(grep '^file .* <' <<<"$OUT" | grep -v '<>$' || true)
+	if [ "$n" = "$2" ] && [ -z "$bad" ]; then ok "$1: the secret's file reads empty inside ($n)"
+	else fail "$1: $n file lines (want $2), with content: ${bad:-none}; output: $OUT"; fi
+}
+
 not_in_output() {
 	if grep -qF -- "$2" <<<"$OUT"; then fail "$1: output has '$2': $OUT"; else ok "$1"; fi
 }
@@ -71,8 +92,10 @@ for m in $(jr_modes); do
 			if cat "$f" >/dev/null 2>&1; then cat "$f" | tr "\0" "\n" | grep KEY= | sed "s|^|$f: |"
 			else echo "$f: unreadable"; fi
 		done
-		env | grep -c KEY='
-	not_in_output "$m: the file secret's value is not in the command's env or /proc" "$REAL_F"
+		env | grep -c KEY=
+		echo "keyfile <$(cat "$0" 2>&1)>"' "$JR_W/key"
+	not_in_output "$m: the file secret's value is not in the command's env, /proc or its file" "$REAL_F"
+	expect_output_has "$m: the secret's file, in the working directory, reads empty inside" "keyfile <>"
 	not_in_output "$m: the env secret's value is not in the command's env or /proc" "$REAL_E"
 	PH_F=$(sed -n 's/^F=//p' <<<"$OUT")
 	PH_G=$(sed -n 's/^G=//p' <<<"$OUT")
@@ -245,6 +268,53 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 		curl -sS -f --cacert "$CA" https://other.test/headers
 	expect_output_has "$m: other.test's own certificate (lab CA) verified end to end" "served-by: other.test"
 
+	# ------------------------------------------------ the secret's file, hidden
+	# Every file a NAME=file:PATH secret was read from reads empty inside
+	# (each "file PATH <content>" line has none), and the relay still
+	# injects the value read before the sandbox existed. The files belong
+	# to the user the command runs as (readable, so hiding is what stops
+	# it) in directories that belong to root when the test does.
+	rd=$JR_W/sf-rootdir-$m
+	mkdir -m 755 "$rd"
+	mkkey "$rd/key" "$m"
+	ln -s key "$JR_W/sf-link-$m"
+	expect_status 0 "$m: file secrets in a root-owned directory and through a symlink" jle "$m" \
+		--allow allowed.test --upstream-ca "$CA" --secret "RKEY=file:$rd/key@allowed.test" \
+		--secret "LKEY=file:$JR_W/sf-link-$m@allowed.test" -- sh -c '
+		for f in "$@"; do echo "file $f <$(cat "$f" 2>&1)>"; done
+		curl -sS -f -H "x-api-key: $RKEY" -H "x-other: $LKEY" https://allowed.test/headers' sh \
+		"$rd/key" "$JR_W/sf-link-$m" "$JR_W/key"
+	files_empty "$m: root-owned directory, symlink" 3
+	expect_output_has "$m: the value of the hidden file in a root-owned directory is injected" "header: x-api-key: $REAL_F"
+	expect_output_has "$m: the value read through the symlink is injected" "header: x-other: $REAL_F"
+	mkdir -m 755 "$JR_W/sf-wd-$m" "$JR_W/sf-out-$m"
+	[ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$JR_W/sf-wd-$m"
+	mkkey "$JR_W/sf-out-$m/key" "$m"
+	expect_status 0 "$m: a file secret outside the working directory, shown by --ro" jle "$m" \
+		--workdir "$JR_W/sf-wd-$m" --ro "$JR_W/sf-out-$m" --allow allowed.test --upstream-ca "$CA" \
+		--secret "OKEY=file:$JR_W/sf-out-$m/key@allowed.test" -- sh -c '
+		ls "$(dirname "$0")" && echo "file $0 <$(cat "$0" 2>&1)>"' "$JR_W/sf-out-$m/key"
+	files_empty "$m: outside the working directory, under --ro" 1
+	expect_status 0 "$m: a file secret with --fs host" jle "$m" --fs host "${S[@]}" -- sh -c '
+		echo "file $0 <$(cat "$0" 2>&1)>"; curl -sS -f -H "x-api-key: $FKEY" https://allowed.test/headers' "$JR_W/key"
+	files_empty "$m: --fs host" 1
+	expect_output_has "$m: --fs host: the value is injected" "header: x-api-key: $REAL_F"
+	if [ "$m" = root ]; then
+		# A directory the command's user cannot enter: nothing it could
+		# read, and no reason for jailrun to stop.
+		mkdir -m 700 "$JR_W/sf-root700"
+		install -m 600 "$JR_W/key" "$JR_W/sf-root700/key"
+		expect_status 0 "root: a file secret in a root-only (0700) directory" jle root \
+			--allow allowed.test --upstream-ca "$CA" --secret "PKEY=file:$JR_W/sf-root700/key@allowed.test" \
+			-- sh -c 'echo "file $0 <$(cat "$0" 2>/dev/null)>"; curl -sS -f -H "x-api-key: $PKEY" https://allowed.test/headers' \
+			"$JR_W/sf-root700/key"
+		files_empty "root: root-only directory" 1
+		expect_output_has "root: root-only directory: the value is injected" "header: x-api-key: $REAL_F"
+	fi
+	if [ "$(cat "$JR_W/key" "$rd/key" "$JR_W/sf-out-$m/key")" = "$(printf '%s\n%s\n%s' "$REAL_F" "$REAL_F" "$REAL_F")" ]; then
+		ok "$m: the secrets' files are untouched on the host"
+	else fail "$m: a secret's file changed on the host"; fi
+
 	# ------------------------------------------------ no key material
 	expect_status 0 "$m: no private key in the sandbox's tmpfs mounts or trust bundle" jle "$m" "${S[@]}" -- sh -c '
 		grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt >/dev/null || exit 3
@@ -256,7 +326,8 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 done
 
 # ------------------------------------------------ the real values, nowhere
-hits=$(grep -rlF -e "$REAL_F" -e "$REAL_E" "$JR_W" "$JR_TMP" 2>/dev/null | grep -vx "$JR_W/key" || true)
+hits=$(grep -rlF -e "$REAL_F" -e "$REAL_E" "$JR_W" "$JR_TMP" 2>/dev/null |
+	grep -v -e "^$JR_W/key\$" -e "^$JR_W/sf-[^/]*/key\$" || true)
 if [ -z "$hits" ]; then ok "no real value in any audit log, summary or file jailrun wrote"
 else fail "a real value in: $hits"; fi
 # Every lab's own CA and server keys live under /run/jailrun-lab (made by

@@ -70,6 +70,14 @@
 #define CLONE_NEWNET 0x40000000
 #endif
 
+/* Linux 6.6: one number on every architecture of the common table; the C
+ * library's headers may not have it yet. */
+#ifdef SYS_fchmodat2
+#define NR_FCHMODAT2 SYS_fchmodat2
+#else
+#define NR_FCHMODAT2 452
+#endif
+
 /* What the sentinel answers: no rule of ours uses it (MAX_ERRNO is 4095). */
 #define PASSED 4000
 #define HIGH_BITS 0x100000000UL /* ignored by the kernel for int arguments */
@@ -681,6 +689,44 @@ static const struct sc native_calls[] = {
 	C("socketpair(AF_UNIX) (allowed)", SYS_socketpair, PASSED, AF_UNIX, SOCK_STREAM, 0, 0),
 	C("socketpair(AF_INET)", SYS_socketpair, EAFNOSUPPORT, AF_INET, SOCK_STREAM, 0, 0),
 	C("socketpair(AF_VSOCK)", SYS_socketpair, EAFNOSUPPORT, AF_VSOCK, SOCK_STREAM, 0, 0),
+	/* set-user-ID and set-group-ID bits: refused in every call that sets
+	 * a mode; other modes, and a mode the kernel ignores, pass */
+	C("chmod(04755)", SYS_chmod, EPERM, 0, 04755),
+	C("chmod(02755)", SYS_chmod, EPERM, 0, 02755),
+	C("chmod(06000)", SYS_chmod, EPERM, 0, 06000),
+	C("chmod(04755), high bits set", SYS_chmod, EPERM, 0, (long)(HIGH_BITS | 04755)),
+	C("chmod(0755) (allowed)", SYS_chmod, PASSED, 0, 0755),
+	C("chmod(01777) (allowed: sticky)", SYS_chmod, PASSED, 0, 01777),
+	C("chmod(0755), high bits set (allowed)", SYS_chmod, PASSED, 0, (long)(HIGH_BITS | 0755)),
+	C("fchmod(04755)", SYS_fchmod, EPERM, -1, 04755),
+	C("fchmod(02711)", SYS_fchmod, EPERM, -1, 02711),
+	C("fchmod(0644) (allowed)", SYS_fchmod, PASSED, -1, 0644),
+	C("fchmodat(04755)", SYS_fchmodat, EPERM, AT_FDCWD, 0, 04755, 0),
+	C("fchmodat(02755)", SYS_fchmodat, EPERM, AT_FDCWD, 0, 02755, 0),
+	C("fchmodat(0755) (allowed)", SYS_fchmodat, PASSED, AT_FDCWD, 0, 0755, 0),
+	C("fchmodat2(04755)", NR_FCHMODAT2, EPERM, AT_FDCWD, 0, 04755, 0),
+	C("fchmodat2(02755)", NR_FCHMODAT2, EPERM, AT_FDCWD, 0, 02755, AT_SYMLINK_NOFOLLOW),
+	C("fchmodat2(0755) (allowed)", NR_FCHMODAT2, PASSED, AT_FDCWD, 0, 0755, 0),
+	C("creat(04755)", SYS_creat, EPERM, 0, 04755),
+	C("creat(02755)", SYS_creat, EPERM, 0, 02755),
+	C("creat(0644) (allowed)", SYS_creat, PASSED, 0, 0644),
+	C("open(O_CREAT, 04755)", SYS_open, EPERM, 0, O_CREAT | O_WRONLY, 04755),
+	C("open(O_CREAT, 02755)", SYS_open, EPERM, 0, O_CREAT | O_EXCL | O_RDWR, 02755),
+	C("open(O_TMPFILE, 04755)", SYS_open, EPERM, 0, O_TMPFILE | O_WRONLY, 04755),
+	C("open(O_CREAT, 0755) (allowed)", SYS_open, PASSED, 0, O_CREAT | O_WRONLY, 0755),
+	C("open(O_RDONLY, 04755) (allowed: no mode)", SYS_open, PASSED, 0, O_RDONLY, 04755),
+	C("openat(O_CREAT, 04755)", SYS_openat, EPERM, AT_FDCWD, 0, O_CREAT | O_WRONLY, 04755),
+	C("openat(O_CREAT, 02755)", SYS_openat, EPERM, AT_FDCWD, 0, O_CREAT | O_WRONLY | O_TRUNC, 02755),
+	C("openat(O_CREAT, 04755), high bits set", SYS_openat, EPERM, AT_FDCWD, 0, (long)(HIGH_BITS | O_CREAT), (long)(HIGH_BITS | 04755)),
+	C("openat(O_TMPFILE, 02700)", SYS_openat, EPERM, AT_FDCWD, 0, O_TMPFILE | O_RDWR, 02700),
+	C("openat(O_CREAT, 0644) (allowed)", SYS_openat, PASSED, AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644),
+	C("openat(O_RDWR, 06777) (allowed: no mode)", SYS_openat, PASSED, AT_FDCWD, 0, O_RDWR, 06777),
+	C("openat2", SYS_openat2, ENOSYS, AT_FDCWD, 0, 0, 0),
+	C("mknod(S_IFREG | 04755)", SYS_mknod, EPERM, 0, S_IFREG | 04755, 0),
+	C("mknod(S_IFREG | 02755)", SYS_mknod, EPERM, 0, S_IFREG | 02755, 0),
+	C("mknod(S_IFIFO | 0644) (allowed)", SYS_mknod, PASSED, 0, S_IFIFO | 0644, 0),
+	C("mknodat(S_IFREG | 04755)", SYS_mknodat, EPERM, AT_FDCWD, 0, S_IFREG | 04755, 0),
+	C("mknodat(S_IFREG | 0644) (allowed)", SYS_mknodat, PASSED, AT_FDCWD, 0, S_IFREG | 0644, 0),
 	/* an ordinary syscall */
 	C("getppid (allowed)", SYS_getppid, PASSED, 0),
 };
@@ -727,6 +773,19 @@ static const struct sc i386_calls[] = {
 	C("socketcall(SYS_SOCKET)", 102, EAFNOSUPPORT, SYS_SOCKET, 0),
 	C("socketcall(SYS_SOCKETPAIR)", 102, EAFNOSUPPORT, SYS_SOCKETPAIR, 0),
 	C("socketcall(SYS_CONNECT) (allowed)", 102, PASSED, SYS_CONNECT, 0),
+	C("chmod(04755)", 15, EPERM, 0, 04755),
+	C("chmod(0755) (allowed)", 15, PASSED, 0, 0755),
+	C("fchmod(02755)", 94, EPERM, -1, 02755),
+	C("fchmodat(04755)", 306, EPERM, AT_FDCWD, 0, 04755, 0),
+	C("fchmodat2(02755)", 452, EPERM, AT_FDCWD, 0, 02755, 0),
+	C("creat(04755)", 8, EPERM, 0, 04755),
+	C("open(O_CREAT, 04755)", 5, EPERM, 0, O_CREAT | O_WRONLY, 04755),
+	C("open(O_CREAT, 0755) (allowed)", 5, PASSED, 0, O_CREAT | O_WRONLY, 0755),
+	C("openat(O_CREAT, 02755)", 295, EPERM, AT_FDCWD, 0, O_CREAT | O_WRONLY, 02755),
+	C("openat(O_TMPFILE, 04700)", 295, EPERM, AT_FDCWD, 0, O_TMPFILE | O_RDWR, 04700),
+	C("openat2", 437, ENOSYS, AT_FDCWD, 0, 0, 0),
+	C("mknod(S_IFREG | 04755)", 14, EPERM, 0, S_IFREG | 04755, 0),
+	C("mknodat(S_IFREG | 02755)", 297, EPERM, AT_FDCWD, 0, S_IFREG | 02755, 0),
 };
 /* clang-format on */
 
@@ -742,6 +801,17 @@ static const struct sc x32_calls[] = {
 	C("ioctl(TIOCSTI)", 514, EPERM, 0, TIOCSTI, 0),
 	C("socket(AF_PACKET)", 41, EAFNOSUPPORT, AF_PACKET, SOCK_RAW, 0),
 	C("socket(AF_INET) (allowed)", 41, PASSED, AF_INET, SOCK_STREAM, 0),
+	C("chmod(04755)", 90, EPERM, 0, 04755),
+	C("fchmod(02755)", 91, EPERM, -1, 02755),
+	C("fchmodat(04755)", 268, EPERM, AT_FDCWD, 0, 04755, 0),
+	C("fchmodat2(04755)", 452, EPERM, AT_FDCWD, 0, 04755, 0),
+	C("creat(02755)", 85, EPERM, 0, 02755),
+	C("open(O_CREAT, 04755)", 2, EPERM, 0, O_CREAT | O_WRONLY, 04755),
+	C("openat(O_CREAT, 04755)", 257, EPERM, AT_FDCWD, 0, O_CREAT | O_WRONLY, 04755),
+	C("openat(O_CREAT, 0644) (allowed)", 257, PASSED, AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644),
+	C("openat2", 437, ENOSYS, AT_FDCWD, 0, 0, 0),
+	C("mknod(S_IFREG | 04755)", 133, EPERM, 0, S_IFREG | 04755, 0),
+	C("mknodat(S_IFREG | 02755)", 259, EPERM, AT_FDCWD, 0, S_IFREG | 02755, 0),
 };
 /* clang-format on */
 
@@ -1141,6 +1211,74 @@ static void test_nested_real(void **state)
 	assert_int_equal(r.rep.ret, 0);
 }
 
+static void child_suid_real(const struct jr_seccomp_filter *f, const void *arg)
+{
+	const char *dir = arg;
+	char path[256], tmp[256];
+	struct stat st;
+	int fd, tfd;
+
+	child_load(f);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	/* Ordinary modes keep working. */
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		child_report(-1, errno, "open(O_CREAT, 0644): %s",
+			     strerror(errno));
+	if (fchmod(fd, 0755) < 0 || chmod(path, 0700) < 0 ||
+	    fchmodat(AT_FDCWD, path, 0750, 0) < 0)
+		child_report(-1, errno, "chmod to 0755/0700/0750: %s",
+			     strerror(errno));
+	/* The bits are refused, whichever call asks. */
+	if (fchmod(fd, 04755) == 0 || errno != EPERM)
+		child_report(-1, errno, "fchmod(04755) was not refused");
+	if (chmod(path, 02755) == 0 || errno != EPERM)
+		child_report(-1, errno, "chmod(02755) was not refused");
+	if (fchmodat(AT_FDCWD, path, 06755, 0) == 0 || errno != EPERM)
+		child_report(-1, errno, "fchmodat(06755) was not refused");
+	close(fd);
+	if (stat(path, &st) < 0 || (st.st_mode & 07777) != 0750)
+		child_report(-1, errno, "the file's mode is %o, not 0750",
+			     (unsigned)(st.st_mode & 07777));
+	snprintf(path, sizeof(path), "%s/new", dir);
+	if (open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 04755) >= 0 ||
+	    errno != EPERM)
+		child_report(-1, errno, "open(O_CREAT, 04755) was not refused");
+	if (lstat(path, &st) == 0 || errno != ENOENT)
+		child_report(-1, errno, "open(O_CREAT, 04755) made a file");
+	tfd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 02755);
+	if (tfd >= 0 || errno != EPERM)
+		child_report(-1, errno,
+			     "open(O_TMPFILE, 02755) was not refused");
+	/* A sticky directory is no set-ID program. */
+	snprintf(tmp, sizeof(tmp), "%s/sticky", dir);
+	if (mkdir(tmp, 0755) < 0 || chmod(tmp, 01777) < 0)
+		child_report(-1, errno, "chmod(01777) of a directory: %s",
+			     strerror(errno));
+	child_report(0, 0, NULL);
+}
+
+/* Fails if a set-user-ID or set-group-ID bit can be set for real (chmod
+ * family, a new file's mode), if the file's mode changed anyway, or if
+ * ordinary modes (0755, 01777) are refused too. */
+static void test_suid_real(void **state)
+{
+	char dir[] = "/tmp/jr-test-seccomp-XXXXXX", p[300];
+	struct child_result r;
+
+	skip_under_valgrind();
+	assert_non_null(mkdtemp(dir));
+	r = run_child(child_suid_real, &filter_default, dir);
+	snprintf(p, sizeof(p), "%s/file", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/new", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/sticky", dir);
+	rmdir(p);
+	rmdir(dir);
+	assert_child_ok(&r, "set-ID bits for real");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1157,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_tiocsti_pty),
 		cmocka_unit_test(test_clone3_fallback),
 		cmocka_unit_test(test_nested_real),
+		cmocka_unit_test(test_suid_real),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -8,8 +8,11 @@
  * loses the prefix, the length or the character class fails here; so does
  * a binding that lends the value to its host on a port it does not name
  * (issue 21: a host-only binding meant every port).
+ * Also the runner's jr_secret_file_canon(), on files in a temporary
+ * directory: the file to hide must be the one read, or nothing runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/limits.h> /* PATH_MAX */
 
 #include <cmocka.h>
 
@@ -413,6 +418,105 @@ static void test_inspects(void **state)
 	assert_false(jr_secrets_inspects(NULL, "api.test"));
 }
 
+/* A set with one secret read from @path: jr_secrets_load()'s result. */
+static int load_file(struct jr_secrets *set, const char *path)
+{
+	char spec[PATH_MAX + 64];
+	struct jr_err err = { 0 };
+
+	memset(set, 0, sizeof(*set));
+	snprintf(spec, sizeof(spec), "JR_TEST_FILE_SECRET=file:%s@api.test",
+		 path);
+	assert_int_equal(jr_secret_spec_parse(spec, &set->s[0], &err), 0);
+	set->n = 1;
+	return jr_secrets_load(set, &err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Fails if the path to hide is not the canonical path of the file read
+ * (through a symlink too), if a file replaced or removed after the read
+ * goes unnoticed, or if a pipe, an unlinked file or an environment secret
+ * is given a path to hide. */
+static void test_file_canon(void **state)
+{
+	char dir[] = "/tmp/jr-test-secrets-XXXXXX", key[PATH_MAX],
+	     link[PATH_MAX], other[PATH_MAX], want[PATH_MAX], got[PATH_MAX],
+	     proc[64];
+	const char *value = "sk-test-0123456789abcdef\n";
+	struct jr_secrets *set = calloc(1, sizeof(*set));
+	struct jr_err err = { 0 };
+	int p[2], fd;
+
+	(void)state;
+	assert_non_null(set);
+	assert_non_null(mkdtemp(dir));
+	snprintf(key, sizeof(key), "%s/key", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	write_file(key, value);
+	assert_int_equal(symlink("key", link), 0);
+	assert_non_null(realpath(key, want));
+
+	/* Through the symlink: the file it leads to. */
+	assert_int_equal(load_file(set, link), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), 1);
+	assert_string_equal(got, want);
+	/* Replaced after the read: refused. */
+	write_file(other, value);
+	assert_int_equal(rename(other, key), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, "no longer the file jailrun read"));
+	/* Gone after the read: refused. */
+	assert_int_equal(unlink(key), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), -ENOENT);
+	jr_secrets_release(set);
+
+	/* A pipe has no name to hide. */
+	assert_int_equal(pipe(p), 0);
+	assert_true(write(p[1], value, strlen(value)) > 0);
+	close(p[1]);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p[0]);
+	assert_int_equal(load_file(set, proc), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), 0);
+	jr_secrets_release(set);
+	close(p[0]);
+
+	/* Nor has an unlinked file. */
+	write_file(key, value);
+	fd = open(key, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unlink(key), 0);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	assert_int_equal(load_file(set, proc), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), 0);
+	jr_secrets_release(set);
+	close(fd);
+
+	/* Nor an environment secret. */
+	memset(set, 0, sizeof(*set));
+	assert_int_equal(
+	    setenv("JR_TEST_ENV_SECRET", "ghp_0123456789abcdef", 1), 0);
+	assert_int_equal(jr_secret_spec_parse("JR_TEST_ENV_SECRET@api.test",
+					      &set->s[0], &err),
+			 0);
+	set->n = 1;
+	assert_int_equal(jr_secrets_load(set, &err), 0);
+	assert_int_equal(jr_secret_file_canon(&set->s[0], got, &err), 0);
+	jr_secrets_release(set);
+
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_rewrite_basic),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_inspects),
+		cmocka_unit_test(test_file_canon),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
