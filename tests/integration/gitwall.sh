@@ -6,7 +6,8 @@
 # renames .git away and puts a copy with a hook and core.fsmonitor in its
 # place; it renames .git/hooks away and puts a new one with a hook there; it
 # writes a linked worktree's commondir, the hooks and config of the directory
-# a .git file leads to, and a hook through a symlinked .git/hooks. Each is
+# a .git file leads to, a hook through a symlinked .git/hooks, and a hook of
+# husky's (core.hooksPath=.husky). Each is
 # first shown to work WITHOUT jailrun (and for the renames, the host's next
 # `git status` and `git commit` run the command's code); under jailrun each
 # must fail and the host's git must run nothing of the command's. git add,
@@ -129,6 +130,16 @@ REMOVE_GIT='rm -rf .git 2>/dev/null; [ -d .git ] || echo GIT-REMOVED; true'
 WRITES='for f in "$@"; do
 	if echo "[core]" >>"$f" 2>/dev/null; then echo "WROTE $f"; fi
 done; true'
+# F: a hook manager's directory (husky: core.hooksPath=.husky) rewritten.
+HUSKY='printf "#!/bin/sh\ntouch %s/hook\n" "$0" >.husky/pre-commit && echo HUSKY-WRITTEN; true'
+mkhusky() { # DIR [OWNER]
+	mkrepo "$1" "${2:-}"
+	mkdir "$1/.husky"
+	printf '#!/bin/sh\ntrue\n' >"$1/.husky/pre-commit"
+	chmod 755 "$1/.husky/pre-commit"
+	git -C "$1" config core.hooksPath .husky
+	chown -R "${2:-$NOBODY}" "$1"
+}
 # E: git at work (gc also expires the linked worktree's reflogs).
 GITWORK='set -e
 echo change >>file
@@ -184,6 +195,10 @@ OUT=$(cat "$BASE/out")
 for f in "${WRITE_TARGETS[@]}" gd/config gd/hooks/pre-commit myhooks/pre-commit; do
 	expect_output_has "baseline: $f written" "WROTE $f"
 done
+mkhusky "$R"
+(cd "$R" && as_user sh -c "$HUSKY" "$MK" && as_user git commit -q --allow-empty -m host) >/dev/null 2>&1 || true
+host_ran "baseline: the rewritten husky hook ran on the host" hook
+rm -f "$MK"/*
 
 # run_git_walls LABEL MODE [OWNER] - the attacks and the work under jailrun,
 # in repositories owned by OWNER.
@@ -236,6 +251,12 @@ run_git_walls() {
 	lacks "$label: the git directory of a .git file stays in place" GITDIR-RENAMED
 	expect_status 0 "$label: a hook through a symlinked .git/hooks" fj "$mode" "$BASE/fx-s" -- sh -c "$WRITES" _ myhooks/pre-commit
 	lacks "$label: what .git/hooks leads to is read-only" WROTE
+	# F: husky's hooks.
+	mkhusky "$r" "$owner"
+	[ -z "${REPO_MODE:-}" ] || chmod -R "$REPO_MODE" "$r"
+	expect_status 0 "$label: rewrite a husky hook" fj "$mode" "$r" -- sh -c "$HUSKY" "$MK"
+	lacks "$label: .husky is read-only" HUSKY-WRITTEN
+	host_runs_nothing "$label: after the husky rewrite" "$r"
 	git -C "$BASE/fx-a" status --short >/dev/null 2>&1 ||
 		fail "$label: the host's git fails in the repository afterwards"
 }

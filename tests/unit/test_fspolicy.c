@@ -53,13 +53,23 @@ static void test_within_depth(void **state)
 static void test_tables(void **state)
 {
 	static const char *const must_protect[] = {
-		".git",		  ".git/hooks",
-		".git/config",	  ".git/config.worktree",
-		".git/commondir", ".git/worktrees",
-		".git/modules",	  ".gitmodules",
-		".envrc",	  ".vscode",
-		".idea",	  ".bashrc",
-		".bash_profile",  ".profile",
+		".git",
+		".git/hooks",
+		".git/config",
+		".git/config.worktree",
+		".git/commondir",
+		".git/worktrees",
+		".git/modules",
+		".husky",
+		".pre-commit-config.yaml",
+		"lefthook.yml",
+		".gitmodules",
+		".envrc",
+		".vscode",
+		".idea",
+		".bashrc",
+		".bash_profile",
+		".profile",
 		".zshrc",
 	};
 	static const char *const must_hide[] = {
