@@ -28,8 +28,11 @@
  *  5. the clone is attached at a staging point, and each piece is moved
  *     onto its place in it, parents before children (the plan is sorted
  *     by depth); targets are opened with RESOLVE_IN_ROOT|NO_SYMLINKS;
- *  6. protected paths in each writable root get a read-only bind on
- *     themselves, hidden paths an empty read-only directory or file;
+ *  6. protected paths in each writable root get a bind on themselves,
+ *     read-only or (.git) writable and pinned: a mountpoint cannot be
+ *     renamed or removed, so nothing else can take its name; hidden paths
+ *     an empty read-only directory or file. What init may not reach is
+ *     tried with the command's rights (guard());
  *  7. pivot_root(".", ".") into the clone and a lazy unmount of the old
  *     root: the host tree is gone from the namespace. The unmount waits
  *     for an RCU grace period, so it runs in a child beside init's network
@@ -54,6 +57,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +145,7 @@ void jr_fs_plan_release(struct jr_fs_plan *p)
 		free(p->hidden[i]);
 	for (size_t i = 0; i < p->n_exposed; i++)
 		free(p->exposed[i]);
+	free_strs(p->gitdirs, p->n_gitdirs);
 	free(p->ops);
 	free(p->hidden);
 	free(p->exposed);
@@ -212,6 +217,45 @@ static int add_hidden(struct jr_fs_plan *p, const char *path,
 	if (has_str(p->hidden, p->n_hidden, canon))
 		return 0;
 	return push_str(&p->hidden, &p->n_hidden, canon);
+}
+
+/*
+ * add_gitdir - where the .git file of the writable root @root leads, if it
+ * has one ("gitdir: DIR", gitrepository-layout(5); a linked worktree,
+ * a submodule, --separate-git-dir). Git reads hooks and config there, so
+ * init keeps the .git rows of the protected table there too.
+ * Return: 0 (also when there is none) or -ENOMEM.
+ */
+static int add_gitdir(struct jr_fs_plan *p, const char *root)
+{
+	char path[PATH_MAX], buf[PATH_MAX + 16], canon[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+	char *g;
+
+	if (snprintf(path, sizeof(path), "%s/.git",
+		     strcmp(root, "/") ? root : "") >= (int)sizeof(path))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 8)
+		return 0;
+	buf[n] = '\0';
+	if (strncmp(buf, "gitdir: ", 8) != 0)
+		return 0;
+	g = buf + 8;
+	g[strcspn(g, "\r\n")] = '\0';
+	/* Relative to the directory of the .git file, as git reads it. */
+	if (g[0] != '/' &&
+	    snprintf(path, sizeof(path), "%s/%s", root, g) >= (int)sizeof(path))
+		return 0;
+	if (!realpath(g[0] == '/' ? g : path, canon) ||
+	    has_str(p->gitdirs, p->n_gitdirs, canon))
+		return 0;
+	return push_str(&p->gitdirs, &p->n_gitdirs, canon);
 }
 
 static int refuse_workdir(const char *w, const char *home, const char *home2)
@@ -410,6 +454,10 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 				goto oom;
 		}
 	}
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == JR_FS_OP_RW &&
+		    add_gitdir(p, p->ops[i].path) < 0)
+			goto oom;
 	sort_ops(p);
 	free_strs(named, n_named);
 	return 0;
@@ -555,18 +603,129 @@ static int new_tmpfs(const struct jr_fs_plan *plan, const char *mode,
 	return new_fs("tmpfs", kv, attrs, err);
 }
 
+/* What a child running as the command shares with init (as_command()). */
+struct as_cmd {
+	int (*fn)(void *arg);
+	void *arg;
+	uid_t uid;
+	gid_t gid;
+	bool no_ids; /* setfsuid/setfsgid did not take */
+	int ret;
+};
+
+static char as_cmd_stack[64 * 1024] __attribute__((aligned(16)));
+
+static int as_cmd_child(void *arg)
+{
+	struct as_cmd *a = arg;
+
+	setfsgid(a->gid);
+	setfsuid(a->uid);
+	if ((uid_t)setfsuid((uid_t)-1) != a->uid ||
+	    (gid_t)setfsgid((gid_t)-1) != a->gid)
+		a->no_ids = true;
+	else
+		a->ret = a->fn(a->arg);
+	return 0;
+}
+
+/*
+ * as_command - run @fn(@arg) with the command's file-system ids, so that
+ * it opens what the command could open. In a child (init's own fsuid may
+ * be unmapped, and changing it would clear its parent-death signal) that
+ * shares init's memory, descriptors and cwd (CLONE_VM, CLONE_FILES,
+ * CLONE_FS: a descriptor it opens, a chdir it makes, are init's) while
+ * init waits (CLONE_VFORK). It keeps init's capabilities and, run by
+ * root, root's groups, which the command does not have: it can reach at
+ * least what the command can.
+ * Return: what @fn returned, or -errno with @err set.
+ */
+static int as_command(const struct jr_fs_plan *plan, int (*fn)(void *),
+		      void *arg, struct jr_err *err)
+{
+	struct as_cmd a = { .fn = fn,
+			    .arg = arg,
+			    .uid = plan->uid,
+			    .gid = plan->gid,
+			    .ret = -EIO };
+	int status;
+	pid_t pid;
+
+	pid = clone(as_cmd_child, as_cmd_stack + sizeof(as_cmd_stack),
+		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_FS | SIGCHLD,
+		    &a);
+	if (pid < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot start a helper with the command's rights: %s",
+		    strerror(errno));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return jr_err_set(err, errno, "waitpid: %s",
+					  strerror(errno));
+	if (a.no_ids)
+		return jr_err_set(err, EPERM,
+				  "cannot take the command's ids (%u:%u)",
+				  (unsigned)plan->uid, (unsigned)plan->gid);
+	return a.ret;
+}
+
+/* An openat2() for open_path(), as the command. */
+struct open_job {
+	int dirfd;
+	const char *path;
+	int flags;
+	unsigned long long resolve;
+	int fd;
+};
+
+static int open_job_run(void *arg)
+{
+	struct open_job *j = arg;
+
+	j->fd = sys_openat2(j->dirfd, j->path, j->flags, j->resolve);
+	return j->fd < 0 ? -errno : 0;
+}
+
+/*
+ * open_path - openat2(@dirfd, @path, @flags, @resolve); when that is
+ * refused (EACCES) and @plan is given, again with the command's rights
+ * (see guard()): a writable root under a home init may not enter.
+ * Return: the fd, or -1 with errno set.
+ */
+static int open_path(const struct jr_fs_plan *plan, int dirfd, const char *path,
+		     int flags, unsigned long long resolve)
+{
+	struct open_job j = { .dirfd = dirfd,
+			      .path = path,
+			      .flags = flags,
+			      .resolve = resolve,
+			      .fd = -1 };
+	int fd = sys_openat2(dirfd, path, flags, resolve);
+	int r;
+
+	if (fd >= 0 || errno != EACCES || !plan)
+		return fd;
+	r = as_command(plan, open_job_run, &j, NULL);
+	if (j.fd < 0)
+		errno = r < 0 ? -r : EACCES;
+	return j.fd;
+}
+
 /* A detached clone of the host's @path (canonical), with @set applied to
- * every mount in it. */
-static int clone_host(const char *path, unsigned int set, bool *is_dir,
-		      mode_t *type, struct jr_err *err)
+ * every mount in it. With @plan, a path out of init's reach is opened
+ * with the command's rights (see guard()). */
+static int clone_host(const struct jr_fs_plan *plan, const char *path,
+		      unsigned int set, bool *is_dir, mode_t *type,
+		      struct jr_err *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct mount_attr attr = { .attr_set = set };
 	struct stat st;
 	int c;
 
-	fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW,
-			 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fd = open_path(plan, AT_FDCWD, path, O_PATH | O_NOFOLLOW,
+		       RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd < 0)
 		return jr_err_set(
 		    err, errno,
@@ -732,12 +891,17 @@ static int open_in_root(int root, const char *where, struct jr_err *err)
 	return fd;
 }
 
-static int attach(int root, int mnt, const char *where, struct jr_err *err)
+static int attach(const struct jr_fs_plan *plan, int root, int mnt,
+		  const char *where, struct jr_err *err)
 {
-	_cleanup_close_ int t = open_in_root(root, where, err);
+	_cleanup_close_ int t = open_path(plan, root, rel(where),
+					  O_PATH | O_NOFOLLOW, RESOLVE_STRICT);
 
 	if (t < 0)
-		return t;
+		return jr_err_set(
+		    err, errno,
+		    "cannot open %s in the sandbox's tree: %s (a symlink here means it changed during setup; refusing)",
+		    where, strerror(errno));
 	if (move_mount(mnt, "", t, "",
 		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return jr_err_set(err, errno, "cannot mount %s: %s", where,
@@ -745,73 +909,125 @@ static int attach(int root, int mnt, const char *where, struct jr_err *err)
 	return 0;
 }
 
-/* A read-only bind of what @fd is on itself. */
-static int ro_on_itself(int fd, const char *what, struct jr_err *err)
+#define KEEP_RO_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+
+/*
+ * on_itself - bind what @fd is, with the mounts below it, on itself. A
+ * mountpoint cannot be renamed, removed or replaced (rename(2), rmdir(2),
+ * unlink(2): EBUSY), so the name keeps leading to this very object.
+ * @set: attributes to add, to every mount of the clone when @recursive,
+ *   else to its top one only (the mounts below keep theirs)
+ * Return: 0 or -errno with @err set.
+ */
+static int on_itself(int fd, unsigned int set, bool recursive, const char *what,
+		     struct jr_err *err)
 {
-	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY |
-					     MOUNT_ATTR_NOSUID |
-					     MOUNT_ATTR_NODEV };
+	struct mount_attr attr = { .attr_set = set };
 	_cleanup_close_ int c = open_tree(fd, "",
 					  AT_EMPTY_PATH | OPEN_TREE_CLONE |
 					      OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 
 	if (c < 0 ||
-	    mount_setattr(c, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro,
-			  sizeof(ro)) < 0 ||
+	    (set && mount_setattr(
+			c, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+			&attr, sizeof(attr)) < 0) ||
 	    move_mount(c, "", fd, "",
 		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return jr_err_set(err, errno, "cannot make %s read-only: %s",
+		return jr_err_set(err, errno, "cannot keep %s in place: %s",
 				  what, strerror(errno));
 	return 0;
 }
 
-/*
- * protect - a protected path in a writable root: read-only on itself.
- * A symlink there is pinned (a mount on it makes it impossible to
- * replace: rename and unlink of a mountpoint fail with EBUSY) and what it
- * leads to is made read-only too. A path that does not exist is left
- * alone: covering it would need a mountpoint made on the host (jailrun(1)
- * FILESYSTEM says so).
- * Return: 1 protected, 0 nothing there, or -errno with @err set.
- */
-static int protect(int root, const char *path, struct jr_err *err)
+/* @keep (fspolicy.h) on what @fd is, not a symlink: read-only, or pinned
+ * (a directory keeps its write access, anything else is read-only). */
+static int keep_on_itself(int fd, enum jr_fs_keep keep, const char *what,
+			  struct jr_err *err)
 {
-	_cleanup_close_ int fd = -1, parent = -1, target = -1, c = -1;
+	struct stat st;
+
+	if (keep == JR_FS_KEEP_PIN) {
+		if (fstat(fd, &st) < 0)
+			return jr_err_set(err, errno, "%s: %s", what,
+					  strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			return on_itself(fd, 0, false, what, err);
+	}
+	return on_itself(fd, KEEP_RO_ATTRS, true, what, err);
+}
+
+/*
+ * protect - keep a protected path of a writable root as @keep says. A
+ * symlink there, as the last component or on the way, is pinned (it
+ * cannot be replaced) and what it leads to, as the command would follow
+ * it, gets @keep too. A path that does not exist is left alone: covering
+ * it would need a mountpoint made on the host (jailrun(1) FILESYSTEM says
+ * so).
+ * Return: 1 kept, 0 nothing there, or -errno with @err set; -EACCES when
+ * a directory on the way refuses the caller (guard() retries).
+ */
+static int protect(int root, const char *path, enum jr_fs_keep keep,
+		   struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1, parent = -1, target = -1;
+	bool pinned = false;
 	char dir[PATH_MAX];
 	const char *name;
 	struct stat st;
+	int r;
 
 	fd = sys_openat2(root, rel(path), O_PATH | O_NOFOLLOW, RESOLVE_STRICT);
-	if (fd >= 0)
-		return ro_on_itself(fd, path, err) < 0 ? -EPERM : 1;
-	if (errno == ENOENT || errno == ENOTDIR)
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
-	if (errno != ELOOP)
+	if (fd < 0 && errno != ELOOP)
 		return jr_err_set(err, errno, "cannot open %s: %s", path,
 				  strerror(errno));
-	/* A symlink on the way. Pin the last component if it is one. */
-	snprintf(dir, sizeof(dir), "%s", path);
-	name = strrchr(path, '/') + 1;
-	dir[name - path - 1] = '\0';
-	parent =
-	    sys_openat2(root, rel(dir[0] ? dir : "/"), O_PATH, RESOLVE_STRICT);
-	if (parent >= 0 &&
-	    fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISLNK(st.st_mode)) {
-		c = open_tree(parent, name,
-			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				  AT_SYMLINK_NOFOLLOW);
-		if (c < 0 || move_mount(c, "", parent, name,
-					MOVE_MOUNT_F_EMPTY_PATH) < 0)
-			return jr_err_set(err, errno,
-					  "cannot pin the symlink %s: %s", path,
-					  strerror(errno));
+	if (fd >= 0 && fstat(fd, &st) < 0)
+		return jr_err_set(err, errno, "%s: %s", path, strerror(errno));
+	if (fd >= 0 && !S_ISLNK(st.st_mode))
+		return keep_on_itself(fd, keep, path, err) < 0 ? -EPERM : 1;
+	if (fd >= 0) {
+		/* The last component is a symlink (O_PATH|O_NOFOLLOW opens
+		 * the link itself, openat2(2)). */
+		r = on_itself(fd, KEEP_RO_ATTRS, true, path, err);
+		if (r < 0)
+			return r;
+		pinned = true;
+	} else {
+		/* A symlink on the way (ELOOP); the last may be one too. */
+		snprintf(dir, sizeof(dir), "%s", path);
+		name = strrchr(path, '/') + 1;
+		dir[name - path - 1] = '\0';
+		parent = sys_openat2(root, rel(dir[0] ? dir : "/"), O_PATH,
+				     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		if (parent < 0 && errno == EACCES)
+			return jr_err_set(err, EACCES, "cannot open %s: %s",
+					  dir, strerror(EACCES));
+		if (parent >= 0 &&
+		    fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			_cleanup_close_ int l = sys_openat2(
+			    parent, name, O_PATH | O_NOFOLLOW,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				RESOLVE_BENEATH);
+
+			if (l < 0)
+				return jr_err_set(
+				    err, errno, "cannot pin the symlink %s: %s",
+				    path, strerror(errno));
+			r = on_itself(l, KEEP_RO_ATTRS, true, path, err);
+			if (r < 0)
+				return r;
+			pinned = true;
+		}
 	}
 	target = sys_openat2(root, rel(path), O_PATH,
 			     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (target < 0 && errno == EACCES)
+		return jr_err_set(err, EACCES, "cannot open %s: %s", path,
+				  strerror(EACCES));
 	if (target < 0)
-		return c >= 0 ? 1 : 0; /* dangling */
-	return ro_on_itself(target, path, err) < 0 ? -EPERM : 1;
+		return pinned ? 1 : 0; /* dangling */
+	return keep_on_itself(target, keep, path, err) < 0 ? -EPERM : 1;
 }
 
 static int hide(int root, int scratch, const char *path, struct jr_err *err)
@@ -840,6 +1056,111 @@ static int hide(int root, int scratch, const char *path, struct jr_err *err)
 		return jr_err_set(err, errno, "cannot hide %s: %s", path,
 				  strerror(errno));
 	return 1;
+}
+
+/*
+ * freeze_stop - @path is out of the caller's reach (EACCES): find the
+ * directory whose search permission stops the walk and make its mount
+ * read-only on itself (the mounts below keep their access), so that its
+ * mode cannot be changed to let the command through (chmod(2): EROFS).
+ * A symlink on the way is refused: the walk would not be the command's.
+ * Return: 0 or -errno with @err set.
+ */
+static int freeze_stop(int root, const char *path, struct jr_err *err)
+{
+	_cleanup_close_ int stop = -1;
+	char prefix[PATH_MAX];
+	const char *r = rel(path), *end = r;
+	int e = EACCES;
+
+	if (snprintf(prefix, sizeof(prefix), "%s", r) >= (int)sizeof(prefix))
+		return jr_err_set(err, ENAMETOOLONG, "%s: %s", path,
+				  strerror(ENAMETOOLONG));
+	do {
+		int fd;
+
+		end = strchrnul(end + (end != r), '/');
+		prefix[end - r] = '\0';
+		fd = sys_openat2(root, prefix, O_PATH | O_NOFOLLOW,
+				 RESOLVE_STRICT);
+		prefix[end - r] = *end;
+		if (fd < 0 && errno == EACCES && stop >= 0)
+			return on_itself(stop, KEEP_RO_ATTRS, false, path, err);
+		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+			return 0; /* gone: nothing to reach */
+		if (fd < 0) {
+			e = errno;
+			break;
+		}
+		if (stop >= 0)
+			close(stop);
+		stop = fd;
+	} while (*end);
+	return jr_err_set(
+	    err, e,
+	    "cannot tell what keeps %s out of reach (a symlink on the way, or it changed during setup; refusing)",
+	    path);
+}
+
+/* One protected or hidden path, for guard(). */
+struct guard_job {
+	struct build *b;
+	const char *path;
+	bool hide;
+	enum jr_fs_keep keep;
+};
+
+static int guard_once(const struct guard_job *j)
+{
+	return j->hide ? hide(j->b->root, j->b->scratch, j->path, j->b->err)
+		       : protect(j->b->root, j->path, j->keep, j->b->err);
+}
+
+static int freeze_job_run(void *arg)
+{
+	const struct guard_job *j = arg;
+
+	return freeze_stop(j->b->root, j->path, j->b->err);
+}
+
+static int guard_as_command(void *arg)
+{
+	const struct guard_job *j = arg;
+	int r = guard_once(j);
+
+	if (r != -EACCES)
+		return r;
+	r = freeze_stop(j->b->root, j->path, j->b->err);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * guard - protect or hide @path (step 6), whatever init's own rights.
+ * Run by root, init's fsuid is root's, which is not mapped: a directory
+ * the command's user owns whose group is root (a home after "chown -R
+ * user DIR", mode 0700) refuses init, as neither the owner's rights nor a
+ * capability in the namespace apply (capabilities need the inode's uid
+ * and gid both mapped, capabilities(7)). So EACCES is tried again with
+ * the command's own rights. What the command cannot reach either needs
+ * no cover, as long as it stays so: the directory that stops it is made
+ * read-only on itself (freeze_stop()).
+ * Return: 1 done, 0 nothing there or out of the command's reach, or
+ * -errno with @b->err set.
+ */
+static int guard(struct build *b, const char *path, bool hide_it,
+		 enum jr_fs_keep keep)
+{
+	struct guard_job j = {
+		.b = b, .path = path, .hide = hide_it, .keep = keep
+	};
+	int r = guard_once(&j);
+
+	if (r != -EACCES)
+		return r;
+	jr_debug("filesystem: %s is out of init's reach; again with the "
+		 "command's rights",
+		 path);
+	return as_command(b->plan, guard_as_command, &j, b->err);
 }
 
 /* The deepest tmpfs piece strictly above @where, or NULL. */
@@ -988,8 +1309,9 @@ static int collect(struct build *b)
 		mode_t type;
 
 		snprintf(paths[i], sizeof(paths[i]), "/dev/%s", dev_nodes[i]);
-		fd = clone_host(paths[i], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-				&is_dir, &type, b->err);
+		fd = clone_host(NULL, paths[i],
+				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, &is_dir,
+				&type, b->err);
 		if (fd < 0)
 			return fd;
 		if (type != S_IFCHR) {
@@ -1075,13 +1397,13 @@ static int collect(struct build *b)
 			break;
 		case JR_FS_OP_RW:
 		case JR_FS_OP_EXPOSE:
-			fd = clone_host(o->path,
+			fd = clone_host(plan, o->path,
 					MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
 					&is_dir, NULL, b->err);
 			break;
 		case JR_FS_OP_RO:
 		default:
-			fd = clone_host(o->path,
+			fd = clone_host(plan, o->path,
 					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 					    MOUNT_ATTR_NODEV,
 					&is_dir, NULL, b->err);
@@ -1137,6 +1459,105 @@ static int pivot(int root, struct jr_err *err)
 	return 0;
 }
 
+/*
+ * guard_each - @pattern holds one "*" standing for a whole component:
+ * protect what the rest names under each entry of the directory before
+ * it (git's .git/worktrees/NAME). The directory is listed as the command
+ * would find it, symlinks followed in the new tree.
+ * Return: how many were kept, or -errno with @b->err set.
+ */
+static int guard_each(struct build *b, const char *pattern,
+		      enum jr_fs_keep keep)
+{
+	const char *star = strstr(pattern, "/*");
+	char dir[PATH_MAX], path[PATH_MAX];
+	_cleanup_(closedirp) DIR *d = NULL;
+	struct dirent *de;
+	int fd, n = 0, r;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(star - pattern), pattern);
+	fd = open_path(b->plan, b->root, rel(dir), O_RDONLY | O_DIRECTORY,
+		       RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	if (fd < 0 && errno == EACCES) {
+		/* Out of the command's reach too: keep it so (guard()). */
+		struct guard_job j = { .b = b, .path = dir };
+
+		r = as_command(b->plan, freeze_job_run, &j, b->err);
+		return r < 0 ? r : 0;
+	}
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		r = jr_err_set(b->err, errno, "cannot list %s: %s", dir,
+			       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s%s", dir, de->d_name,
+			     star + 2) >= (int)sizeof(path))
+			return jr_err_set(b->err, ENAMETOOLONG,
+					  "%s/%s: name too long", dir,
+					  de->d_name);
+		r = guard(b, path, false, keep);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	if (errno)
+		return jr_err_set(b->err, errno, "cannot list %s: %s", dir,
+				  strerror(errno));
+	return n;
+}
+
+/*
+ * protect_tree - step 6 for the writable root @dir: each protected path of
+ * the table in it, unless a --rw names it. With @git_only, @dir is the git
+ * directory a .git file leads to, and only the .git rows apply, with @dir
+ * in the place of ".git".
+ * Return: how many were kept, or -errno with @b->err set.
+ */
+static int protect_tree(struct build *b, const char *dir, bool git_only)
+{
+	const struct jr_fs_plan *plan = b->plan;
+	int n = 0;
+
+	for (size_t j = 0; j < jr_fs_n_protected; j++) {
+		const char *e = jr_fs_protected[j].path;
+		char path[PATH_MAX];
+		bool named = false;
+		int len, r;
+
+		if (git_only && strcmp(e, ".git") == 0)
+			len = snprintf(path, sizeof(path), "%s", dir);
+		else if (git_only && strncmp(e, ".git/", 5) == 0)
+			len = snprintf(path, sizeof(path), "%s/%s", dir, e + 5);
+		else if (git_only)
+			continue;
+		else
+			len = snprintf(path, sizeof(path), "%s/%s",
+				       strcmp(dir, "/") ? dir : "", e);
+		if (len >= (int)sizeof(path))
+			continue;
+		for (size_t k = 0; k < plan->n_ops; k++)
+			named |= plan->ops[k].kind == JR_FS_OP_RW &&
+				 strcmp(plan->ops[k].path, path) == 0;
+		if (named)
+			continue;
+		r = strstr(path, "/*")
+			? guard_each(b, path, jr_fs_protected[j].keep)
+			: guard(b, path, false, jr_fs_protected[j].keep);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}
+
 static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 			  struct jr_err *err)
 {
@@ -1182,7 +1603,7 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 		goto out;
 	}
 	for (size_t i = 0; i < b.n; i++) {
-		r = attach(b.root, b.p[i].fd, b.p[i].where, err);
+		r = attach(plan, b.root, b.p[i].fd, b.p[i].where, err);
 		if (r < 0)
 			goto out;
 	}
@@ -1203,33 +1624,21 @@ static int apply_isolated(const struct jr_fs_plan *plan, int tty,
 		}
 	}
 	/* Step 6. */
-	for (size_t i = 0; i < plan->n_ops; i++) {
-		if (plan->ops[i].kind != JR_FS_OP_RW)
-			continue;
-		for (size_t j = 0; j < jr_fs_n_protected; j++) {
-			char path[PATH_MAX];
-			bool named = false;
+	for (size_t i = 0; i < plan->n_ops + plan->n_gitdirs; i++) {
+		bool git_only = i >= plan->n_ops;
 
-			if (snprintf(path, sizeof(path), "%s/%s",
-				     strcmp(plan->ops[i].path, "/")
-					 ? plan->ops[i].path
-					 : "",
-				     jr_fs_protected[j].path) >=
-			    (int)sizeof(path))
-				continue;
-			for (size_t k = 0; k < plan->n_ops; k++)
-				named |= plan->ops[k].kind == JR_FS_OP_RW &&
-					 strcmp(plan->ops[k].path, path) == 0;
-			if (named)
-				continue;
-			r = protect(b.root, path, err);
-			if (r < 0)
-				goto out;
-			n_prot += (unsigned)r;
-		}
+		if (!git_only && plan->ops[i].kind != JR_FS_OP_RW)
+			continue;
+		r = protect_tree(&b,
+				 git_only ? plan->gitdirs[i - plan->n_ops]
+					  : plan->ops[i].path,
+				 git_only);
+		if (r < 0)
+			goto out;
+		n_prot += (unsigned)r;
 	}
 	for (size_t i = 0; i < plan->n_hidden; i++) {
-		r = hide(b.root, b.scratch, plan->hidden[i], err);
+		r = guard(&b, plan->hidden[i], true, JR_FS_KEEP_RO);
 		if (r < 0)
 			goto out;
 		n_hidden += (unsigned)r;
@@ -1248,12 +1657,26 @@ out:
 	return r;
 }
 
+static int chdir_to(void *path)
+{
+	return chdir(path) < 0 ? -errno : 0;
+}
+
+/* The plan init applied, for jr_fs_open(); init is a process of its own. */
+static const struct jr_fs_plan *applied_plan;
+
+int jr_fs_open(const char *path)
+{
+	return open_path(applied_plan, AT_FDCWD, path, O_PATH, 0);
+}
+
 int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
 		uid_t host_uid, char *const *expose_literal, size_t n_expose,
 		struct jr_err *err)
 {
 	int r;
 
+	applied_plan = plan;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return jr_err_set(err, errno,
 				  "cannot make the sandbox mounts private: %s",
@@ -1279,9 +1702,16 @@ int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
 	}
 	if (r < 0)
 		return r;
-	if (plan->workdir && chdir(plan->workdir) < 0)
-		return jr_err_set(err, errno,
+	if (!plan->workdir)
+		return 0;
+	r = chdir(plan->workdir) < 0 ? -errno : 0;
+	/* Out of init's reach (see guard()): the command's own rights, in a
+	 * child that shares init's cwd. */
+	if (r == -EACCES)
+		r = as_command(plan, chdir_to, plan->workdir, err);
+	if (r < 0)
+		return jr_err_set(err, -r,
 				  "cannot enter the working directory %s: %s",
-				  plan->workdir, strerror(errno));
+				  plan->workdir, strerror(-r));
 	return 0;
 }

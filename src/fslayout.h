@@ -38,6 +38,9 @@ struct jr_fs_plan {
 	size_t n_hidden;
 	char **exposed; /* --expose, normalized and canonical (env scrub) */
 	size_t n_exposed;
+	char **gitdirs; /* canonical: where a writable root's .git file
+			 * leads; its .git rows are kept there too */
+	size_t n_gitdirs;
 	uint64_t tmpfs_size; /* bytes, per tmpfs */
 	uid_t uid;	     /* owner of the tmpfs roots, inside */
 	gid_t gid;
@@ -79,6 +82,16 @@ int jr_fs_apply(const struct jr_fs_plan *plan, int tty, uid_t caller_uid,
  * set; then the host tree may still be reachable and nothing may run.
  */
 int jr_fs_apply_finish(struct jr_err *err);
+
+/*
+ * jr_fs_open - an O_PATH open of @path, in init after jr_fs_apply(): with
+ * init's rights and, when those are refused (EACCES), with the command's
+ * (a writable root under a home that init may not enter: see guard() in
+ * fslayout.c). For the Landlock rules, which name what the command
+ * reaches.
+ * Return: an O_CLOEXEC fd, or -1 with errno set.
+ */
+int jr_fs_open(const char *path);
 
 /*
  * jr_fs_scrub_env - remove the socket-naming variables of fspolicy.h from

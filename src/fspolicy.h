@@ -11,14 +11,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct jr_fs_entry {
-	const char *path;   /* relative to a writable root or a home */
-	const char *reason; /* why, for the man page and -v */
+/* How a protected path is kept. */
+enum jr_fs_keep {
+	JR_FS_KEEP_RO = 0, /* read-only, on itself */
+	JR_FS_KEEP_PIN,	   /* pinned in place: a mount on itself, which
+			    * cannot be renamed, removed or replaced; a
+			    * directory stays writable, anything else is
+			    * made read-only */
 };
 
-/* Read-only inside every writable root: files a later, unsandboxed
- * program runs code from. */
-extern const struct jr_fs_entry jr_fs_protected[];
+struct jr_fs_entry {
+	const char *path;   /* relative to a home */
+	const char *reason; /* why, for the man page */
+};
+
+struct jr_fs_protect {
+	const char *path;   /* relative to a writable root */
+	const char *reason; /* why, for the man page */
+	enum jr_fs_keep keep;
+};
+
+/* Kept in every writable root: files a later, unsandboxed program runs
+ * code from, and the directory that says where git finds them. */
+extern const struct jr_fs_protect jr_fs_protected[];
 extern const size_t jr_fs_n_protected;
 
 /* Covered with an empty read-only file or directory in the caller's and

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fslayout.h"
 #include "landlock.h"
 #include "log.h"
 
@@ -241,7 +242,7 @@ void jr_landlock_config_release(struct jr_landlock_config *cfg)
 static int add_path(int ruleset, const char *path, uint64_t fs,
 		    struct jr_err *err)
 {
-	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+	_cleanup_close_ int fd = jr_fs_open(path);
 	struct ll_path_beneath_attr pb;
 	struct stat st;
 

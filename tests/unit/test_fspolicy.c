@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -51,9 +53,24 @@ static void test_within_depth(void **state)
 static void test_tables(void **state)
 {
 	static const char *const must_protect[] = {
-		".git/hooks", ".git/config", ".gitmodules", ".envrc",
-		".vscode",    ".idea",	     ".bashrc",	    ".bash_profile",
-		".profile",   ".zshrc",
+		".git",
+		".git/hooks",
+		".git/config",
+		".git/config.worktree",
+		".git/commondir",
+		".git/worktrees",
+		".git/modules",
+		".husky",
+		".pre-commit-config.yaml",
+		"lefthook.yml",
+		".gitmodules",
+		".envrc",
+		".vscode",
+		".idea",
+		".bashrc",
+		".bash_profile",
+		".profile",
+		".zshrc",
 	};
 	static const char *const must_hide[] = {
 		".ssh",
@@ -73,6 +90,13 @@ static void test_tables(void **state)
 		".cargo/credentials.toml",
 		".local/share/keyrings",
 		".config/chromium",
+		/* issue 21 */
+		".claude/.credentials.json",
+		".codex/auth.json",
+		".bash_history",
+		".pgpass",
+		".vault-token",
+		".env",
 	};
 
 	for (size_t i = 0; i < sizeof(must_protect) / sizeof(*must_protect);
@@ -101,6 +125,71 @@ static void test_tables(void **state)
 			    jr_fs_hidden[j].reason[0]);
 	for (size_t j = 0; j < jr_env_n_rules; j++)
 		assert_true(jr_env_rules[j].reason[0]);
+}
+
+/* Rows are kept in order, and a mount hides what was kept beneath it
+ * before: a row comes after every row that is a parent of it (.git is
+ * pinned before .git/hooks is made read-only inside the pinned .git). */
+static void test_protected_parents_first(void **state)
+{
+	(void)state;
+	for (size_t j = 0; j < jr_fs_n_protected; j++)
+		for (size_t k = j + 1; k < jr_fs_n_protected; k++) {
+			const char *p = jr_fs_protected[k].path;
+			size_t n = strlen(p);
+
+			if (strncmp(jr_fs_protected[j].path, p, n) == 0 &&
+			    jr_fs_protected[j].path[n] == '/')
+				fail_msg("%s comes before its parent %s",
+					 jr_fs_protected[j].path, p);
+		}
+	/* .git itself is pinned and stays writable: git must work. */
+	assert_string_equal(jr_fs_protected[0].path, ".git");
+	assert_int_equal(jr_fs_protected[0].keep, JR_FS_KEEP_PIN);
+}
+
+/* jailrun(1), FILESYSTEM, lists every row of both tables (the rows with
+ * a "*" are described in words). */
+static void test_man_page_lists_every_path(void **state)
+{
+	const char *top = getenv("JR_TOP_SRCDIR");
+	char path[4096], *text, *w, *section;
+	FILE *fp;
+	long size;
+
+	(void)state;
+	if (!top)
+		top = ".";
+	snprintf(path, sizeof(path), "%s/man/jailrun.1", top);
+	fp = fopen(path, "r");
+	if (!fp)
+		skip();
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	size = ftell(fp);
+	rewind(fp);
+	text = calloc(1, (size_t)size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	/* roff's \- is a '-'. */
+	for (w = text; *w; w++)
+		if (w[0] == '\\' && w[1] == '-')
+			memmove(w, w + 1, strlen(w + 1) + 1);
+	section = strstr(text, "\n.SH FILESYSTEM\n");
+	assert_non_null(section);
+	w = strstr(section + 1, "\n.SH ");
+	if (w)
+		*w = '\0';
+	for (size_t i = 0; i < jr_fs_n_protected; i++)
+		if (!strchr(jr_fs_protected[i].path, '*') &&
+		    !strstr(section, jr_fs_protected[i].path))
+			fail_msg("jailrun.1, FILESYSTEM, does not list '%s'",
+				 jr_fs_protected[i].path);
+	for (size_t i = 0; i < jr_fs_n_hidden; i++)
+		if (!strstr(section, jr_fs_hidden[i].path))
+			fail_msg("jailrun.1, FILESYSTEM, does not list '%s'",
+				 jr_fs_hidden[i].path);
+	free(text);
 }
 
 static const char *fake_env(const char *name)
@@ -176,6 +265,8 @@ int main(void)
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_within_depth),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_protected_parents_first),
+		cmocka_unit_test(test_man_page_lists_every_path),
 		cmocka_unit_test(test_env),
 	};
 
