@@ -38,20 +38,41 @@
  *    names, and a literal would be matched against the text a client
  *    wrote, which has many spellings for one address.
  *  - Path normalisation (RFC 3986 6.2.2): percent-escapes of unreserved
- *    characters (2.3) are decoded, since "%7E" and "~" are the same
- *    resource to every server; other escapes stay escaped, hex in
- *    uppercase (6.2.2.1). What servers disagree about is refused rather
- *    than guessed: dot segments (a server resolves "/ok/../other" to
- *    "/other", RFC 3986 5.2.4; so would a prefix check have to, and a
- *    client has no need to send them, RFC 3986 5.2.4 says they are meant
- *    for references, not request targets), also as "%2e" and before a
- *    ';' ("..;/" is ".." to some Java servers), encoded '/' and '\' (one
- *    server decodes them into separators, another does not), a raw '\'
- *    (a separator on some servers), NUL, a fragment (never part of a
- *    request target, RFC 9110 7.1), bytes outside RFC 3986's pchar, and
- *    double-encoded '.', '/', '\' and NUL ("%252e": harmless to a server
- *    that decodes once, which is the rule, RFC 3986 2.4, but exactly the
- *    traversal to one that decodes twice).
+ *    characters (2.3) other than '.' are decoded, since "%7E" and "~" are
+ *    the same resource to every server; other escapes stay escaped, hex
+ *    in uppercase (6.2.2.1). A checked path is judged by what the most
+ *    lenient server could make of it, so what servers disagree about is
+ *    refused rather than guessed (reason "http-path"):
+ *     - dot segments: a server resolves "/ok/../other" to "/other" (RFC
+ *       3986 5.2.4; a client has no need to send them, they are meant for
+ *       references, not request targets), and so are segments that some
+ *       server reads as one: "..." and segments of dots with spaces or
+ *       '+' ("..%20": Windows drops trailing dots and spaces from a name,
+ *       other servers trim);
+ *     - an encoded dot ("%2e"): RFC 3986 2.3 says not to encode it, and a
+ *       server that decodes after resolving dot segments sees a '..' the
+ *       check did not;
+ *     - ';', raw or encoded: path parameters, which some servers strip
+ *       before resolving dot segments (Tomcat: "..;/" is "../") and some
+ *       after decoding ("..%3B");
+ *     - encoded '/' and '' (one server decodes them into separators,
+ *       another does not), a raw '' (a separator on some servers);
+ *     - controls, raw or encoded ("%09", "%0A", NUL, DEL), and every byte
+ *       outside RFC 3986's pchar;
+ *     - escaped bytes >= 0x80 that are not well-formed UTF-8 (RFC 3629 4):
+ *       the overlong "%C0%AE" is '.' to a lax UTF-8 decoder; and the code
+ *       points of refused_code_points[], which Unicode folding (NFKC,
+ *       "best fit") turns into '.', '/', '', '%', ';' or a space, or
+ *       which are invisible and dropped by some;
+ *     - an encoded '%' before two hex digits ("%252e", "%25252e"): it is
+ *       an escape again after one decoding, harmless to a server that
+ *       decodes once, which is the rule (RFC 3986 2.4), but exactly the
+ *       traversal to one that decodes until nothing is left;
+ *     - a fragment (never part of a request target, RFC 9110 7.1).
+ *    tests/fuzz/fuzz_path.c holds the normaliser to that standard: an
+ *    independent decoder that decodes repeatedly, folds, trims, strips
+ *    parameters and resolves dot segments must find every accepted path
+ *    under the prefix that allowed it.
  *  - Prefixes end on segment boundaries. A prefix ending in '/' covers
  *    the paths that start with it ("/repos/our-org/" covers
  *    "/repos/our-org/x" but not "/repos/our-org" itself); any other
@@ -115,10 +136,14 @@ static bool is_unreserved(unsigned char c)
 	       c == '~';
 }
 
-/* RFC 3986 3.3: pchar, less pct-encoded (handled apart). */
+/*
+ * RFC 3986 3.3: pchar, less pct-encoded (handled apart) and less ';', which
+ * starts the path parameters some servers strip before they resolve dot
+ * segments (Tomcat reads "..;/" as "../"): refused, see the top.
+ */
 static bool is_pchar(unsigned char c)
 {
-	return is_unreserved(c) || (c && strchr("!$&'()*+,;=:@", c));
+	return is_unreserved(c) || (c && strchr("!$&'()*+,=:@", c));
 }
 
 /* RFC 9110 5.6.2: tchar, what a method (a token) is made of. */
@@ -128,29 +153,176 @@ static bool is_tchar(unsigned char c)
 	       (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* Is out[start..end) a dot segment, also before a ';' parameter? */
-static bool is_dot_segment(const char *out, size_t start, size_t end)
+/* The byte "%HH" at @t[@i] stands for, or -1 if it is not an escape. */
+static int escape_at(const char *t, size_t len, size_t i)
 {
-	const char *semi = memchr(out + start, ';', end - start);
-	size_t n = semi ? (size_t)(semi - (out + start)) : end - start;
+	int hi, lo;
 
-	return (n == 1 && out[start] == '.') ||
-	       (n == 2 && out[start] == '.' && out[start + 1] == '.');
+	if (i + 2 >= len || t[i] != '%')
+		return -1;
+	hi = hex_value((unsigned char)t[i + 1]);
+	lo = hex_value((unsigned char)t[i + 2]);
+	return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
+
+/*
+ * Code points refused when escaped in a path (as well-formed UTF-8), in
+ * order. Some servers and frameworks fold Unicode before they route (NFKC,
+ * IIS's "best fit" mappings) or drop what does not show; what such a step
+ * turns into a '.', '/', '\', '%', ';' or a space could rebuild a dot
+ * segment, a separator or an escape that was refused in its plain form.
+ * A request path has no need of any of them.
+ */
+static const struct {
+	uint32_t lo, hi;
+} refused_code_points[] = {
+	{ 0x0080, 0x00A0 },   /* C1 controls; NO-BREAK SPACE (NFKC ' ') */
+	{ 0x00AD, 0x00AD },   /* SOFT HYPHEN: invisible, often dropped */
+	{ 0x034F, 0x034F },   /* COMBINING GRAPHEME JOINER: invisible */
+	{ 0x037E, 0x037E },   /* GREEK QUESTION MARK: ';' even under NFC */
+	{ 0x061C, 0x061C },   /* ARABIC LETTER MARK: invisible */
+	{ 0x115F, 0x1160 },   /* HANGUL fillers: invisible */
+	{ 0x1680, 0x1680 },   /* OGHAM SPACE MARK */
+	{ 0x17B4, 0x17B5 },   /* KHMER inherent vowels: invisible */
+	{ 0x180B, 0x180F },   /* MONGOLIAN selectors and vowel separator */
+	{ 0x2000, 0x200F },   /* spaces (NFKC ' '), zero widths, LRM, RLM */
+	{ 0x2024, 0x2026 },   /* dot leaders, ellipsis: NFKC '.' '..' '...' */
+	{ 0x2028, 0x202F },   /* line and paragraph separators, bidi
+				 controls, NARROW NO-BREAK SPACE */
+	{ 0x205F, 0x206F },   /* MEDIUM MATHEMATICAL SPACE, word joiner,
+				 invisible operators, bidi isolates */
+	{ 0x3000, 0x3000 },   /* IDEOGRAPHIC SPACE (NFKC ' ') */
+	{ 0x3164, 0x3164 },   /* HANGUL FILLER */
+	{ 0xFE00, 0xFE0F },   /* variation selectors: invisible */
+	{ 0xFE14, 0xFE14 },   /* vertical ';' */
+	{ 0xFE19, 0xFE19 },   /* vertical ellipsis: NFKC '...' */
+	{ 0xFE30, 0xFE30 },   /* vertical two dot leader: NFKC '..' */
+	{ 0xFE52, 0xFE52 },   /* SMALL FULL STOP: NFKC '.' */
+	{ 0xFE54, 0xFE54 },   /* SMALL SEMICOLON */
+	{ 0xFE68, 0xFE68 },   /* SMALL REVERSE SOLIDUS: NFKC '\' */
+	{ 0xFE6A, 0xFE6A },   /* SMALL PERCENT SIGN */
+	{ 0xFEFF, 0xFEFF },   /* ZERO WIDTH NO-BREAK SPACE (BOM) */
+	{ 0xFF05, 0xFF05 },   /* FULLWIDTH PERCENT SIGN */
+	{ 0xFF0E, 0xFF0F },   /* FULLWIDTH FULL STOP, FULLWIDTH SOLIDUS */
+	{ 0xFF1B, 0xFF1B },   /* FULLWIDTH SEMICOLON */
+	{ 0xFF3C, 0xFF3C },   /* FULLWIDTH REVERSE SOLIDUS */
+	{ 0xFFA0, 0xFFA0 },   /* HALFWIDTH HANGUL FILLER */
+	{ 0xFFF0, 0xFFFB },   /* specials, interlinear annotation controls */
+	{ 0x1BCA0, 0x1BCA3 }, /* shorthand format controls */
+	{ 0x1D173, 0x1D17A }, /* musical format controls */
+	{ 0xE0000, 0xE0FFF }, /* tags, variation selectors supplement */
+};
+
+static bool code_point_refused(uint32_t cp)
+{
+	for (size_t i = 0;
+	     i < sizeof(refused_code_points) / sizeof(refused_code_points[0]);
+	     i++)
+		if (cp >= refused_code_points[i].lo &&
+		    cp <= refused_code_points[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * utf8_escapes - the escaped UTF-8 sequence that starts at @t[@i] (whose
+ * first escape stands for a byte >= 0x80): its code point into @cp and its
+ * length in bytes of @t into @used. Well-formed only, as RFC 3629 4
+ * defines it: no overlong form (%C0%AE, %E0%80%AE for '.'), no surrogate,
+ * nothing past U+10FFFF, no stray continuation byte, no truncation; every
+ * byte of it escaped.
+ * Return: 0, or -1 if the sequence is not well-formed.
+ */
+static int utf8_escapes(const char *t, size_t len, size_t i, uint32_t *cp,
+			size_t *used)
+{
+	int b = escape_at(t, len, i), lo = 0x80, hi = 0xBF;
+	size_t n;
+
+	if (b >= 0xC2 && b <= 0xDF) {
+		n = 2;
+	} else if (b >= 0xE0 && b <= 0xEF) {
+		n = 3;
+		lo = b == 0xE0 ? 0xA0 : 0x80; /* overlong below */
+		hi = b == 0xED ? 0x9F : 0xBF; /* surrogates above */
+	} else if (b >= 0xF0 && b <= 0xF4) {
+		n = 4;
+		lo = b == 0xF0 ? 0x90 : 0x80; /* overlong below */
+		hi = b == 0xF4 ? 0x8F : 0xBF; /* past U+10FFFF above */
+	} else {
+		return -1; /* 0x80-0xC1: continuation or overlong; 0xF5-0xFF */
+	}
+	*cp = (uint32_t)b & (0x7Fu >> n);
+	for (size_t k = 1; k < n; k++) {
+		b = escape_at(t, len, i + 3 * k);
+		if (b < lo || b > hi)
+			return -1;
+		*cp = *cp << 6 | ((uint32_t)b & 0x3F);
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	*used = 3 * n;
+	return 0;
+}
+
+/*
+ * Is the normalised segment @s (@n bytes) a dot segment, or one a lenient
+ * server could read as one: only dots, spaces (%20) and '+' (also %2B: a
+ * space to form decoders), with a dot? "..%20" is ".." to a server that trims
+ * (Windows drops trailing spaces and dots from a name), and "..." is ".."
+ * to some.
+ */
+static bool is_dot_segment(const char *s, size_t n)
+{
+	bool dot = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			dot = true;
+		} else if (s[i] == '%' && i + 2 < n && s[i + 1] == '2' &&
+			   (s[i + 2] == '0' || s[i + 2] == 'B')) {
+			i += 2;
+		} else if (s[i] != '+') {
+			return false;
+		}
+	}
+	return dot;
+}
+
+/* Why an escape of the ASCII byte @v is refused, or NULL. */
+static const char *escape_refused(int v)
+{
+	if (v == '.')
+		return "an encoded dot (%2E) is not allowed in a path: send '.' as it is";
+	if (v == '/' || v == '\\')
+		return "an encoded slash (%2F or %5C) is not allowed in a path";
+	if (v == 0)
+		return "an encoded NUL (%00) is not allowed in a path";
+	if (v < 0x20 || v == 0x7F)
+		return "an encoded control character (such as %09 or %0A) is not allowed in a path";
+	if (v == ';')
+		return "an encoded ';' (%3B) is not allowed in a path: some servers strip path parameters after decoding";
+	return NULL;
+}
+
+#define WHY_DOT_SEGMENT                                                        \
+	"a dot segment ('.', '..', '...', or dots with spaces) is not allowed in a path"
 
 long jr_httprules_normalise_path(const char *t, size_t len, char *out,
 				 const char **why)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t i, o = 0, seg = 0;
+	size_t i = 0, o = 0, seg = 0;
 
 	if (!len || t[0] != '/') {
 		*why = "the request target is not a path starting with '/'";
 		return -EINVAL;
 	}
-	for (i = 0; i < len; i++) {
+	while (i < len) {
 		unsigned char c = (unsigned char)t[i];
-		int hi, lo, v;
+		uint32_t cp;
+		size_t used;
+		int v;
 
 		if (c == '?')
 			break;
@@ -162,14 +334,19 @@ long jr_httprules_normalise_path(const char *t, size_t len, char *out,
 			*why = "a backslash is not allowed in a path";
 			return -EINVAL;
 		}
+		if (c == ';') {
+			*why =
+			    "a ';' (path parameters, which some servers strip) is not allowed in a path";
+			return -EINVAL;
+		}
 		if (c == '/') {
-			if (is_dot_segment(out, seg, o)) {
-				*why =
-				    "a dot segment ('.' or '..') is not allowed in a path";
+			if (is_dot_segment(out + seg, o - seg)) {
+				*why = WHY_DOT_SEGMENT;
 				return -EINVAL;
 			}
 			out[o++] = '/';
 			seg = o;
+			i++;
 			continue;
 		}
 		if (c != '%') {
@@ -179,35 +356,36 @@ long jr_httprules_normalise_path(const char *t, size_t len, char *out,
 				return -EINVAL;
 			}
 			out[o++] = (char)c;
+			i++;
 			continue;
 		}
-		hi = i + 2 < len ? hex_value((unsigned char)t[i + 1]) : -1;
-		lo = i + 2 < len ? hex_value((unsigned char)t[i + 2]) : -1;
-		if (hi < 0 || lo < 0) {
+		v = escape_at(t, len, i);
+		if (v < 0) {
 			*why = "a '%' not followed by two hex digits";
 			return -EINVAL;
 		}
-		v = hi * 16 + lo;
-		if (v == '/' || v == '\\') {
-			*why =
-			    "an encoded slash (%2F or %5C) is not allowed in a path";
-			return -EINVAL;
-		}
-		if (v == 0) {
-			*why = "an encoded NUL (%00) is not allowed in a path";
-			return -EINVAL;
-		}
-		if (v == '%' && i + 4 < len) {
-			int h2 = hex_value((unsigned char)t[i + 3]);
-			int l2 = hex_value((unsigned char)t[i + 4]);
-			int w = h2 < 0 || l2 < 0 ? -1 : h2 * 16 + l2;
-
-			if (w == '.' || w == '/' || w == '\\' || w == 0) {
+		if (v >= 0x80) {
+			if (utf8_escapes(t, len, i, &cp, &used) < 0) {
 				*why =
-				    "a double-encoded '.', '/', '\\' or NUL (such as %252e) is not allowed in a path";
+				    "escaped bytes that are not well-formed UTF-8 (such as the overlong %C0%AE) are not allowed in a path";
 				return -EINVAL;
 			}
+			if (code_point_refused(cp)) {
+				*why =
+				    "an escaped control, space, invisible character or a compatibility form of '.', '/', '\\', '%' or ';' (such as %EF%BC%8E) is not allowed in a path";
+				return -EINVAL;
+			}
+			for (size_t k = 0; k < used; k += 3) {
+				v = escape_at(t, len, i + k);
+				out[o++] = '%';
+				out[o++] = hex[v >> 4];
+				out[o++] = hex[v & 15];
+			}
+			i += used;
+			continue;
 		}
+		if ((*why = escape_refused(v)))
+			return -EINVAL;
 		if (is_unreserved((unsigned char)v)) {
 			out[o++] = (char)v;
 		} else {
@@ -215,33 +393,28 @@ long jr_httprules_normalise_path(const char *t, size_t len, char *out,
 			out[o++] = hex[v >> 4];
 			out[o++] = hex[v & 15];
 		}
-		i += 2;
+		i += 3;
 	}
-	if (is_dot_segment(out, seg, o)) {
-		*why = "a dot segment ('.' or '..') is not allowed in a path";
+	if (is_dot_segment(out + seg, o - seg)) {
+		*why = WHY_DOT_SEGMENT;
 		return -EINVAL;
 	}
 	if (i < len && memchr(t + i, '#', len - i)) {
 		*why = "a fragment ('#') is not part of a request";
 		return -EINVAL;
 	}
-	/* Once more on the result: decoding an unreserved escape can complete
-	 * a double encoding the input did not spell out ("%252%65" gives
-	 * "%252e"), and the normal form must pass its own check. */
-	for (size_t k = 0; k + 5 <= (size_t)o; k++) {
-		int h2, l2, w;
-
-		if (out[k] != '%' || out[k + 1] != '2' || out[k + 2] != '5')
-			continue;
-		h2 = hex_value((unsigned char)out[k + 3]);
-		l2 = hex_value((unsigned char)out[k + 4]);
-		w = h2 < 0 || l2 < 0 ? -1 : h2 * 16 + l2;
-		if (w == '.' || w == '/' || w == '\\' || w == 0) {
+	/* An encoded '%' followed by two hex digits is an escape again after
+	 * one decoding ("%252e", "%25252e", also spelt "%25%32%65", which
+	 * the decoding of unreserved escapes above completes): refused in
+	 * the normal form, whatever it would stand for. */
+	for (size_t k = 0; k + 5 <= o; k++)
+		if (out[k] == '%' && out[k + 1] == '2' && out[k + 2] == '5' &&
+		    hex_value((unsigned char)out[k + 3]) >= 0 &&
+		    hex_value((unsigned char)out[k + 4]) >= 0) {
 			*why =
-			    "a double-encoded '.', '/', '\\' or NUL (such as %252e) is not allowed in a path";
+			    "a multiply-encoded escape (an encoded '%' before two hex digits, such as %252e or %25252e) is not allowed in a path";
 			return -EINVAL;
 		}
-	}
 	out[o] = '\0';
 	return (long)o;
 }

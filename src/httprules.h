@@ -58,7 +58,8 @@ enum jr_http_verdict {
 				    allows this method and path */
 	JR_HTTP_DENY_PATH,	 /* "http-path": the request target was
 				    refused by the normaliser (dot segment,
-				    encoded slash, NUL, fragment, ...) */
+				    encoded dot or slash, ';', control,
+				    overlong UTF-8, fragment, ...) */
 	JR_HTTP_NEED_INSPECTION, /* "http-rules-need-inspection": the host
 				    has rules but the connection cannot be
 				    read (CONNECT, TLS): refused */
@@ -111,12 +112,15 @@ bool jr_httprules_host_has_rules(const struct jr_httprules *r,
  * @out: at least @len + 1 bytes; the path, NUL-terminated, without the query
  * @why: on refusal, a static sentence saying why
  *
- * Percent-escapes of unreserved characters (RFC 3986 2.3) are decoded,
- * every other escape is kept with its hex in uppercase (RFC 3986 6.2.2.1);
- * refused: a target not starting with '/', a fragment ('#'), a backslash,
- * a byte outside RFC 3986 pchar, a malformed escape, an encoded '/', '\'
- * or NUL, a dot segment ('.' or '..', also encoded, also before a ';'),
- * and a double-encoded '.', '/', '\' or NUL ("%252e").
+ * Percent-escapes of unreserved characters (RFC 3986 2.3) other than '.'
+ * are decoded, every other escape is kept with its hex in uppercase (RFC
+ * 3986 6.2.2.1); refused: a target not starting with '/', a fragment
+ * ('#'), a backslash, a ';' (also %3B), a byte outside RFC 3986 pchar, a
+ * malformed escape, an encoded '.', '/', '\', NUL or other control, a dot
+ * segment ('.', '..', '...', dots with spaces or '+'), escaped bytes that
+ * are not well-formed UTF-8 (overlong "%C0%AE"), a code point Unicode
+ * folding turns into one of those (see the top of httprules.c), and an
+ * encoded '%' before two hex digits ("%252e", "%25252e").
  *
  * Return: the length of @out, or -EINVAL.
  */

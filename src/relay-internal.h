@@ -25,8 +25,11 @@
  * sweep to relay_transparent_timeout(). Once decided it takes the proxy's
  * path from RESOLVE on (resolver, SSRF guard, connect), and
  * upstream_connected() makes it a bare tunnel whose first bytes are the
- * ones peeked at. relay_reply() resets it (SO_LINGER 0) instead of
- * answering, unless its first bytes were an HTTP request (answer_http).
+ * ones peeked at, or, for an HTTP request, the proxy's one-request
+ * exchange; one connected before its client spoke has its first bytes
+ * decided when they come (relay_transparent_late_head()). relay_reply()
+ * resets it (SO_LINGER 0) instead of answering, unless its first bytes
+ * were an HTTP request (answer_http).
  */
 #ifndef JR_RELAY_INTERNAL_H
 #define JR_RELAY_INTERNAL_H
@@ -192,6 +195,9 @@ struct conn {
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
 	bool
 	    sni_pending; /* tunnel: client bytes held until the SNI is checked */
+	bool late_head;	 /* ...by relay_transparent_late_head() instead: a
+			    captured connection connected before its client
+			    spoke */
 	size_t
 	    sni_need; /* below this many bytes the hello cannot be complete */
 
@@ -297,6 +303,7 @@ void relay_reply(struct jr_relay *r, struct conn *c, int status,
 		 const char *deny_tag, const char *reason, bool allowed,
 		 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void relay_proxy_head(struct jr_relay *r, struct conn *c, size_t before);
+void relay_proxy_connected(struct jr_relay *r, struct conn *c);
 bool relay_literal_address(const char *host, struct sockaddr_storage *ss,
 			   socklen_t *len);
 void relay_upstream_start(struct jr_relay *r, struct conn *c);
@@ -309,6 +316,8 @@ void relay_connect_done(struct jr_relay *r, struct conn *c);
 void relay_transparent_accepted(struct jr_relay *r, struct conn *c);
 void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before);
 void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
+int relay_transparent_late_head(struct jr_relay *r, struct conn *c);
+void relay_transparent_client_eof(struct jr_relay *r, struct conn *c);
 void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
 			      const char *reason, bool allowed);
 
@@ -363,6 +372,7 @@ static inline bool relay_pipe_room(const int p[2], size_t pending, size_t size)
 	return p[0] < 0 || pending < size;
 }
 void relay_tunnel_run(struct jr_relay *r, struct conn *c);
+int relay_tunnel_pass_head(struct jr_relay *r, struct conn *c);
 int relay_queue_up(struct conn *c, const void *buf, size_t len);
 int relay_feed_body(struct conn *c, const char *buf, size_t n);
 void relay_pump(struct jr_relay *r, struct conn *c);

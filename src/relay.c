@@ -307,6 +307,11 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 			relay_conn_free(r, c);
 		return;
 	}
+	if (n == 0 && c->kind == KIND_TRANSPARENT && c->in_len) {
+		/* first bytes that decided nothing yet, and no more to come */
+		relay_transparent_client_eof(r, c);
+		return;
+	}
 	if (n == 0) {
 		/* idle close; a captured connection is audited anyway: it
 		 * was decided on at accept */

@@ -15,18 +15,16 @@
  *                          is what the server gets. One request per
  *                          connection, "Connection: close" (http.h), so a
  *                          second request never rides on a checked one.
- *   captured plain HTTP    relay_httprules_transparent(): the request is
- *                          rewritten to the absolute form and parsed by the
- *                          proxy's own strict parser, checked the same way,
- *                          and then relayed as the proxy relays it (one
- *                          request, Connection: close) instead of as a bare
- *                          tunnel, in which a keep-alive client's second
- *                          request would pass unread.
- *
- * With --secret, every captured plain HTTP request is read this way too
- * (ruled host or not), so that relay_inspect_plain() sees its head as it
- * sees the proxy's: placeholders refused on a host they are not bound to,
- * swapped on one they are.
+ *   captured plain HTTP    relay_httprules_transparent(): every captured
+ *                          HTTP request, ruled host or not, is rewritten to
+ *                          the absolute form and parsed by the proxy's own
+ *                          strict parser (relay_transparent.c), and then
+ *                          relayed as the proxy relays it (one request,
+ *                          Connection: close) instead of as a bare tunnel,
+ *                          in which a keep-alive client's second request
+ *                          would pass unread; here it is checked the same
+ *                          way as the proxy's. relay_inspect_plain() sees
+ *                          its head as it sees the proxy's (--secret).
  *
  * Everything else that reaches such a host cannot be read request by
  * request: a CONNECT tunnel, a captured TLS connection, a captured
@@ -136,97 +134,22 @@ bool relay_httprules_proxy(struct jr_relay *r, struct conn *c)
 }
 
 /*
- * absolute_form() - @c's captured request "METHOD /path HTTP/1.1..." as
- * "METHOD http://host[:port]/path HTTP/1.1...", the rest of c->in after it
- * unchanged, into a new buffer. Return: the buffer (its length in @len),
- * NULL with *@bad set for a target not in origin-form, NULL for ENOMEM.
- */
-static char *absolute_form(const struct conn *c, size_t *len, bool *bad)
-{
-	const char *sp = memchr(c->in, ' ', c->in_len);
-	char authority[JR_HOST_MAX + 16];
-	size_t ml, al, rest;
-	char *buf;
-
-	*bad = !sp || (size_t)(sp + 1 - c->in) >= c->in_len || sp[1] != '/';
-	if (*bad)
-		return NULL;
-	snprintf(authority, sizeof(authority), c->port == 80 ? "%s" : "%s:%u",
-		 c->host, c->port);
-	ml = (size_t)(sp + 1 - c->in); /* "METHOD " */
-	al = strlen("http://") + strlen(authority);
-	rest = c->in_len - ml;
-	buf = malloc(ml + al + rest + 1);
-	if (!buf)
-		return NULL;
-	memcpy(buf, c->in, ml);
-	memcpy(buf + ml, "http://", 7);
-	memcpy(buf + ml + 7, authority, al - 7);
-	memcpy(buf + ml + al, sp + 1, rest);
-	*len = ml + al + rest;
-	buf[*len] = '\0';
-	return buf;
-}
-
-/*
  * relay_httprules_transparent - a captured connection @c, allowed by the
- * policy and its first bytes seen, is about to connect. A host without
- * rules: go on as a tunnel. A host with rules: a plain HTTP request is
- * parsed, checked and then relayed as the proxy relays one (c->have_req
- * tells upstream_connected() so); anything else is refused.
+ * policy and its first bytes decided, is about to connect. A host without
+ * rules: go on. A host with rules: a plain HTTP request, already read as
+ * the proxy reads one (c->have_req, relay_transparent.c), is checked;
+ * anything else is refused unless TLS inspection takes it.
  * Return: true to connect; false when @c was answered or closed.
  */
 bool relay_httprules_transparent(struct jr_relay *r, struct conn *c)
 {
-	const struct jr_secrets *set = r->cfg.secrets;
-	bool ruled = jr_httprules_host_has_rules(rules_of(r), c->host);
-	struct jr_err err = { 0 };
-	size_t len = 0;
-	bool bad;
-	char *buf;
-	long hl;
-
-	/* With --secret, captured plain HTTP is read like the proxy's too:
-	 * a placeholder in it must meet relay_inspect_plain() (misuse,
-	 * plaintext to a bound host), and a keep-alive second request must
-	 * not pass unread. */
-	if (!ruled && !(set && set->n && c->answer_http && c->in_len))
+	if (!jr_httprules_host_has_rules(rules_of(r), c->host))
 		return true;
-	if (!c->answer_http || !c->in_len) {
+	if (!c->have_req) {
 		if (inspected(r, c, true))
 			return true; /* relay_inspect_captured() takes it */
 		refuse_opaque(r, c);
 		return false;
 	}
-	buf = absolute_form(c, &len, &bad);
-	if (!buf) {
-		if (!bad) {
-			relay_out_of_memory(r, c);
-			return false;
-		}
-		relay_reply(
-		    r, c, 400, NULL, "bad-request", false,
-		    "jailrun: a captured request to %s, which has --allow-http rules, must have a target starting with '/'",
-		    c->host);
-		return false;
-	}
-	hl = jr_http_parse_request(buf, len, &c->req, &err);
-	if (hl <= 0) {
-		free(buf);
-		if (hl == -ENOMEM) {
-			relay_out_of_memory(r, c);
-			return false;
-		}
-		relay_reply(r, c, 400, NULL, "bad-request", false,
-			    "jailrun: bad request: %s",
-			    hl ? err.msg : "incomplete head");
-		return false;
-	}
-	c->have_req = true;
-	free(c->in);
-	c->in = buf;
-	c->in_len = c->in_cap = len;
-	if (ruled && !check_request(r, c))
-		return false;
-	return !relay_inspect_plain(r, c); /* --secret */
+	return check_request(r, c);
 }

@@ -289,8 +289,13 @@ void relay_upstream_resolved(struct jr_relay *r, struct conn *c,
 	guard_and_connect(r, c);
 }
 
-/* The proxy's side of a connected upstream: our "200" or the request. */
-static void proxy_connected(struct jr_relay *r, struct conn *c)
+/*
+ * relay_proxy_connected - the proxy's side of a connected upstream: our
+ * "200" and a tunnel for a CONNECT, else the rewritten head of the one
+ * request in c->req, its body by its framing, and the response. Also a
+ * captured HTTP request's (relay_transparent.c), read the same way.
+ */
+void relay_proxy_connected(struct jr_relay *r, struct conn *c)
 {
 	bool tunnel = c->req.form == JR_HTTP_FORM_CONNECT;
 	char head[64];
@@ -350,19 +355,23 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
 	c->res = NULL;
 	switch (c->kind) {
 	case KIND_PROXY:
-		proxy_connected(r, c);
+		relay_proxy_connected(r, c);
 		break;
 	case KIND_TRANSPARENT:
-		if (c->have_req) { /* plain HTTP checked against --allow-http
-				      rules: one request, as the proxy's */
-			proxy_connected(r, c);
+		if (c->have_req) { /* plain HTTP, read and checked: one
+				      request, as the proxy's */
+			relay_proxy_connected(r, c);
 			break;
 		}
 		if (relay_inspect_captured(r, c)) /* TLS inspection */
 			break;
 		/* A captured connection is a tunnel from its first byte, its
-		 * TLS name checked against c->host (relay_transparent.c). */
+		 * TLS name checked against c->host (relay_transparent.c).
+		 * Connected on the peek's timeout, before any client byte:
+		 * those bytes, whenever they come, are decided as at the peek
+		 * (relay_transparent_late_head()) before any goes upstream. */
 		relay_tunnel_start(c, true);
+		c->late_head = !c->in_len;
 		relay_tunnel_run(r, c);
 		/* The bytes peeked at are in c->in and the client may send
 		 * nothing more before an answer: pass them on now rather

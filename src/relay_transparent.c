@@ -22,11 +22,28 @@
  *   peek at the first client bytes (HEAD state):
  *     a TLS ClientHello  -> its SNI must be the name     else: reset
  *     an HTTP request    -> its Host must be the name    else: 403
- *     anything else, or nothing within RELAY_TRANSPARENT_PEEK_MS (a
- *     server-speaks-first protocol: SSH banners, SMTP, databases) -> go on
+ *     anything else      -> go on
+ *     nothing within RELAY_TRANSPARENT_PEEK_MS (a server-speaks-first
+ *     protocol: SMTP, databases; or a slow client) -> go on, and the
+ *     first client bytes, whenever they come, meet the same checks
+ *     before any reaches the upstream (relay_transparent_late_head())
  *   relay_upstream_start(): the relay's resolver (cached), the SSRF
  *   guard on every address, connect to the address that passed, then a
- *   spliced tunnel whose first bytes are the ones peeked at.
+ *   spliced tunnel whose first bytes are the ones peeked at; or, for an
+ *   HTTP request, the proxy's one-request exchange.
+ *
+ * Every request on captured plain HTTP is checked, not only a first one
+ * that comes in time. An HTTP request is read as the proxy reads one
+ * (transparent_read_request(): absolute form, http.c's strict parser, the
+ * rewritten head with Host from the name and "Connection: close", exactly
+ * its body), so nothing after it reaches the upstream on that connection:
+ * a kept-alive client's next request goes on a new connection, whose
+ * first bytes are checked. What an HTTP server would take for a request
+ * is judged broadly (http_request_start(): any method on a line naming
+ * an HTTP version, an empty line first), so another method or a blank
+ * line first does not turn a request into an unchecked tunnel. So plain
+ * ws:// does not upgrade through capture, as through the proxy (Upgrade
+ * is hop-by-hop and dropped); wss:// is TLS, a tunnel.
  *
  * So the relay decides with the name the DNS answer was for, never with
  * an address the command chose; an address that is not ours and not in
@@ -52,6 +69,7 @@
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -238,6 +256,64 @@ static int http_method_prefix(const char *buf, size_t len)
 	return maybe ? -1 : 0;
 }
 
+/* RFC 9110 5.6.2 tchar: what a method is made of. */
+static bool is_tchar(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/**
+ * http_request_start() - would an HTTP server take the first @len bytes
+ * of @buf for the start of a request?
+ * @buf: client bytes (at least one)
+ * @len: how many
+ *
+ * More than a method of http_methods[] and a space: a server routes a
+ * request by its Host whatever the method (WebDAV's PROPFIND, a made-up
+ * one), and may skip empty lines before the request line (RFC 9112 2.2).
+ * So also an empty line first, and a token and whitespace on a first line
+ * that names an HTTP version (" HTTP/", any case, as some servers read
+ * it; "PRI * HTTP/2.0" too, HTTP/2's prior-knowledge preface, whose
+ * :authority no Host check would see). A first line with a control byte
+ * other than CR and HTAB in it is no request line (git's pkt-line has a
+ * NUL); other protocols' first lines ("EHLO x", "a1 LOGIN u p") name no
+ * HTTP version.
+ *
+ * Return: 1 (HTTP), 0 (not HTTP), -1 (too few bytes to tell).
+ */
+static int http_request_start(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (buf[0] == '\r' || buf[0] == '\n')
+		return 1;
+	switch (http_method_prefix(buf, len)) {
+	case 1:
+		return 1;
+	case -1:
+		return -1;
+	}
+	while (i < len && is_tchar((unsigned char)buf[i]))
+		i++;
+	if (i == len) /* a long enough "method" is a 400 */
+		return len >= JR_HTTP_HEAD_MAX ? 1 : -1;
+	if (!i || (buf[i] != ' ' && buf[i] != '\t'))
+		return 0;
+	for (; i < len && buf[i] != '\n'; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if ((c < 0x20 && c != '\r' && c != '\t') || c == 0x7F)
+			return 0;
+		if ((c == ' ' || c == '\t') && len - i > 5 &&
+		    !strncasecmp(buf + i + 1, "HTTP/", 5))
+			return 1;
+	}
+	if (i == len) /* the first line is not complete yet */
+		return len >= JR_HTTP_HEAD_MAX ? 1 : -1;
+	return 0;
+}
+
 /**
  * http_host() - the host of the one Host header of a request head.
  * @buf: client bytes, starting with a request line
@@ -309,12 +385,138 @@ static bool same_host(const char *a, const char *b)
 	return al == bl && !strncasecmp(a, b, al);
 }
 
+/*
+ * absolute_form() - @c's captured request "METHOD /path HTTP/1.1..." as
+ * "METHOD http://host[:port]/path HTTP/1.1...", the rest of c->in after it
+ * unchanged, into a new buffer; an IPv6 literal host in brackets (RFC 3986
+ * 3.2.2). Return: the buffer (its length in @len), NULL with *@bad set for
+ * a target not in origin-form, NULL for ENOMEM.
+ */
+static char *absolute_form(const struct conn *c, size_t *len, bool *bad)
+{
+	const char *sp = memchr(c->in, ' ', c->in_len);
+	char authority[JR_HOST_MAX + 16];
+	bool v6 = strchr(c->host, ':') != NULL;
+	size_t ml, al, rest;
+	char *buf;
+
+	*bad = !sp || (size_t)(sp + 1 - c->in) >= c->in_len || sp[1] != '/';
+	if (*bad)
+		return NULL;
+	snprintf(authority, sizeof(authority), "%s%s%s", v6 ? "[" : "", c->host,
+		 v6 ? "]" : "");
+	if (c->port != 80)
+		snprintf(authority + strlen(authority),
+			 sizeof(authority) - strlen(authority), ":%u", c->port);
+	ml = (size_t)(sp + 1 - c->in); /* "METHOD " */
+	al = strlen("http://") + strlen(authority);
+	rest = c->in_len - ml;
+	buf = malloc(ml + al + rest + 1);
+	if (!buf)
+		return NULL;
+	memcpy(buf, c->in, ml);
+	memcpy(buf + ml, "http://", 7);
+	memcpy(buf + ml + 7, authority, al - 7);
+	memcpy(buf + ml + al, sp + 1, rest);
+	*len = ml + al + rest;
+	buf[*len] = '\0';
+	return buf;
+}
+
+/*
+ * transparent_read_request() - the captured HTTP request in c->in, its
+ * Host checked, read as the proxy reads one: put in absolute form (the
+ * name the connection is for, before the target) and parsed by http.c's
+ * strict parser into c->req. From then on the connection carries this
+ * one request: upstream_connected() relays it as the proxy relays one
+ * (the rewritten head, Host from the name, "Connection: close", exactly
+ * the body), so a second request on a kept-alive connection never
+ * reaches the upstream unread; the client sends it again on a new
+ * connection, whose first request is checked.
+ * Return: true with c->have_req set; false when @c was answered (400, 503).
+ */
+static bool transparent_read_request(struct jr_relay *r, struct conn *c)
+{
+	struct jr_err err = { 0 };
+	size_t len = 0;
+	bool bad;
+	char *buf;
+	long hl;
+
+	buf = absolute_form(c, &len, &bad);
+	if (!buf) {
+		if (!bad) {
+			relay_out_of_memory(r, c);
+			return false;
+		}
+		relay_reply(
+		    r, c, 400, NULL, "bad-request", false,
+		    "jailrun: a captured HTTP request to %s must have a target starting with '/'",
+		    c->host);
+		return false;
+	}
+	hl = jr_http_parse_request(buf, len, &c->req, &err);
+	if (hl <= 0) {
+		free(buf);
+		if (hl == -ENOMEM) {
+			relay_out_of_memory(r, c);
+			return false;
+		}
+		relay_reply(r, c, 400, NULL, "bad-request", false,
+			    "jailrun: bad request: %s",
+			    hl ? err.msg : "incomplete head");
+		return false;
+	}
+	c->have_req = true;
+	free(c->in);
+	c->in = buf;
+	c->in_len = c->in_cap = len;
+	return true;
+}
+
+/*
+ * transparent_checks() - what a decided captured connection meets before
+ * any of its bytes goes upstream: an HTTP request is read as the proxy
+ * reads one, then the --allow-http rules, then, for HTTP, the secrets.
+ * Return: true to go on; false when @c was answered or closed.
+ */
+static bool transparent_checks(struct jr_relay *r, struct conn *c)
+{
+	if (c->answer_http && !transparent_read_request(r, c))
+		return false;
+	if (!relay_httprules_transparent(r, c)) /* --allow-http */
+		return false;
+	return !(c->have_req && relay_inspect_plain(r, c)); /* --secret */
+}
+
 /* The peek is over: connect, carrying the bytes read so far. */
 static void transparent_go(struct jr_relay *r, struct conn *c)
 {
-	if (!relay_httprules_transparent(r, c)) /* --allow-http */
-		return;
-	relay_upstream_start(r, c);
+	if (transparent_checks(r, c))
+		relay_upstream_start(r, c);
+}
+
+/*
+ * transparent_half_closed() - the client of @c ended its side with its
+ * first bytes undecided (c->in, maybe none): nothing more will come, so
+ * decide with what there is. Part of an HTTP head or of a TLS hello
+ * cannot be checked: refused, as the peek refuses them. Nothing, or a
+ * first line that names no HTTP version ("PING", a token that could have
+ * been a method): nothing for any server to route, it goes on.
+ * Return: true to go on; false when @c was answered or closed.
+ */
+static bool transparent_half_closed(struct jr_relay *r, struct conn *c)
+{
+	if (c->answer_http) {
+		relay_reply(r, c, 400, NULL, "bad-request", false,
+			    "jailrun: bad request: incomplete head");
+		return false;
+	}
+	if (c->in_len && (uint8_t)c->in[0] == 0x16) {
+		transparent_reset(r, c, "tls-incomplete", false);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -379,7 +581,7 @@ void relay_transparent_decide(const char *buf, size_t len, const char *host,
 			return;
 		}
 	}
-	switch (http_method_prefix(buf, len)) {
+	switch (http_request_start(buf, len)) {
 	case -1:
 		return;
 	case 0:
@@ -406,6 +608,52 @@ void relay_transparent_decide(const char *buf, size_t len, const char *host,
 	d->verdict = RELAY_HEAD_GO;
 }
 
+/* Decide on c->in, the first client bytes so far. */
+static void transparent_decide_conn(const struct conn *c,
+				    struct relay_head_decision *d)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	relay_transparent_decide(c->in, c->in_len, c->host,
+				 relay_literal_address(c->host, &ss, &sl),
+				 c->port, d);
+}
+
+/*
+ * transparent_refused() - carry out a refusing decision @d on @c.
+ * Return: true if @d refused (@c is answered or closed), false for
+ * RELAY_HEAD_GO and RELAY_HEAD_MORE.
+ */
+static bool transparent_refused(struct jr_relay *r, struct conn *c,
+				const struct relay_head_decision *d)
+{
+	switch (d->verdict) {
+	case RELAY_HEAD_MORE:
+	case RELAY_HEAD_GO:
+		return false;
+	case RELAY_HEAD_RESET:
+		if (d->seen[0])
+			jr_debug("relay: captured %s carried TLS for %s",
+				 c->host, d->seen);
+		transparent_reset(r, c, d->reason, false);
+		return true;
+	case RELAY_HEAD_HTTP_400:
+		relay_reply(
+		    r, c, 400, NULL, "bad-request", false,
+		    "jailrun: a captured HTTP request to %s needs exactly one valid Host header",
+		    c->host);
+		return true;
+	case RELAY_HEAD_HTTP_403:
+		relay_reply(
+		    r, c, 403, "host-mismatch", "host-mismatch", false,
+		    "jailrun: this connection was for %s, but the request is for %s",
+		    c->host, d->seen);
+		return true;
+	}
+	return false;
+}
+
 /*
  * relay_transparent_head - more first bytes of a captured connection
  * arrived (c->in, @before of them were there already): decide by the TLS
@@ -414,42 +662,87 @@ void relay_transparent_decide(const char *buf, size_t len, const char *host,
 void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 {
 	struct relay_head_decision d;
-	struct sockaddr_storage ss;
-	socklen_t sl;
 
 	c->bytes_up += c->in_len - before;
 	/* Bytes came: from now on the whole head has the header timeout. */
 	c->deadline = c->t_start + r->cfg.header_timeout_ms;
-	relay_transparent_decide(c->in, c->in_len, c->host,
-				 relay_literal_address(c->host, &ss, &sl),
-				 c->port, &d);
+	transparent_decide_conn(c, &d);
 	if (d.http)
 		c->answer_http = true;
-	switch (d.verdict) {
-	case RELAY_HEAD_MORE:
+	if (d.verdict == RELAY_HEAD_MORE || transparent_refused(r, c, &d))
 		return;
-	case RELAY_HEAD_GO:
+	transparent_go(r, c);
+}
+
+/*
+ * relay_transparent_client_eof - the client of @c (ST_HEAD) ended its side
+ * after first bytes that decided nothing yet: decide with them.
+ */
+void relay_transparent_client_eof(struct jr_relay *r, struct conn *c)
+{
+	if (transparent_half_closed(r, c))
 		transparent_go(r, c);
-		return;
-	case RELAY_HEAD_RESET:
-		if (d.seen[0])
-			jr_debug("relay: captured %s carried TLS for %s",
-				 c->host, d.seen);
-		transparent_reset(r, c, d.reason, false);
-		return;
-	case RELAY_HEAD_HTTP_400:
-		relay_reply(
-		    r, c, 400, NULL, "bad-request", false,
-		    "jailrun: a captured HTTP request to %s needs exactly one valid Host header",
-		    c->host);
-		return;
-	case RELAY_HEAD_HTTP_403:
-		relay_reply(
-		    r, c, 403, "host-mismatch", "host-mismatch", false,
-		    "jailrun: this connection was for %s, but the request is for %s",
-		    c->host, d.seen);
-		return;
+}
+
+/*
+ * relay_transparent_late_head - the first client bytes of a captured
+ * connection that was connected on the peek's timeout: nothing came
+ * within RELAY_TRANSPARENT_PEEK_MS, so the server may speak first (SMTP,
+ * databases), or the client is slow. Whenever those bytes come, and
+ * whatever the server said before, they are read and decided as at the
+ * peek (relay_transparent_decide()): a TLS hello must name c->host, an
+ * HTTP request must have c->host as its Host and is then relayed as the
+ * proxy relays one (transparent_read_request()), anything else is
+ * tunnelled. None of them reaches the upstream before that. Called by
+ * relay_pump() while c->late_head; the upstream's bytes flow meanwhile.
+ * Return: 0 to go on (a tunnel from now on, or waiting for more bytes);
+ * -1 when @c was closed, answered or became an HTTP exchange: the caller
+ * stops there.
+ */
+int relay_transparent_late_head(struct jr_relay *r, struct conn *c)
+{
+	struct relay_head_decision d = { .verdict = RELAY_HEAD_MORE };
+
+	while (d.verdict == RELAY_HEAD_MORE) {
+		ssize_t n;
+
+		/* relay_transparent_decide() decides by JR_HTTP_HEAD_MAX
+		 * bytes (a TLS hello is no longer), so the buffer never
+		 * fills up undecided. */
+		if (relay_grow_in(c, JR_HTTP_HEAD_MAX + 1) < 0) {
+			relay_out_of_memory(r, c);
+			return -1;
+		}
+		n = recv(c->cfd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			relay_conn_free(r, c);
+			return -1;
+		}
+		if (n == 0) {
+			/* What came goes on, and the tunnel passes the EOF
+			 * on too, unless it cannot be checked. */
+			c->late_head = false;
+			if (!transparent_half_closed(r, c))
+				return -1;
+			return relay_tunnel_pass_head(r, c);
+		}
+		c->in_len += (size_t)n;
+		c->bytes_up += (uint64_t)n;
+		c->t_last = jr_clock_ms();
+		transparent_decide_conn(c, &d);
+		if (d.http)
+			c->answer_http = true;
 	}
+	c->late_head = false;
+	if (transparent_refused(r, c, &d) || !transparent_checks(r, c))
+		return -1;
+	if (c->have_req) {
+		relay_proxy_connected(r, c);
+		return -1;
+	}
+	return relay_tunnel_pass_head(r, c);
 }
 
 /*

@@ -25,7 +25,9 @@
  *
  * Before a tunnel forwards anything from the client, its first bytes are
  * read as a TLS ClientHello: the server name in it must be the host the
- * policy allowed (sni_check()).
+ * policy allowed (sni_check()). A captured connection connected before its
+ * client spoke has them decided as at its peek instead, TLS or HTTP
+ * (relay_transparent_late_head()).
  *
  * A relayed connection that one side resets is reset on the other side
  * too, and its audit line says which side ("upstream-reset").
@@ -362,6 +364,18 @@ static int sni_check(struct jr_relay *r, struct conn *c)
 		c->t_last = jr_clock_ms();
 	}
 pass:
+	return relay_tunnel_pass_head(r, c);
+}
+
+/*
+ * relay_tunnel_pass_head - the first client bytes of a tunnel, held in
+ * c->in until they were judged (sni_check(), or for a captured connection
+ * relay_transparent_late_head()), passed: they go upstream first, and the
+ * tunnel splices from now on.
+ * Return: 0, or -1 when @c was closed (out of memory).
+ */
+int relay_tunnel_pass_head(struct jr_relay *r, struct conn *c)
+{
 	c->sni_pending = false;
 	if (relay_queue_up(c, c->in, c->in_len) < 0) {
 		relay_out_of_memory(r, c);
@@ -552,7 +566,9 @@ void relay_pump(struct jr_relay *r, struct conn *c)
 		fail = PUMP_CLIENT_FAILED;
 		goto failed;
 	}
-	if (c->sni_pending && c->out_off == c->out_len && sni_check(r, c) < 0)
+	if (c->sni_pending && c->out_off == c->out_len &&
+	    (c->late_head ? relay_transparent_late_head(r, c)
+			  : sni_check(r, c)) < 0)
 		return;
 	if (relay_flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0) {
 		fail = PUMP_UPSTREAM_FAILED;

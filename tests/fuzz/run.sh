@@ -38,6 +38,7 @@ targets=(
 	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 	"httprules src/httprules.c"
 	"unixguard src/unixguard_parse.c"
+	"path src/httprules.c"
 	"secrets src/secrets.c src/options.c src/conffile.c src/managed.c src/policy.c src/lane.c src/httprules.c src/limits.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 )
 failed=0 passed=0

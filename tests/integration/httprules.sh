@@ -9,9 +9,10 @@
 # an https:// rule's host is inspected (CONNECT and captured TLS) and each
 # request inside is checked the same way; a bad rule runs nothing.
 # Fails if: the rules are not enforced on either path, the prefix matches
-# past a segment boundary, a dot segment is passed on (normalised or not),
-# a captured keep-alive connection carries an unchecked request, rules leak
-# onto other hosts, a CONNECT to a ruled host is tunnelled unchecked, the
+# past a segment boundary, a dot segment is passed on (normalised or not,
+# or spelt so a lenient server reads one: ..%20, ..%09, ..%3B, overlong
+# %c0%ae, triple-encoded %25252e), a captured keep-alive connection
+# carries an unchecked request, rules leak onto other hosts, a CONNECT to a ruled host is tunnelled unchecked, the
 # audit line lacks the reason, or a bad rule is accepted; the --json
 # summary's http_rule_denied miscounts the refusals (each of the three
 # reasons, proxy, captured and inspected); the terminal's denied line
@@ -46,6 +47,11 @@ r noslash http://allowed.test/ok
 r dots --path-as-is http://allowed.test/ok/../other-dots
 r encdots --path-as-is http://allowed.test/ok/%2e%2e/other-enc
 r slash http://allowed.test/ok%2Fother-slash
+r sp --path-as-is http://allowed.test/ok/..%20/other-sp
+r tab --path-as-is http://allowed.test/ok/..%09/other-tab
+r semi --path-as-is http://allowed.test/ok/..%3B/other-semi
+r overlong --path-as-is http://allowed.test/ok/%c0%ae%c0%ae/other-overlong
+r triple --path-as-is http://allowed.test/ok/%25252e%25252e/other-triple
 r query "http://allowed.test/ok/q?next=../../x"
 echo "keepalive $(curl -sS -m 10 $X -o /dev/null -o /dev/null -w "%{http_code} " http://allowed.test/ok/ka1 http://allowed.test/other-ka)"
 r free -d x=1 http://other.test/anything
@@ -85,6 +91,14 @@ for m in $(jr_modes); do
 		expect_output_has "$m/$via: /ok/../other refused" "dots 403 http-path"
 		expect_output_has "$m/$via: /ok/%2e%2e/other refused" "encdots 403 http-path"
 		expect_output_has "$m/$via: /ok%2Fother refused" "slash 403 http-path"
+		# What a lenient server reads as /ok/../ (issue 21): trailing
+		# whitespace or a control, an encoded ';', an overlong '.', a
+		# triple-encoded '.'.
+		expect_output_has "$m/$via: /ok/..%20/other refused" "sp 403 http-path"
+		expect_output_has "$m/$via: /ok/..%09/other refused" "tab 403 http-path"
+		expect_output_has "$m/$via: /ok/..%3B/other refused" "semi 403 http-path"
+		expect_output_has "$m/$via: /ok/%c0%ae%c0%ae/other refused" "overlong 403 http-path"
+		expect_output_has "$m/$via: /ok/%25252e%25252e/other refused" "triple 403 http-path"
 		expect_output_has "$m/$via: the query is not matched" "query 200 -"
 		# Two URLs, one curl: the lab server keeps connections alive, so
 		# the second request would ride on the first's connection if the
@@ -99,7 +113,9 @@ for m in $(jr_modes); do
 		fi
 		refused_reached=
 		for p in /ok/post /ok/put /other /okay /ok /ok/../other-dots /other-dots \
-			/ok/%2e%2e/other-enc /other-enc /ok%2Fother-slash /other-ka; do
+			/ok/%2e%2e/other-enc /other-enc /ok%2Fother-slash /other-ka \
+			/ok/..%20/other-sp /ok/..%09/other-tab /ok/..%3B/other-semi \
+			/ok/%c0%ae%c0%ae/other-overlong /ok/%25252e%25252e/other-triple; do
 			if lab_web_served allowed.test "$p"; then refused_reached+=" $p"; fi
 		done
 		if [ -z "$refused_reached" ]; then
@@ -114,8 +130,9 @@ for m in $(jr_modes); do
 		audit_has "$m/$via: audit: GET allowed" "$log" \
 			"\"via\":\"$via\"" '"method":"GET"' '"host":"allowed.test"' '"verdict":"allow"' '"status":200'
 		# post, put, other, boundary, noslash and the kept-alive second
-		# request (http-rule), dots, encdots and slash (http-path).
-		http_rule_denied "$m/$via" "$sum" 9
+		# request (http-rule), dots, encdots, slash, sp, tab, semi,
+		# overlong and triple (http-path).
+		http_rule_denied "$m/$via" "$sum" 14
 	done
 
 	# --- the body of a refusal says what was refused and why

@@ -12,7 +12,11 @@
 # way it should be (reset, ECONNREFUSED, 403), or reaches a lab server or
 # the lab DNS; UDP 443 is not refused with port-unreachable; the audit log
 # lacks "via":"transparent" and the reason; the SSRF guard is skipped for
-# captured connections; --transparent off still captures.
+# captured connections; --transparent off still captures; a captured
+# plain HTTP request goes out unchecked because it was not the first on
+# its connection (keep-alive) or came after the relay stopped waiting for
+# the client's first bytes (late, or after a server's banner), or a
+# protocol that is not HTTP stops working when the client speaks late.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -35,6 +39,21 @@ SYN='"original_address":"198.1'
 if [ "$(lab_host cat /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null)" = 0 ]; then
 	SYN='"original_address":"fd6a:7272:6970::'
 fi
+
+# The late server (transparent-probe.py late-server), on the lab host's
+# own address: port 8097 waits for the client, 8098 speaks first. Each
+# connection it accepts is a line in $LATE_LOG: the probe's readiness
+# signal that the relay stopped waiting for the client's first bytes and
+# connected. An address entry names it, so the SSRF guard lets it through.
+SELF4=$(lab_addr lab-host.test 4)
+LATE_LOG="$JR_W/late-accepts"
+: >"$LATE_LOG"
+chmod 644 "$LATE_LOG"
+lab_host python3 "$JR_TMP/probe.py" late-server "$SELF4" 8097 8098 "$LATE_LOG" "$JR_W/late-ready" &
+LATE_PID=$!
+lab_on_exit "kill $LATE_PID"
+wait_until 60 test -e "$JR_W/late-ready" || fail "the late server did not start"
+LATE=(--allow "$SELF4:8097" --allow "$SELF4:8098")
 
 for m in $(jr_modes); do
 	log="$JR_W/audit-$m.log"
@@ -126,10 +145,48 @@ for m in $(jr_modes); do
 	never_served "$m" denied.test
 	never_served "$m" allowed.test
 	never_served "$m" raw.test
+
 	for n in denied.test allowed.test raw.test; do
 		if lab_dns_queried "$n"; then fail "$m: the lab DNS was asked for $n"
 		else ok "$m: the lab DNS never saw $n"; fi
 	done
+
+	# ------------------------------------ every captured HTTP request
+	lab_logs_clear
+	: >"$log"
+	# A second request on a kept-alive connection, for another name.
+	expect_status 0 "$m: keep-alive, a second request with Host: denied.test" \
+		jl "$m" "${ALLOW[@]}" --log "$log" -- "${P[@]}" keepalive allowed.test denied.test
+	expect_output_has "$m: the second request was refused" "host-mismatch"
+	echo "info: $m: $(grep '^keepalive:' <<<"$OUT")"
+	if lab_web_served allowed.test /t-ka1; then ok "$m: the first request was served"
+	else fail "$m: the first kept-alive request never reached allowed.test"; fi
+	if lab_web_served allowed.test /t-ka2; then fail "$m: the second kept-alive request reached allowed.test"
+	else ok "$m: the second kept-alive request never reached a server"; fi
+	never_served "$m" denied.test
+	# A first request sent after the relay connected (nothing came in
+	# time: it took the client for one whose server speaks first).
+	expect_status 0 "$m: a late first request with Host: denied.test" \
+		jl "$m" "${LATE[@]}" --log "$log" -- "${P[@]}" late-host "$SELF4" 8097 "$LATE_LOG" denied.test
+	expect_output_has "$m: the late request was refused" "host-mismatch"
+	expect_status 0 "$m: a late first request with the right Host" \
+		jl "$m" "${LATE[@]}" -- "${P[@]}" late-host "$SELF4" 8097 "$LATE_LOG" "$SELF4"
+	expect_output_has "$m: the late request was served" "served-host: $SELF4"
+	expect_status 0 "$m: a late line of another protocol" \
+		jl "$m" "${LATE[@]}" -- "${P[@]}" late-echo "$SELF4" 8097 "$LATE_LOG"
+	expect_output_has "$m: the late line came back" "late line echoed"
+	# After a server's banner (a server that speaks first).
+	expect_status 0 "$m: after a banner, a request with Host: denied.test" \
+		jl "$m" "${LATE[@]}" --log "$log" -- "${P[@]}" banner-host "$SELF4" 8098 denied.test
+	expect_output_has "$m: the request after the banner was refused" "host-mismatch"
+	expect_status 0 "$m: after a banner, a line of another protocol" \
+		jl "$m" "${LATE[@]}" -- "${P[@]}" banner-echo "$SELF4" 8098
+	expect_output_has "$m: the line after the banner came back" "echoed"
+	audit_has "$m: audit: the late request refused, via transparent" "$log" \
+		'"via":"transparent"' "\"host\":\"$SELF4\"" '"port":8097' '"verdict":"deny"' \
+		'"reason":"host-mismatch"' '"status":403'
+	audit_has "$m: audit: the kept-alive second request refused (again on its own)" "$log" \
+		'"via":"transparent"' '"host":"allowed.test"' '"verdict":"deny"' '"reason":"host-mismatch"'
 
 	# ---------------------------------------------------- SSRF, captured
 	lab_logs_clear

@@ -69,6 +69,12 @@ print("source", s.getsockname()[0])'
 		'"original_address":"fd6a:7272:6970::' '"verdict":"allow"'
 	if lab_web_served allowed.test /t6-https; then ok "$m: the lab server saw the IPv6 request"
 	else fail "$m: the lab server never saw /t6-https"; fi
+	# An IPv6 address entry: captured plain HTTP to a literal is read as
+	# the proxy reads a request (http://[addr]/...), brackets and all.
+	expect_status 0 "$m: curl -6 --noproxy http://[$ALLOWED6]/ with --allow [$ALLOWED6]:80" \
+		jl "$m" --allow "[$ALLOWED6]:80" -- "${C[@]}" -g "http://[$ALLOWED6]/t6-literal"
+	expect_output_has "$m: the IPv6 literal is served by allowed.test" "served-by: allowed.test"
+	expect_output_has "$m: with its path" "path: /t6-literal"
 
 	# ---------------------------------------------------- refused
 	lab_logs_clear

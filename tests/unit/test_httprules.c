@@ -68,7 +68,11 @@ static const struct bad_rule bad_rules[] = {
 	{ "GET http://a.test?y=1", "query" },
 	{ "GET http://a.test/x#f", "fragment" },
 	{ "GET http://a.test/x/../y", "dot segment" },
-	{ "GET http://a.test/x/%2e%2e/y", "dot segment" },
+	{ "GET http://a.test/x/%2e%2e/y", "encoded dot" },
+	{ "GET http://a.test/x/...", "dot segment" },
+	{ "GET http://a.test/x;v=1/", "';'" },
+	{ "GET http://a.test/x/%c0%ae", "UTF-8" },
+	{ "GET http://a.test/x%2541", "multiply-encoded" },
 	{ "GET http://a.test/x%2Fy", "encoded slash" },
 	{ "GET http://a.test/x\\y", "backslash" },
 	{ "GET http://a.test/x%zz", "two hex digits" },
@@ -149,12 +153,19 @@ static const struct norm_vec norm_vecs[] = {
 	{ "/repos/our-org/x", "/repos/our-org/x", NULL },
 	{ "/a?b=1&c=../../x", "/a", NULL }, /* the query is not the path */
 	{ "/a?", "/a", NULL },
-	{ "/%41%62%7e%2D%2e%5F", "/Ab~-._", NULL }, /* unreserved: decoded */
+	{ "/%41%62%7e%2D%5F", "/Ab~-_", NULL },	    /* unreserved: decoded */
 	{ "/%20%3a%3F%25", "/%20%3A%3F%25", NULL }, /* others: kept, upper */
 	{ "/a//b", "/a//b", NULL },
-	{ "/a.b/..c/c../...", "/a.b/..c/c../...", NULL },
-	{ "/a;p=1/b:c@d!$&'()*+,=", "/a;p=1/b:c@d!$&'()*+,=", NULL },
+	{ "/a.b/..c/c../.x./x.%20.", "/a.b/..c/c../.x./x.%20.", NULL },
+	{ "/a/b:c@d!$&'()*+,=", "/a/b:c@d!$&'()*+,=", NULL },
 	{ "/.x", "/.x", NULL },
+	{ "/a%20b/%20/+/%2B", "/a%20b/%20/+/%2B", NULL },   /* no dot */
+	{ "/%25/%25zz/%25%25", "/%25/%25zz/%25%25", NULL }, /* not escapes */
+	/* Well-formed UTF-8 is kept escaped, upper: e-acute, euro, emoji,
+	 * U+10FFFF, U+E000 (the first after the surrogates). */
+	{ "/%c3%a9/%E2%82%ac/%f0%9f%98%80", "/%C3%A9/%E2%82%AC/%F0%9F%98%80",
+	  NULL },
+	{ "/%f4%8f%bf%bf/%ee%80%80", "/%F4%8F%BF%BF/%EE%80%80", NULL },
 	{ "", NULL, "starting with '/'" },
 	{ "*", NULL, "starting with '/'" },
 	{ "a/b", NULL, "starting with '/'" },
@@ -164,23 +175,77 @@ static const struct norm_vec norm_vecs[] = {
 	{ "/repos/./x", NULL, "dot segment" },
 	{ "/.", NULL, "dot segment" },
 	{ "/..", NULL, "dot segment" },
-	{ "/ok/%2e%2e/other", NULL, "dot segment" },
-	{ "/ok/%2E%2E/other", NULL, "dot segment" },
-	{ "/ok/.%2e/other", NULL, "dot segment" },
-	{ "/ok/%2e/other", NULL, "dot segment" },
-	{ "/ok/..;/other", NULL, "dot segment" },
-	{ "/ok/..;x=1/other", NULL, "dot segment" },
-	{ "/ok/.;/other", NULL, "dot segment" },
+	{ "/ok/...", NULL, "dot segment" },
+	{ "/ok/..../other", NULL, "dot segment" },
+	{ "/ok/%2e%2e/other", NULL, "encoded dot" },
+	{ "/ok/%2E%2E/other", NULL, "encoded dot" },
+	{ "/ok/.%2e/other", NULL, "encoded dot" },
+	{ "/ok/%2e/other", NULL, "encoded dot" },
+	{ "/ok/a%2eb", NULL, "encoded dot" },
+	{ "/ok/..;/other", NULL, "';'" },
+	{ "/ok/..;x=1/other", NULL, "';'" },
+	{ "/ok/.;/other", NULL, "';'" },
+	{ "/ok;v=1/x", NULL, "';'" },
 	{ "/ok/..?x", NULL, "dot segment" },
+	/* The reported bypasses (issue 21): whitespace and controls after
+	 * the dots, an encoded ';', an overlong '.', a triple encoding. */
+	{ "/ok/..%20/other", NULL, "dot segment" },
+	{ "/ok/..%09/other", NULL, "control" },
+	{ "/ok/..%3B/other", NULL, "%3B" },
+	{ "/ok/..%3b/other", NULL, "%3B" },
+	{ "/ok/%c0%ae%c0%ae/other", NULL, "UTF-8" },
+	{ "/ok/%25252e%25252e/other", NULL, "multiply-encoded" },
+	/* Their neighbours. */
+	{ "/ok/%20../other", NULL, "dot segment" },
+	{ "/ok/.%20./other", NULL, "dot segment" },
+	{ "/ok/..%20%20", NULL, "dot segment" },
+	{ "/ok/..+/other", NULL, "dot segment" },
+	{ "/ok/..%2b/other", NULL, "dot segment" },
+	{ "/ok/..%0a/other", NULL, "control" },
+	{ "/ok/..%0D%0A", NULL, "control" },
+	{ "/ok/..%7f", NULL, "control" },
+	{ "/ok/..%1f", NULL, "control" },
+	{ "/ok/%C0%AE/other", NULL, "UTF-8" },
+	{ "/ok/%e0%80%ae/other", NULL, "UTF-8" },    /* overlong, 3 bytes */
+	{ "/ok/%f0%80%80%ae/other", NULL, "UTF-8" }, /* overlong, 4 bytes */
+	{ "/ok/%c0%af/other", NULL, "UTF-8" },	     /* overlong '/' */
+	{ "/ok/%c1%9c/other", NULL, "UTF-8" },	     /* overlong '\' */
+	{ "/ok/%ed%a0%80", NULL, "UTF-8" },	     /* a surrogate */
+	{ "/ok/%f4%90%80%80", NULL, "UTF-8" },	     /* past U+10FFFF */
+	{ "/ok/%f5%80%80%80", NULL, "UTF-8" },
+	{ "/ok/%ff", NULL, "UTF-8" },
+	{ "/ok/%a9", NULL, "UTF-8" }, /* a lone continuation */
+	{ "/ok/%c3", NULL, "UTF-8" }, /* truncated */
+	{ "/ok/%c3/", NULL, "UTF-8" },
+	{ "/ok/%e2%82", NULL, "UTF-8" },
+	{ "/ok/%c3%c3%a9", NULL, "UTF-8" },
+	{ "/ok/%ef%bc%8e%ef%bc%8e/other", NULL, "compatibility" }, /* U+FF0E */
+	{ "/ok/%e2%80%a5/other", NULL, "compatibility" }, /* U+2025 '..' */
+	{ "/ok/%e2%80%a4", NULL, "compatibility" },	  /* U+2024 '.' */
+	{ "/ok/%ef%b9%92", NULL, "compatibility" },	  /* U+FE52 '.' */
+	{ "/ok%ef%bc%8fother", NULL, "compatibility" },	  /* U+FF0F '/' */
+	{ "/ok%ef%bc%bcother", NULL, "compatibility" },	  /* U+FF3C '\' */
+	{ "/ok/%ef%bc%85%32%65", NULL, "compatibility" }, /* U+FF05 '%' */
+	{ "/ok/..%cd%be", NULL, "compatibility" },	  /* U+037E ';' */
+	{ "/ok/..%c2%a0", NULL, "compatibility" },	  /* NO-BREAK SPACE */
+	{ "/ok/..%e3%80%80", NULL, "compatibility" },	  /* U+3000 */
+	{ "/ok/..%e2%80%8b", NULL, "compatibility" },	  /* ZERO WIDTH SP */
+	{ "/ok/..%ef%bb%bf", NULL, "compatibility" },	  /* BOM */
+	{ "/ok/..%c2%85", NULL, "compatibility" },	  /* NEL, C1 */
 	{ "/ok%2Fother", NULL, "encoded slash" },
 	{ "/ok%2fother", NULL, "encoded slash" },
 	{ "/ok%5cother", NULL, "encoded slash" },
 	{ "/ok%00", NULL, "NUL" },
-	{ "/ok/%252e%252e/other", NULL, "double-encoded" },
-	{ "/ok/%252E", NULL, "double-encoded" },
-	{ "/ok%252fother", NULL, "double-encoded" },
-	{ "/ok%255c", NULL, "double-encoded" },
-	{ "/ok%2500", NULL, "double-encoded" },
+	{ "/ok/%252e%252e/other", NULL, "multiply-encoded" },
+	{ "/ok/%252E", NULL, "multiply-encoded" },
+	{ "/ok%252fother", NULL, "multiply-encoded" },
+	{ "/ok%255c", NULL, "multiply-encoded" },
+	{ "/ok%2500", NULL, "multiply-encoded" },
+	{ "/ok%2541", NULL, "multiply-encoded" },
+	{ "/ok/%2525252e", NULL, "multiply-encoded" },
+	{ "/ok/%25%32%65", NULL, "multiply-encoded" }, /* "%252e" decoded */
+	{ "/ok/%25%32e", NULL, "multiply-encoded" },
+	{ "/ok/%%32%65", NULL, "two hex digits" },
 	{ "/ok\\..\\other", NULL, "backslash" },
 	{ "/ok#frag", NULL, "fragment" },
 	{ "/ok?q#frag", NULL, "fragment" },
@@ -298,12 +363,21 @@ static const struct check_vec check_vecs[] = {
 	{ "http", "allowed.test", 80, "POST", "/submit?x=1", OK },
 	{ "http", "allowed.test", 80, "POST", "/submit/more", OK },
 	{ "http", "allowed.test", 80, "POST", "/submitted", RULE },
-	{ "http", "allowed.test", 80, "POST", "/submit;x", RULE },
+	{ "http", "allowed.test", 80, "POST", "/submit;x", PATH },
 	{ "http", "allowed.test", 80, "GET", "/ok/", OK },
 	{ "http", "allowed.test", 80, "GET", "/ok", RULE },
 	{ "http", "allowed.test", 80, "HEAD", "/ok/x", RULE },
 	{ "http", "allowed.test", 80, "GET", "/other", RULE },
 	{ "http", "allowed.test", 80, "GET", "/ok/../other", PATH },
+	/* The reported bypasses, each one a path under /ok/ to a server
+	 * that trims, strips parameters, decodes overlong UTF-8 or decodes
+	 * until nothing is left to decode. */
+	{ "http", "allowed.test", 80, "GET", "/ok/..%20/other", PATH },
+	{ "http", "allowed.test", 80, "GET", "/ok/..%09/other", PATH },
+	{ "http", "allowed.test", 80, "GET", "/ok/..%3B/other", PATH },
+	{ "http", "allowed.test", 80, "GET", "/ok/%c0%ae%c0%ae/other", PATH },
+	{ "http", "allowed.test", 80, "GET", "/ok/%25252e%25252e/other", PATH },
+	{ "http", "allowed.test", 80, "GET", "/ok/a%20b/%C3%A9", OK },
 	{ "http", "allowed.test", 8080, "PUT", "/anything", OK },
 	{ "http", "allowed.test", 8080, "GET", "/ok/", RULE },
 	/* Wildcards: strictly below, any method. */

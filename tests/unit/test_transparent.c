@@ -4,8 +4,10 @@
  * decide (relay_transparent_decide(), relay_transparent.c): the TLS name,
  * the HTTP method and the Host header. Every expected verdict is written
  * out here: a reader that lets a ClientHello for another name through,
- * takes a second Host header, reads "GETX" as a request, or refuses a
- * protocol it has no name to check in fails a vector.
+ * takes a second Host header, lets a request through unchecked because
+ * its method is not a standard one ("GETX", "PROPFIND") or an empty line
+ * comes first (servers route both by Host), or refuses a protocol it has
+ * no name to check in fails a vector.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,13 +154,38 @@ static const struct {
 	  RELAY_HEAD_MORE, true, "" },
 	{ "GE", "allowed.test", 80, RELAY_HEAD_MORE, false, "" },
 	{ "OPTIONS", "allowed.test", 80, RELAY_HEAD_MORE, false, "" },
-	/* not a method: another protocol, no name to check, goes on */
+	/* Any method on a line that names an HTTP version is a request to a
+	 * server (issue 21: a server routes "GETX" or WebDAV's PROPFIND by
+	 * Host like a GET), and so is one after an empty line (RFC 9112 2.2
+	 * lets a server skip it): the Host is checked. */
 	{ "GETX / HTTP/1.1\r\nHost: denied.test\r\n\r\n", "allowed.test", 80,
-	  RELAY_HEAD_GO, false, "" },
+	  RELAY_HEAD_HTTP_403, true, "denied.test" },
 	{ "get / HTTP/1.1\r\nHost: denied.test\r\n\r\n", "allowed.test", 80,
-	  RELAY_HEAD_GO, false, "" },
+	  RELAY_HEAD_HTTP_403, true, "denied.test" },
+	{ "PROPFIND /d HTTP/1.1\r\nHost: allowed.test\r\n\r\n", "allowed.test",
+	  80, RELAY_HEAD_GO, true, "allowed.test" },
+	{ "FOO\t/x http/1.0\r\nHost: denied.test\r\n\r\n", "allowed.test", 80,
+	  RELAY_HEAD_HTTP_403, true, "denied.test" },
+	{ "\r\nGET / HTTP/1.1\r\nHost: denied.test\r\n\r\n", "allowed.test", 80,
+	  RELAY_HEAD_HTTP_403, true, "denied.test" },
+	{ "\r\n", "allowed.test", 80, RELAY_HEAD_MORE, true, "" },
+	/* HTTP/2 with prior knowledge: no Host to check, a 400 */
+	{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "allowed.test", 80,
+	  RELAY_HEAD_HTTP_400, true, "" },
+	/* a token and a space: wait for the line to say what it is */
+	{ "FOO /x", "allowed.test", 80, RELAY_HEAD_MORE, false, "" },
+	{ "GETX", "allowed.test", 80, RELAY_HEAD_MORE, false, "" },
+	/* other protocols' first lines name no HTTP version: no name to
+	 * check, they go on */
 	{ "SSH-2.0-OpenSSH_9.2\r\n", "raw.test", 22, RELAY_HEAD_GO, false, "" },
+	{ "SSH-2.0-OpenSSH_9.2 Debian-2\r\n", "raw.test", 22, RELAY_HEAD_GO,
+	  false, "" },
 	{ "hello\n", "raw.test", 9000, RELAY_HEAD_GO, false, "" },
+	{ "EHLO client.test\r\n", "raw.test", 25, RELAY_HEAD_GO, false, "" },
+	{ "a1 LOGIN user pass\r\n", "raw.test", 143, RELAY_HEAD_GO, false, "" },
+	{ "get key\r\n", "raw.test", 11211, RELAY_HEAD_GO, false, "" },
+	{ "*1\r\n$4\r\nPING\r\n", "raw.test", 6379, RELAY_HEAD_GO, false, "" },
+	{ "<?xml version='1.0'?>", "raw.test", 5222, RELAY_HEAD_GO, false, "" },
 };
 
 static void test_http(void **state)
@@ -201,6 +228,45 @@ static void test_http_head_limit(void **state)
 	assert_true(d.http);
 }
 
+/* A first line with a control byte in it is no request line, complete
+ * or not: git's pkt-line has a NUL and no newline. */
+static void test_not_a_request_line(void **state)
+{
+	static const char git[] =
+	    "0032git-upload-pack /project.git\0host=raw.test\0";
+	struct relay_head_decision d;
+
+	(void)state;
+	decide(git, sizeof(git) - 1, "raw.test", false, 9418, &d);
+	assert_int_equal(d.verdict, RELAY_HEAD_GO);
+	assert_false(d.http);
+	decide("FOO /x\x01", 7, "raw.test", false, 80, &d);
+	assert_int_equal(d.verdict, RELAY_HEAD_GO);
+	assert_false(d.http);
+}
+
+/* A token that never ends is not waited on forever: at the head limit it
+ * is taken for a request (a 400), as a server with a large limit might. */
+static void test_token_limit(void **state)
+{
+	size_t n = JR_HTTP_HEAD_MAX;
+	char *buf = malloc(n);
+	struct relay_head_decision d;
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'A', n);
+	decide(buf, n - 1, "allowed.test", false, 80, &d);
+	assert_int_equal(d.verdict, RELAY_HEAD_MORE);
+	decide(buf, n, "allowed.test", false, 80, &d);
+	assert_int_equal(d.verdict, RELAY_HEAD_HTTP_400);
+	assert_true(d.http);
+	memcpy(buf, "FOO ", 4);
+	decide(buf, n, "allowed.test", false, 80, &d);
+	assert_int_equal(d.verdict, RELAY_HEAD_HTTP_400);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_tls_partial_and_missing),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_http_head_limit),
+		cmocka_unit_test(test_not_a_request_line),
+		cmocka_unit_test(test_token_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
