@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "learn.h"
 #include "json.h"
+#include "outfile.h"
 
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 		  struct jr_err *err)
@@ -32,14 +33,14 @@ int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 	a->fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	if (path) {
-		a->fd = open(
-		    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		    0600);
-		if (a->fd < 0)
-			return jr_err_set(
-			    err, errno,
-			    "--log %s: cannot open for appending: %s", path,
-			    strerror(errno));
+		/* Not a link or a file another user planted (outfile.h). */
+		a->fd = jr_outfile_open("--log", path, true, 0600, err);
+		if (a->fd < 0) {
+			int e = a->fd;
+
+			a->fd = -1;
+			return e;
+		}
 		a->own_fd = true;
 	} else if (fd >= 0) {
 		int fl = fcntl(fd, F_GETFD);

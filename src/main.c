@@ -33,6 +33,7 @@
 #include "learn.h"
 #include "log.h"
 #include "options.h"
+#include "outfile.h"
 #include "policy.h"
 #include "httprules.h"
 #include "sandbox.h"
@@ -365,13 +366,10 @@ int main(int argc, char **argv)
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */
 	if (opts.json_path) {
-		json_fd = open(
-		    opts.json_path,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+		/* Not a link or a file another user planted (outfile.h). */
+		json_fd = jr_outfile_open("--json", opts.json_path, false, 0644,
+					  &err);
 		if (json_fd < 0) {
-			jr_err_set(&err, errno,
-				   "--json %s: cannot open for writing: %s",
-				   opts.json_path, strerror(errno));
 			jr_audit_close(&audit);
 			jr_fs_plan_release(&fs);
 			return fail_early(&opts, &policy, &err);

@@ -60,7 +60,8 @@ const char jr_usage_text[] =
     "  --gateway CIDR      the relay's address on the sandbox link\n"
     "                      (default " JR_DEFAULT_GATEWAY
     "; the command gets the next)\n"
-    "  --log FILE          append the audit log (JSON lines) to FILE\n"
+    "  --log FILE          append the audit log (JSON lines) to FILE (- for\n"
+    "                      stdout; never a symlink or another user's file)\n"
     "  --log-fd N          write the audit log to file descriptor N\n"
     "  --max-conns N       concurrent relay connections (default 2048)\n"
     "  --header-timeout SECONDS\n"
@@ -153,6 +154,7 @@ const char jr_usage_text[] =
     "  --secret-allow-plaintext\n"
     "                      let a secret go to its hosts over plain HTTP\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
+    "                      (- for stdout; never a symlink or another user's file)\n"
     "  --raw-tty           relay terminal output unchanged; by default the\n"
     "                      sequences that act outside the pane (clipboard,\n"
     "                      titles...) are dropped, see jailrun(1) TERMINAL\n"
