@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 	struct jr_policy policy;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
-	struct jr_learn learn = { .fd = -1 };
+	struct jr_learn learn = { .dirfd = -1 };
 	_cleanup_(jr_config_release) struct jr_config cfg;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
@@ -376,7 +376,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* --learn: the file's temporary sibling now, for the same reason. */
+	/* --learn: FILE's directory checked and pinned now, for the same
+	 * reason (the file itself is written at exit, learn.c). */
 	if (opts.learn_path) {
 		if (jr_learn_open(&learn, opts.learn_path, &err) < 0) {
 			jr_audit_close(&audit);
