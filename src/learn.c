@@ -126,8 +126,10 @@ int jr_learn_open(struct jr_learn *l, const char *path, struct jr_err *err)
 		int e = errno;
 
 		jr_learn_release(l);
-		return jr_err_set(err, e, "--learn %s: cannot open %s: %s",
-				  path, dir, strerror(e));
+		return jr_err_set(
+		    err, e,
+		    "--learn %s: cannot create a file beside it: %s: %s", path,
+		    dir, strerror(e));
 	}
 	if (fstatat(l->dirfd, l->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode)) {
