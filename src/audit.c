@@ -10,6 +10,25 @@
  * guards the counters. A failing log write is remembered and reported once
  * at exit, but never stops the sandbox: an unwritable log is an operator
  * problem, not a reason to cut an agent's connection mid-stream.
+ *
+ * Floods. The command decides how many records there are: a loop of DNS
+ * queries for a denied name wrote 21 MB in five seconds. So a record that
+ * is identical to one written less than JR_AUDIT_REPEAT_MS ago (identical
+ * but for id, time, byte counts and duration: its "key", the line with
+ * those zeroed) is only counted. When the window is over, the repeats
+ * become one line: the last of them, with "bytes_up"/"bytes_down" summed
+ * over them and "repeated":N (a single repeat is written as itself), and
+ * the next window opens; so a flood that goes on writes one line a window
+ * and a window without repeats frees the key.
+ * Every line stands for "repeated" records (1 when absent), so a reader
+ * that sums them gets every record; the counters here, and --learn, count
+ * each record as it comes, written or not. JR_AUDIT_REPEAT_SLOTS keys are
+ * followed at once, so interleaved floods (A and AAAA queries, two names
+ * in turn) collapse too; a new key past that pushes out the oldest, its
+ * count written first. The windows end on the next record of any key, on
+ * the relay's timer (jr_audit_flush_expired()), before any event line,
+ * and at close, which is also when a clock jump (the window runs on the
+ * wall clock the lines carry) ends them early: never late.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +43,7 @@
 #include "cleanup.h"
 #include "learn.h"
 #include "json.h"
+#include "outfile.h"
 
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 		  struct jr_err *err)
@@ -32,14 +52,14 @@ int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 	a->fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	if (path) {
-		a->fd = open(
-		    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		    0600);
-		if (a->fd < 0)
-			return jr_err_set(
-			    err, errno,
-			    "--log %s: cannot open for appending: %s", path,
-			    strerror(errno));
+		/* Not a link or a file another user planted (outfile.h). */
+		a->fd = jr_outfile_open("--log", path, true, 0600, err);
+		if (a->fd < 0) {
+			int e = a->fd;
+
+			a->fd = -1;
+			return e;
+		}
 		a->own_fd = true;
 	} else if (fd >= 0) {
 		int fl = fcntl(fd, F_GETFD);
@@ -55,14 +75,6 @@ int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 		a->fd = fd;
 	}
 	return 0;
-}
-
-void jr_audit_close(struct jr_audit *a)
-{
-	if (a->own_fd && a->fd >= 0)
-		close(a->fd);
-	a->fd = -1;
-	pthread_mutex_destroy(&a->lock);
 }
 
 static uint64_t unix_ms_now(void)
@@ -99,7 +111,8 @@ static char *finish_line(struct jr_json *j)
 	return line;
 }
 
-char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms)
+char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms,
+			     uint64_t repeated)
 {
 	struct jr_json j;
 	char when[64];
@@ -151,6 +164,10 @@ char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms)
 	jr_json_uint(&j, r->bytes_down);
 	jr_json_key(&j, "duration_ms");
 	jr_json_uint(&j, r->duration_ms);
+	if (repeated > 1) {
+		jr_json_key(&j, "repeated");
+		jr_json_uint(&j, repeated);
+	}
 	jr_json_object_end(&j);
 	return finish_line(&j);
 }
@@ -192,9 +209,181 @@ static void count_denied(struct jr_audit *a, const struct jr_audit_record *r)
 	a->denied_dest[a->n_denied_dest++].count = 1;
 }
 
-void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
+/* ------------------------------------------------------------ repeats */
+
+static uint64_t fnv1a(const char *s)
 {
-	char *line = jr_audit_format_record(r, unix_ms_now());
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* @r's line without what differs between repeats. */
+static char *record_key(const struct jr_audit_record *r)
+{
+	struct jr_audit_record k = *r;
+
+	k.id = 0;
+	k.bytes_up = k.bytes_down = k.duration_ms = 0;
+	return jr_audit_format_record(&k, 0, 0);
+}
+
+/* Copy @r's strings into one allocation, @s->strs, for @s->last. */
+static int repeat_keep(struct jr_audit_repeat *s,
+		       const struct jr_audit_record *r)
+{
+	const char **f[] = { &s->last.via,	&s->last.method,
+			     &s->last.host,	&s->last.address,
+			     &s->last.original, &s->last.reason,
+			     &s->last.path };
+	size_t size = 0, off = 0;
+
+	s->last = *r;
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (*f[i])
+			size += strlen(*f[i]) + 1;
+	s->strs = malloc(size ? size : 1);
+	if (!s->strs)
+		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		size_t n;
+
+		if (!*f[i])
+			continue;
+		n = strlen(*f[i]) + 1;
+		memcpy(s->strs + off, *f[i], n);
+		*f[i] = s->strs + off;
+		off += n;
+	}
+	return 0;
+}
+
+static void repeat_clear(struct jr_audit_repeat *s)
+{
+	free(s->key);
+	free(s->strs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Write the line for @s's repeats, if any; the window stays open. */
+static void repeat_write(struct jr_audit *a, struct jr_audit_repeat *s)
+{
+	struct jr_audit_record r;
+	char *line;
+
+	if (!s->n)
+		return;
+	r = s->last;
+	r.bytes_up = s->bytes_up;
+	r.bytes_down = s->bytes_down;
+	line = jr_audit_format_record(&r, s->last_ms, s->n);
+	if (line)
+		write_line(a, line);
+	else if (!a->write_error)
+		a->write_error = ENOMEM;
+	free(line);
+	s->n = s->bytes_up = s->bytes_down = 0;
+}
+
+static void repeat_add(struct jr_audit_repeat *s,
+		       const struct jr_audit_record *r, uint64_t unix_ms)
+{
+	s->n++;
+	s->last.id = r->id;
+	s->last.duration_ms = r->duration_ms;
+	s->last_ms = unix_ms;
+	s->bytes_up += r->bytes_up;
+	s->bytes_down += r->bytes_down;
+}
+
+/* Is @s's window over at @unix_ms? A clock that went back ends it too. */
+static bool repeat_expired(const struct jr_audit_repeat *s, uint64_t unix_ms)
+{
+	return unix_ms < s->opened_ms ||
+	       unix_ms - s->opened_ms >= JR_AUDIT_REPEAT_MS;
+}
+
+/*
+ * flush_expired() - at @unix_ms, end every window that is over: one with
+ * repeats writes their line and opens the next window (a flood that goes
+ * on writes a line a window); one without is freed.
+ */
+static void flush_expired(struct jr_audit *a, uint64_t unix_ms)
+{
+	for (size_t i = 0; i < JR_AUDIT_REPEAT_SLOTS; i++) {
+		struct jr_audit_repeat *s = &a->repeats[i];
+
+		if (!s->key || !repeat_expired(s, unix_ms))
+			continue;
+		if (s->n) {
+			repeat_write(a, s);
+			s->opened_ms = unix_ms;
+		} else {
+			repeat_clear(s);
+		}
+	}
+}
+
+static void flush_all(struct jr_audit *a)
+{
+	for (size_t i = 0; i < JR_AUDIT_REPEAT_SLOTS; i++) {
+		if (a->repeats[i].key)
+			repeat_write(a, &a->repeats[i]);
+		repeat_clear(&a->repeats[i]);
+	}
+}
+
+/*
+ * log_record() - write @line for @r (whose key is @key, taken) unless it
+ * repeats one written within the window. Under a->lock.
+ */
+static void log_record(struct jr_audit *a, const struct jr_audit_record *r,
+		       uint64_t unix_ms, const char *line, char *key)
+{
+	uint64_t hash = fnv1a(key);
+	struct jr_audit_repeat *s = NULL, *slot = NULL;
+
+	flush_expired(a, unix_ms);
+	for (size_t i = 0; i < JR_AUDIT_REPEAT_SLOTS && !s; i++)
+		if (a->repeats[i].key && a->repeats[i].hash == hash &&
+		    strcmp(a->repeats[i].key, key) == 0)
+			s = &a->repeats[i];
+	if (s) {
+		repeat_add(s, r, unix_ms);
+		free(key);
+		return;
+	}
+	write_line(a, line);
+	for (size_t i = 0; i < JR_AUDIT_REPEAT_SLOTS; i++) {
+		struct jr_audit_repeat *c = &a->repeats[i];
+
+		if (!c->key) {
+			slot = c;
+			break;
+		}
+		if (!slot || c->opened_ms < slot->opened_ms)
+			slot = c;
+	}
+	if (slot->key) {
+		repeat_write(a, slot);
+		repeat_clear(slot);
+	}
+	if (repeat_keep(slot, r) < 0) {
+		free(key); /* not followed: its repeats are written each */
+		return;
+	}
+	slot->key = key;
+	slot->hash = hash;
+	slot->opened_ms = unix_ms;
+}
+
+void jr_audit_connection_at(struct jr_audit *a, const struct jr_audit_record *r,
+			    uint64_t unix_ms)
+{
+	char *line = jr_audit_format_record(r, unix_ms, 0);
+	char *key = line ? record_key(r) : NULL;
 
 	pthread_mutex_lock(&a->lock);
 	if (r->allowed) {
@@ -210,12 +399,42 @@ void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
 			a->http_rule_denied++;
 	}
 	jr_learn_record(a->learn, r);
-	if (line)
-		write_line(a, line);
+	if (line && key)
+		log_record(a, r, unix_ms, line, key);
+	else if (line)
+		write_line(a, line); /* no memory to collapse it: as it is */
 	else if (!a->write_error)
 		a->write_error = ENOMEM;
 	pthread_mutex_unlock(&a->lock);
 	free(line);
+}
+
+void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
+{
+	jr_audit_connection_at(a, r, unix_ms_now());
+}
+
+void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms)
+{
+	pthread_mutex_lock(&a->lock);
+	flush_expired(a, unix_ms);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void jr_audit_flush_expired(struct jr_audit *a)
+{
+	jr_audit_flush_expired_at(a, unix_ms_now());
+}
+
+void jr_audit_close(struct jr_audit *a)
+{
+	pthread_mutex_lock(&a->lock);
+	flush_all(a);
+	pthread_mutex_unlock(&a->lock);
+	if (a->own_fd && a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	pthread_mutex_destroy(&a->lock);
 }
 
 void jr_audit_event(struct jr_audit *a, const char *event, const char *detail)
@@ -236,6 +455,7 @@ void jr_audit_event(struct jr_audit *a, const char *event, const char *detail)
 	jr_json_object_end(&j);
 	line = finish_line(&j);
 	pthread_mutex_lock(&a->lock);
+	flush_all(a);
 	if (line)
 		write_line(a, line);
 	pthread_mutex_unlock(&a->lock);

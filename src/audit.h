@@ -9,6 +9,11 @@
  *    "address":"192.0.2.7","verdict":"allow","reason":null,"status":200,
  *    "bytes_up":517,"bytes_down":4096,"duration_ms":85}
  *   {"time":...,"event":"lifecycle","detail":"command started"}
+ *
+ * Floods: connection records identical but for id, time, byte counts and
+ * duration are written once a window; the repeats that follow within it
+ * become one line with "repeated":N (audit.c says how). The counts below
+ * and --learn see every record.
  */
 #ifndef JR_AUDIT_H
 #define JR_AUDIT_H
@@ -24,20 +29,20 @@ struct jr_learn;
 
 struct jr_audit_record {
 	uint64_t id;
-	const char *via;     /* "proxy" or "dns" */
-	const char *method;  /* CONNECT, GET, ..., or the DNS qtype "A" */
-	const char *host;    /* as requested, may be NULL for a bad request */
-	uint16_t port;	     /* 0 if none */
-	const char *address; /* the upstream address connected to, or NULL */
+	const char *via;      /* "proxy" or "dns" */
+	const char *method;   /* CONNECT, GET, ..., or the DNS qtype "A" */
+	const char *host;     /* as requested, may be NULL for a bad request */
+	uint16_t port;	      /* 0 if none */
+	const char *address;  /* the upstream address connected to, or NULL */
 	const char *original; /* "via":"transparent": the address the command
 				 connected to (a synthetic one, or a
 				 literal), or NULL */
-	bool allowed;	     /* verdict allow/deny */
-	const char *reason;  /* deny reason tag (jr_deny_reason_name, or
+	bool allowed;	      /* verdict allow/deny */
+	const char *reason;   /* deny reason tag (jr_deny_reason_name, or
 				"bad-request", "connection-limit", ...), or
 				for an allowed connection how it failed
 				("upstream-refused", "upstream-timeout"...) */
-	int status;	     /* HTTP status sent, DNS rcode, or -1 */
+	int status;	      /* HTTP status sent, DNS rcode, or -1 */
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;
 	/* A request inside an inspected TLS connection (tls_inspect.c):
@@ -48,6 +53,26 @@ struct jr_audit_record {
 };
 
 #define JR_AUDIT_MAX_DENIED 64 /* distinct denied destinations kept */
+
+/* A record identical to one written less than this long ago is not
+ * written at once, only counted (see audit.c). */
+#define JR_AUDIT_REPEAT_MS 1000
+/* Distinct records whose repeats are followed at once; a further one
+ * pushes out the oldest, whose count is written then. */
+#define JR_AUDIT_REPEAT_SLOTS 16
+
+/* One record being collapsed: written at @opened_ms, @n repeats since. */
+struct jr_audit_repeat {
+	char *key; /* its line with id, time, bytes, duration zeroed; NULL:
+		      the slot is free */
+	uint64_t hash;
+	uint64_t opened_ms;
+	uint64_t n;		     /* repeats not written yet */
+	struct jr_audit_record last; /* the last of them; strings in @strs */
+	char *strs;
+	uint64_t last_ms;
+	uint64_t bytes_up, bytes_down; /* totals over the @n */
+};
 
 struct jr_audit_denied {
 	char dest[280]; /* "host:port", "host" (DNS), or the address */
@@ -74,6 +99,8 @@ struct jr_audit {
 	/* Live policy changes (--control); set by the relay when it stops. */
 	uint64_t control_changes;
 	int write_error; /* first errno writing the log, sticky */
+	/* Records being collapsed (JR_AUDIT_REPEAT_MS), under @lock. */
+	struct jr_audit_repeat repeats[JR_AUDIT_REPEAT_SLOTS];
 	/* --learn: each connection record is also counted there, under
 	 * @lock (learn.h); NULL: not learning. */
 	struct jr_learn *learn;
@@ -87,19 +114,44 @@ struct jr_audit {
  */
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 		  struct jr_err *err);
+/* Write every count still held back, then close. */
 void jr_audit_close(struct jr_audit *a);
 
 /* Log one connection or query, and count it. Thread-safe. */
 void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r);
 
-/* Log a lifecycle event ("sandbox ready", "command started", ...). */
+/*
+ * jr_audit_connection_at - jr_audit_connection() at the wall-clock time
+ * @unix_ms (milliseconds since the epoch): the time written, and the clock
+ * the repeat windows run on. For tests, which inject the clock.
+ */
+void jr_audit_connection_at(struct jr_audit *a, const struct jr_audit_record *r,
+			    uint64_t unix_ms);
+
+/*
+ * jr_audit_flush_expired - write the counts of the repeats whose window is
+ * over. The relay calls it on its timer, so a count is written within
+ * about a window of the flood's end, not only at the next record.
+ * Thread-safe. jr_audit_flush_expired_at(): at @unix_ms, for tests.
+ */
+void jr_audit_flush_expired(struct jr_audit *a);
+void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms);
+
+/*
+ * Log a lifecycle event ("sandbox ready", "command started", ...). Every
+ * count held back is written first: a line never stands for records made
+ * after a later line.
+ */
 void jr_audit_event(struct jr_audit *a, const char *event, const char *detail);
 
 /*
  * jr_audit_format_record - the JSON line for @r at @unix_ms (pure, for
- * tests). Return: malloc'd NUL-terminated line ending in '\n', or NULL.
+ * tests). @repeated > 1 adds "repeated":@repeated (the line stands for
+ * that many records). Return: malloc'd NUL-terminated line ending in
+ * '\n', or NULL.
  */
-char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms);
+char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms,
+			     uint64_t repeated);
 
 /*
  * jr_audit_denied_line - one line for a person: "denied: a.test:443 (2),

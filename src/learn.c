@@ -20,20 +20,31 @@
  * when its 64-bit hash matches; past JR_LEARN_MAX destinations more are
  * counted and said in the file, never grown without bound.
  *
- * The file is replaced atomically: a temporary sibling is created with
- * mkostemp(O_CLOEXEC) before the command starts (so an unwritable FILE is
- * a bad option, exit 125), written and fsync'ed at the end, then renamed
- * over FILE. A reader never sees half a file, and a run that never
- * started leaves FILE as it was. Each entry line is checked with the
+ * The file is replaced atomically, and by the runner alone. FILE is often
+ * in the working directory, which the command can write: a temporary file
+ * made there before the command starts is the command's to replace (it
+ * was: rm it, write an allowlist of its own under the same name, and the
+ * rename put that in place of FILE). So nothing is made there while the
+ * command runs. At start, FILE's directory is opened O_PATH and kept (the
+ * command renaming directories about changes nothing), and a probe file is
+ * created and removed at once (so an unwritable FILE is a bad option, exit
+ * 125, before anything runs). At the end, with the sandbox gone, a new
+ * temporary sibling is created O_CREAT | O_EXCL | O_NOFOLLOW under a
+ * random name (whatever the command left behind, never a file or link of
+ * its making), written and fsync'ed, then renamed over FILE: a reader
+ * never sees half a file, a link the command put at FILE is replaced, not
+ * followed, and a run that never started leaves FILE as it was. Each entry line is checked with the
  * policy's own parser before it is written: a destination the grammar
  * would refuse (an IPv4-mapped IPv6 literal, say) becomes a comment, so
  * the file always loads with --allow-file.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,33 +53,106 @@
 #include "learn.h"
 #include "policy.h"
 
+/* A name for FILE's temporary sibling: "FILE.XXXXXX", random. */
+static int tmp_name(const struct jr_learn *l, char *out, size_t size)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+				  "QRSTUVWXYZ0123456789";
+	unsigned char rnd[8];
+	char sfx[sizeof(rnd) + 1];
+	int n;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -errno;
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		sfx[i] = set[rnd[i] % (sizeof(set) - 1)];
+	sfx[sizeof(rnd)] = '\0';
+	n = snprintf(out, size, "%s.%s", l->base, sfx);
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * tmp_create() - create a new file beside FILE, never one that was there
+ * (O_EXCL) and never through a link (O_NOFOLLOW), into @name.
+ * Return: the descriptor, or -errno.
+ */
+static int tmp_create(const struct jr_learn *l, char *name, size_t size)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int r = tmp_name(l, name, size), fd;
+
+		if (r < 0)
+			return r;
+		fd = openat(l->dirfd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC | O_NOCTTY,
+			    0644);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
 int jr_learn_open(struct jr_learn *l, const char *path, struct jr_err *err)
 {
+	_cleanup_free_ char *dir = NULL;
+	char name[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	int fd;
+
 	memset(l, 0, sizeof(*l));
-	l->fd = -1;
+	l->dirfd = -1;
+	slash = strrchr(path, '/');
 	l->path = strdup(path);
-	if (!l->path || asprintf(&l->tmp_path, "%s.XXXXXX", path) < 0) {
-		l->tmp_path = NULL;
+	l->base = strdup(slash ? slash + 1 : path);
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+		    : strdup(".");
+	if (!l->path || !l->base || !dir) {
 		jr_learn_release(l);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
-	l->fd = mkostemp(l->tmp_path, O_CLOEXEC);
-	if (l->fd < 0) {
+	if (!l->base[0] || strcmp(l->base, ".") == 0 ||
+	    strcmp(l->base, "..") == 0) {
+		jr_learn_release(l);
+		return jr_err_set(err, EISDIR,
+				  "--learn %s: names a directory: name a file",
+				  path);
+	}
+	l->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (l->dirfd < 0) {
 		int e = errno;
 
-		free(l->tmp_path);
-		l->tmp_path = NULL;
 		jr_learn_release(l);
 		return jr_err_set(
-		    err, e, "--learn %s: cannot create a file beside it: %s",
-		    path, strerror(e));
+		    err, e,
+		    "--learn %s: cannot create a file beside it: %s: %s", path,
+		    dir, strerror(e));
 	}
-	/* mkostemp(3) makes it 0600; the learned policy is no secret. */
-	if (fchmod(l->fd, 0644) < 0) {
+	if (fstatat(l->dirfd, l->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		jr_learn_release(l);
+		return jr_err_set(err, EISDIR,
+				  "--learn %s: is a directory: name a file",
+				  path);
+	}
+	/* Can a file be made beside FILE? Now, not after the run. */
+	fd = tmp_create(l, name, sizeof(name));
+	if (fd < 0) {
+		jr_learn_release(l);
+		return jr_err_set(
+		    err, -fd, "--learn %s: cannot create a file beside it: %s",
+		    path, strerror(-fd));
+	}
+	close(fd);
+	if (unlinkat(l->dirfd, name, 0) < 0) {
 		int e = errno;
 
 		jr_learn_release(l);
-		return jr_err_set(err, e, "--learn %s: %s", path, strerror(e));
+		return jr_err_set(err, e, "--learn %s: cannot remove %s: %s",
+				  path, name, strerror(e));
 	}
 	return 0;
 }
@@ -237,38 +321,45 @@ char *jr_learn_format(struct jr_learn *l)
 int jr_learn_commit(struct jr_learn *l, struct jr_err *err)
 {
 	_cleanup_free_ char *text = jr_learn_format(l);
-	int r;
+	char name[PATH_MAX];
+	int fd, r = 0;
 
 	if (!text)
 		return jr_err_set(err, ENOMEM, "--learn %s: out of memory",
 				  l->path);
-	r = jr_write_all(l->fd, text, strlen(text));
-	if (r == 0 && fsync(l->fd) < 0)
+	fd = tmp_create(l, name, sizeof(name));
+	if (fd < 0)
+		return jr_err_set(
+		    err, -fd, "--learn %s: cannot create a file beside it: %s",
+		    l->path, strerror(-fd));
+	/* The mode asked for, whatever the umask: the policy is no secret. */
+	if (fchmod(fd, 0644) < 0)
 		r = -errno;
-	if (r == 0 && close(l->fd) < 0)
+	if (r == 0)
+		r = jr_write_all(fd, text, strlen(text));
+	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
-	l->fd = -1;
-	if (r == 0 && rename(l->tmp_path, l->path) < 0)
+	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r < 0)
+	if (r == 0 && renameat(l->dirfd, name, l->dirfd, l->base) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(l->dirfd, name, 0);
 		return jr_err_set(err, -r, "--learn %s: cannot write it: %s",
 				  l->path, strerror(-r));
-	free(l->tmp_path);
-	l->tmp_path = NULL;
+	}
 	return 0;
 }
 
 void jr_learn_release(struct jr_learn *l)
 {
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
-	if (l->tmp_path)
-		unlink(l->tmp_path);
-	free(l->tmp_path);
+	if (l->dirfd >= 0)
+		close(l->dirfd);
+	l->dirfd = -1;
 	free(l->path);
+	free(l->base);
 	free(l->dests);
-	l->tmp_path = l->path = NULL;
+	l->path = l->base = NULL;
 	l->dests = NULL;
 	l->n = l->cap = 0;
 }

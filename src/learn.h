@@ -30,9 +30,9 @@ struct jr_learn_dest {
 };
 
 struct jr_learn {
-	char *path;	/* the FILE to replace at the end */
-	char *tmp_path; /* FILE.XXXXXX, created up front, renamed over FILE */
-	int fd;		/* tmp_path, O_CLOEXEC; -1 once closed */
+	char *path; /* the FILE to replace at the end */
+	char *base; /* its last component */
+	int dirfd;  /* its directory, O_PATH, pinned at start; -1: none */
 	struct jr_learn_dest *dests;
 	size_t n, cap;
 	uint64_t n_dropped;
@@ -40,8 +40,10 @@ struct jr_learn {
 };
 
 /*
- * jr_learn_open - start learning; create FILE's temporary sibling now, so
- * that a FILE that cannot be written fails before anything runs.
+ * jr_learn_open - start learning: pin FILE's directory and check now that
+ * a file can be made there, so that a FILE that cannot be written fails
+ * before anything runs. Nothing is left in the directory: the command
+ * never sees a file of ours there (learn.c says why).
  * @path: --learn FILE
  * Return: 0 or -errno with @err naming the file.
  */
@@ -65,13 +67,15 @@ void jr_learn_record(struct jr_learn *l, const struct jr_audit_record *r);
 char *jr_learn_format(struct jr_learn *l);
 
 /*
- * jr_learn_commit - write jr_learn_format() to the temporary file, fsync
- * and rename it over FILE (mode 0644, owned by whoever runs jailrun).
+ * jr_learn_commit - write jr_learn_format() to a new temporary file in
+ * FILE's pinned directory (created O_EXCL | O_NOFOLLOW now, once the
+ * command is gone), fsync it and rename it over FILE (mode 0644, owned by
+ * whoever runs jailrun).
  * Return: 0 or -errno with @err set; the temporary file is removed.
  */
 int jr_learn_commit(struct jr_learn *l, struct jr_err *err);
 
-/* Free; remove the temporary file unless it was committed. */
+/* Free everything (no file is left open or behind). */
 void jr_learn_release(struct jr_learn *l);
 
 #endif

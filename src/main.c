@@ -33,6 +33,7 @@
 #include "learn.h"
 #include "log.h"
 #include "options.h"
+#include "outfile.h"
 #include "policy.h"
 #include "httprules.h"
 #include "sandbox.h"
@@ -219,7 +220,7 @@ int main(int argc, char **argv)
 	struct jr_policy policy;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
-	struct jr_learn learn = { .fd = -1 };
+	struct jr_learn learn = { .dirfd = -1 };
 	_cleanup_(jr_config_release) struct jr_config cfg;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
@@ -368,20 +369,18 @@ int main(int argc, char **argv)
 	/* Open the summary file now: a path we cannot write is a bad option,
 	 * and must fail before anything runs. */
 	if (opts.json_path) {
-		json_fd = open(
-		    opts.json_path,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+		/* Not a link or a file another user planted (outfile.h). */
+		json_fd = jr_outfile_open("--json", opts.json_path, false, 0644,
+					  &err);
 		if (json_fd < 0) {
-			jr_err_set(&err, errno,
-				   "--json %s: cannot open for writing: %s",
-				   opts.json_path, strerror(errno));
 			jr_audit_close(&audit);
 			jr_fs_plan_release(&fs);
 			return fail_early(&opts, &policy, &err);
 		}
 	}
 
-	/* --learn: the file's temporary sibling now, for the same reason. */
+	/* --learn: FILE's directory checked and pinned now, for the same
+	 * reason (the file itself is written at exit, learn.c). */
 	if (opts.learn_path) {
 		if (jr_learn_open(&learn, opts.learn_path, &err) < 0) {
 			jr_audit_close(&audit);

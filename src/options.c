@@ -60,7 +60,8 @@ const char jr_usage_text[] =
     "  --gateway CIDR      the relay's address on the sandbox link\n"
     "                      (default " JR_DEFAULT_GATEWAY
     "; the command gets the next)\n"
-    "  --log FILE          append the audit log (JSON lines) to FILE\n"
+    "  --log FILE          append the audit log (JSON lines) to FILE (- for\n"
+    "                      stdout; never a symlink or another user's file)\n"
     "  --log-fd N          write the audit log to file descriptor N\n"
     "  --max-conns N       concurrent relay connections (default 2048)\n"
     "  --header-timeout SECONDS\n"
@@ -155,6 +156,7 @@ const char jr_usage_text[] =
     "                      let a secret go over plain HTTP to the host:PORT\n"
     "                      its binding names\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
+    "                      (- for stdout; never a symlink or another user's file)\n"
     "  --raw-tty           relay terminal output unchanged; by default the\n"
     "                      sequences that act outside the pane (clipboard,\n"
     "                      titles...) are dropped, see jailrun(1) TERMINAL\n"

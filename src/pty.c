@@ -18,6 +18,12 @@
  * ttyfilter.c on its way, which drops those (jailrun(1), TERMINAL). The
  * filter is told whether the caller's locale is UTF-8, the best guess at
  * how the terminal decodes bytes 0x80-0x9f.
+ *
+ * The filter also follows the modes the output sets (ttymodes.c), with
+ * --raw-tty too, and at exit the runner writes their resets to the
+ * caller's terminal (jr_pty_reset_modes()): a command that dies in the
+ * alternate screen, with the mouse or the kitty keyboard protocol on,
+ * does not leave the caller's shell unusable.
  */
 
 #include <errno.h>
@@ -91,8 +97,11 @@ int jr_pty_open(struct jr_pty *p, struct jr_err *err)
 	p->out_fd = p->std_tty[1]   ? STDOUT_FILENO
 		    : p->std_tty[2] ? STDERR_FILENO
 				    : -1;
-	p->filtering = p->out_fd >= 0 && !p->raw_tty;
-	if (p->filtering) {
+	/* The filter parses the output even with --raw-tty, for the modes
+	 * to reset at exit; only its output is not used then. */
+	p->tracking = p->out_fd >= 0;
+	p->filtering = p->tracking && !p->raw_tty;
+	if (p->tracking) {
 		bool utf8 = jr_ttyfilter_locale_utf8(
 		    getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG"));
 
@@ -203,9 +212,13 @@ int jr_pty_pump_out(struct jr_pty *p)
 	if (n == 0)
 		return -EIO;
 	len = (size_t)n;
-	if (p->filtering) {
-		len = jr_ttyfilter_feed(&p->filter, buf, len, clean);
-		out = clean;
+	if (p->tracking) {
+		size_t kept = jr_ttyfilter_feed(&p->filter, buf, len, clean);
+
+		if (p->filtering) {
+			len = kept;
+			out = clean;
+		}
 	}
 	/* If our own output is gone, keep draining so the command never
 	 * blocks on a full pty; the bytes have nowhere to go. */
@@ -214,11 +227,26 @@ int jr_pty_pump_out(struct jr_pty *p)
 	return (int)n;
 }
 
+void jr_pty_reset_modes(struct jr_pty *p)
+{
+	char reset[JR_TTYMODES_RESET_MAX];
+	size_t n;
+
+	if (!p->tracking || p->out_fd < 0 || isatty(p->out_fd) != 1)
+		return;
+	n = jr_ttymodes_reset(&p->filter.modes, reset);
+	/* Best effort: a terminal that is gone needs no reset. */
+	if (n && jr_write_all(p->out_fd, reset, n) < 0)
+		p->out_fd = -1;
+	jr_ttymodes_init(&p->filter.modes);
+}
+
 void jr_pty_close(struct jr_pty *p)
 {
 	char what[512];
 	uint64_t n;
 
+	jr_pty_reset_modes(p);
 	jr_pty_restore(p);
 	n = p->filtering ? jr_ttyfilter_describe(&p->filter, what, sizeof(what))
 			 : 0;

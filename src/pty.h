@@ -33,6 +33,7 @@ struct jr_pty {
 	char inbuf[4096]; /* stdin bytes not yet accepted by the master */
 	size_t in_len, in_off;
 	bool raw_tty;		    /* --raw-tty: relay output unfiltered */
+	bool tracking;		    /* @filter follows the output's modes */
 	bool filtering;		    /* output goes through @filter */
 	struct jr_ttyfilter filter; /* drops what acts outside the pane */
 };
@@ -70,7 +71,16 @@ int jr_pty_flush_in(struct jr_pty *p);
  */
 int jr_pty_pump_out(struct jr_pty *p);
 
-/* Close everything; under -v, say what the filter dropped. */
+/*
+ * jr_pty_reset_modes - write to the caller's terminal the resets of the
+ * modes the command's output left set (alternate screen, mouse, hidden
+ * cursor, charset, keyboard protocol: ttymodes.h), if it is a terminal.
+ * Call once the command's last output is relayed. Idempotent.
+ */
+void jr_pty_reset_modes(struct jr_pty *p);
+
+/* Close everything (resetting the modes first); under -v, say what the
+ * filter dropped. */
 void jr_pty_close(struct jr_pty *p);
 
 #endif

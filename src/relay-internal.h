@@ -360,6 +360,8 @@ bool relay_httprules_transparent(struct jr_relay *r, struct conn *c);
 bool relay_inspect_connect(struct jr_relay *r, struct conn *c);
 bool relay_inspect_plain(struct jr_relay *r, struct conn *c);
 bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
+unsigned relay_inspect_cut_removed(struct jr_relay *r,
+				   const struct jr_policy *removed);
 
 /* relay_tunnel.c */
 void relay_tunnel_start(struct conn *c, bool tunnel);

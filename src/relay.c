@@ -713,6 +713,9 @@ static void sweep(struct jr_relay *r)
 		}
 	}
 	relay_dns_sweep(r, now);
+	/* A flood's count is written soon after it stops (audit.c). */
+	if (r->cfg.audit)
+		jr_audit_flush_expired(r->cfg.audit);
 }
 
 static void *relay_loop(void *arg)

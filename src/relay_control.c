@@ -219,8 +219,9 @@ static void json_error(struct jr_json *j, const char *msg)
 
 /*
  * close_removed() - end the connections that @removed allowed and the
- * policy no longer does: tunnels, and connections still on their way to
- * one (resolving, connecting, a captured one being peeked at).
+ * policy no longer does: tunnels, connections still on their way to one
+ * (resolving, connecting, a captured one being peeked at), and those
+ * handed to TLS inspection (relay_inspect.c).
  * Return: how many were closed.
  */
 static unsigned close_removed(struct jr_relay *r,
@@ -246,7 +247,7 @@ static unsigned close_removed(struct jr_relay *r,
 		relay_conn_free(r, c);
 		n++;
 	}
-	return n;
+	return n + relay_inspect_cut_removed(r, &only);
 }
 
 static void count_conns(struct jr_relay *r, uint64_t *open, uint64_t *tunnels)

@@ -26,6 +26,10 @@
  * (another host, or its host on port 80 when the binding means 443) is
  * refused as secret-misuse; otherwise the head sent upstream gets its
  * real values.
+ *
+ * relay_inspect_cut_removed(): a live "remove --close" (relay_control.c)
+ * ends the inspected connections the removed entry allowed, too: they
+ * left the relay's slots at the handoff, so the inspection cuts them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -140,4 +144,34 @@ bool relay_inspect_plain(struct jr_relay *r, struct conn *c)
 	c->req.upstream_head = head;
 	c->req.upstream_head_len = len;
 	return false;
+}
+
+/* What close_removed() asks of each inspected connection. */
+struct cut_removed {
+	const struct jr_relay *r;
+	const struct jr_policy *removed;
+};
+
+static bool cut_match(const char *host, uint16_t port, void *arg)
+{
+	const struct cut_removed *x = arg;
+
+	return jr_policy_check_name(x->removed, host, port) == JR_ALLOWED &&
+	       jr_policy_check_name(x->r->cfg.policy, host, port) != JR_ALLOWED;
+}
+
+/*
+ * relay_inspect_cut_removed - cut the inspected connections that the
+ * entries of @removed allowed and the policy no longer does (the same
+ * rule as for the relay's own connections).
+ * Return: how many were cut.
+ */
+unsigned relay_inspect_cut_removed(struct jr_relay *r,
+				   const struct jr_policy *removed)
+{
+	struct cut_removed x = { .r = r, .removed = removed };
+
+	if (!r->cfg.inspect)
+		return 0;
+	return jr_inspect_cut(r->cfg.inspect, cut_match, &x);
 }

@@ -1107,6 +1107,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	jr_pty_raw(&sb.pty);
 	supervise(&sb, opts->timeout_ms, &o);
 	jr_notify_stopping();
+	/* The command's output is all relayed: put back what it left set,
+	 * before anything of ours is printed on the terminal. */
+	jr_pty_reset_modes(&sb.pty);
 	jr_pty_restore(&sb.pty);
 	sandbox_release(&sb, res);
 	fill_result(&sb, &o, res);

@@ -62,6 +62,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,9 @@ struct inspect_conn {
 	SSL *us;	  /* the upstream TLS, started early; NULL: failed */
 	bool offered;	  /* a cached session was offered to the upstream */
 	char up_why[256]; /* why it failed, for the 502 */
+	/* Cut by jr_inspect_cut() (a live remove --close): its audit line
+	 * says so. Set under in->lock, read by the connection's thread. */
+	atomic_bool cut;
 	/* Where the time goes (-vv, bench/run): jr_clock_us() at each step. */
 	struct {
 		uint64_t handoff, thread, accepted, upstream, head, answer;
@@ -638,7 +642,7 @@ static void audit_request(struct inspect_conn *ic, const struct req_log *l)
 		.port = ic->port,
 		.address = ic->addr[0] ? ic->addr : NULL,
 		.allowed = l->allowed,
-		.reason = l->reason,
+		.reason = atomic_load(&ic->cut) ? "policy-removed" : l->reason,
 		.status = l->status,
 		.bytes_up = l->up,
 		.bytes_down = l->down,
@@ -1230,6 +1234,7 @@ static int handoff(struct jr_inspect *in, int cfd, int ufd, const char *host,
 		return -EBUSY;
 	}
 	memset(ic, 0, sizeof(*ic));
+	atomic_init(&ic->cut, false);
 	ic->in = in;
 	ic->cfd = cfd;
 	ic->ufd = ufd;
@@ -1273,6 +1278,33 @@ int jr_inspect_handoff_captured(struct jr_inspect *in, int cfd, int ufd,
 {
 	return handoff(in, cfd, ufd, host, port, addr, id, true, early,
 		       early_len);
+}
+
+unsigned jr_inspect_cut(struct jr_inspect *in,
+			bool (*match)(const char *host, uint16_t port,
+				      void *arg),
+			void *arg)
+{
+	unsigned n = 0;
+
+	if (!in)
+		return 0;
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < JR_INSPECT_CONNS_MAX; i++) {
+		struct inspect_conn *ic = &in->conns[i];
+
+		/* RUNNING under the lock: its descriptors are still its own
+		 * (the thread closes them under the lock, then says DONE). */
+		if (ic->st != SLOT_RUNNING || atomic_load(&ic->cut) ||
+		    !match(ic->host, ic->port, arg))
+			continue;
+		atomic_store(&ic->cut, true);
+		shutdown(ic->cfd, SHUT_RDWR);
+		shutdown(ic->ufd, SHUT_RDWR);
+		n++;
+	}
+	pthread_mutex_unlock(&in->lock);
+	return n;
 }
 
 void jr_inspect_free(struct jr_inspect *in)

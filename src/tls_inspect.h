@@ -72,6 +72,20 @@ int jr_inspect_handoff_captured(struct jr_inspect *in, int cfd, int ufd,
 				const void *early, size_t early_len);
 
 /*
+ * jr_inspect_cut - end the inspected connections for which @match(host,
+ * port, @arg) says yes: both sockets are shut down, so the connection's
+ * thread returns from its blocking call at once, and the request's audit
+ * line, if it has not been written yet, gets reason "policy-removed".
+ * For a live "remove --close" (relay_control.c); @match runs on the
+ * caller's thread, under the inspection's lock.
+ * Return: how many were cut. NULL @in: 0.
+ */
+unsigned jr_inspect_cut(struct jr_inspect *in,
+			bool (*match)(const char *host, uint16_t port,
+				      void *arg),
+			void *arg);
+
+/*
  * jr_inspect_response_head - the response head sent to the client: the
  * upstream's, with Connection, Keep-Alive and Proxy-Connection fields
  * dropped and "Connection: close" added (one request per inspected

@@ -54,6 +54,10 @@
  * colours, links), and an allowlist of none needs no update when a
  * terminal invents a new one. The known numbers are listed so jailrun(1)
  * can say what each did.
+ *
+ * Every token that passes is also shown to ttymodes.c, which keeps the
+ * modes it leaves set (alternate screen, mouse, keyboard protocol...) so
+ * that the runner can put them back at exit.
  */
 
 #include <stdio.h>
@@ -409,6 +413,8 @@ static void ground(struct jr_ttyfilter *f, uint8_t b, struct out *o)
 	}
 	if (b < 0x80) {
 		put(o, &b, 1);
+		if (b < 0x20)
+			jr_ttymodes_control(&f->modes, b); /* SO, SI */
 		return;
 	}
 	/* Unicode 15, table 3-7: well-formed UTF-8 byte sequences. */
@@ -480,9 +486,10 @@ static void complete(struct jr_ttyfilter *f, bool csi, struct out *o)
 {
 	long rule = classify(f, csi);
 
-	if (rule < 0)
+	if (rule < 0) {
 		put(o, f->seq, f->seq_len);
-	else
+		jr_ttymodes_seq(&f->modes, f->seq, f->seq_len, f->body, csi);
+	} else
 		count(f, (size_t)rule);
 	f->state = ST_GROUND;
 }
@@ -625,6 +632,7 @@ void jr_ttyfilter_init(struct jr_ttyfilter *f, bool c1_terminal)
 	memset(f, 0, sizeof(*f));
 	f->state = ST_GROUND;
 	f->c1_terminal = c1_terminal;
+	jr_ttymodes_init(&f->modes);
 }
 
 size_t jr_ttyfilter_feed(struct jr_ttyfilter *f, const uint8_t *in, size_t n,

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ttymodes.h"
+
 /* Longest CSI or ESC sequence held back until its final byte; a longer
  * one is dropped (no real program sends one). */
 #define JR_TTYFILTER_SEQ_MAX 256
@@ -84,6 +86,8 @@ struct jr_ttyfilter {
 	long osc_num;
 	uint64_t dropped[JR_TTYFILTER_RULES_MAX];
 	uint64_t dropped_total;
+	/* The modes what passed left set, for the reset at exit. */
+	struct jr_ttymodes modes;
 };
 
 /*

@@ -163,6 +163,16 @@ audit_has() {
 	fail "$label: no line with $*: $(cat "$file")"
 }
 
+# audit_count FILE NEEDLE - how many records the lines of audit log FILE
+# that contain NEEDLE stand for: a line with "repeated":N stands for N
+# (repeats are collapsed, jailrun(1) AUDIT LOG), any other for one.
+audit_count() {
+	awk -v needle="$2" 'index($0, needle) {
+		if (match($0, /"repeated":[0-9]+/)) n += substr($0, RSTART + 11, RLENGTH - 11)
+		else n++
+	} END { print n + 0 }' "$1" 2>/dev/null || echo 0
+}
+
 # wait_until SECONDS CMD... - poll CMD until it succeeds: a wait for a
 # readiness signal (a file, a log line, a process), bounded only so that
 # nothing hangs. SECONDS is a hang guard, never a latency judgement: make

@@ -532,8 +532,8 @@ for m in $modes; do
 	has_re "$m: real request served during the flood" "RESULT flood .* real-request=served in [0-9.]+ s"
 	has_re "$m: the overflow got 503 (2400+ of 2500)" "got-503=(2[4-9][0-9][0-9]|[3-9][0-9]{3}) "
 	expect_output_has "$m: served after the flood" "RESULT after-flood real-request=served"
-	n=$(grep -c '"reason":"connection-limit"' "$JR_W/dos-$m.log" || true)
-	t=$(grep -c '"reason":"header-timeout"' "$JR_W/dos-$m.log" || true)
+	n=$(audit_count "$JR_W/dos-$m.log" '"reason":"connection-limit"')
+	t=$(audit_count "$JR_W/dos-$m.log" '"reason":"header-timeout"')
 	if [ "$n" -ge 2400 ] && [ "$t" -ge 300 ]; then ok "$m: audit log: $n connection-limit, $t header-timeout"
 	else fail "$m: audit log: $n connection-limit, $t header-timeout"; fi
 done
@@ -636,7 +636,7 @@ for m in $modes; do
 	expect_output_has "$m: address literal without SNI passes (documented)" "RESULT sni - connect=[HTTP/1.1 200 Connection established] HANDSHAKE-OK"
 	if grep -qE '/sni-(mismatch|none|lit-mismatch)' "$LAB_WEBLOG"; then fail "$m: a refused tunnel's request was served: $(grep -E '/sni-' "$LAB_WEBLOG")"
 	else ok "$m: no refused tunnel's request reached a server"; fi
-	n=$(grep -c '"reason":"sni-mismatch"' "$JR_W/sni-$m.log" || true)
+	n=$(audit_count "$JR_W/sni-$m.log" '"reason":"sni-mismatch"')
 	if [ "$n" = 3 ]; then ok "$m: audit: 3 sni-mismatch"; else fail "$m: audit: $n sni-mismatch, want 3: $(cat "$JR_W/sni-$m.log")"; fi
 	if grep -q '"reason":"sni-missing"' "$JR_W/sni-$m.log"; then ok "$m: audit: sni-missing"; else fail "$m: audit lacks sni-missing"; fi
 	never_served "$m" denied.test

@@ -3,7 +3,8 @@
  * fuzz_ttyfilter.c - libFuzzer target: jr_ttyfilter_feed().
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     src/ttyfilter.c tests/fuzz/fuzz_ttyfilter.c -o fuzz_ttyfilter
+ *     src/ttyfilter.c src/ttymodes.c tests/fuzz/fuzz_ttyfilter.c \
+ *     -o fuzz_ttyfilter
  *   ./fuzz_ttyfilter tests/fuzz/corpus/ttyfilter
  *
  * The first byte picks the mode (bit 0: c1_terminal) and seeds the chunk
@@ -19,7 +20,10 @@
  *    is one the table lets through);
  *  - the output without the U+FFFD it added is not a subsequence of the
  *    input (the filter invents nothing else);
- *  - the per-rule counters do not add up.
+ *  - the per-rule counters do not add up;
+ *  - the modes to reset at exit (ttymodes.c) differ between whole and
+ *    chunked, or between the input and the filter's own output (the
+ *    modes are those of what passed), or the reset does not fit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +124,7 @@ static void check_subsequence(const uint8_t *out, size_t len, const uint8_t *in,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jr_ttyfilter f, g;
+	char reset[JR_TTYMODES_RESET_MAX], reset2[JR_TTYMODES_RESET_MAX];
 	uint8_t *whole, *chunked, *again;
 	size_t n, len, len2, len3;
 	uint64_t sum = 0;
@@ -138,6 +143,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = run(c1, data, n, whole, 0, &f);
 	len2 = run(c1, data, n, chunked, 1u + data[-1], &g);
 	check(len == len2 && !memcmp(whole, chunked, len));
+	check(jr_ttymodes_reset(&f.modes, reset) < sizeof(reset));
+	check(jr_ttymodes_reset(&g.modes, reset2) < sizeof(reset2));
+	check(!strcmp(reset, reset2));
 	check(f.dropped_total == g.dropped_total);
 	for (size_t i = 0; i < jr_ttyfilter_rules_count; i++)
 		sum += f.dropped[i];
@@ -149,6 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	len3 = run(c1, whole, len, again, 0, &g);
 	check(len3 == len && !memcmp(again, whole, len));
+	jr_ttymodes_reset(&g.modes, reset2);
+	check(!strcmp(reset, reset2));
 
 	free(whole);
 	free(chunked);

@@ -32,7 +32,7 @@ targets=(
 	"dns src/dns.c"
 	"fakeip src/fakeip.c"
 	"tls src/tls.c"
-	"ttyfilter src/ttyfilter.c"
+	"ttyfilter src/ttyfilter.c src/ttymodes.c"
 	"lane src/lane.c src/policy.c"
 	"control src/control_proto.c src/livepolicy.c src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"

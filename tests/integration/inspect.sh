@@ -12,7 +12,8 @@
 # leaves the second connection, resumed, with no good ticket for the
 # third); the first request claims a session; a session of allowed.test is offered to
 # a.allowed.test; a resumed request does not reach the upstream or gets
-# the wrong answer.
+# the wrong answer; a live remove --close leaves an inspected connection
+# open, does not count it, or its audit line does not say policy-removed.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -60,5 +61,68 @@ for m in $(jr_modes); do
 		fail "$m: upstream TLS sessions of a.allowed.test: '$got', want 'none cached (full handshake)|'; output: $OUT"
 	fi
 	expect_output_has "$m: a.allowed.test answered" "served-by: a.allowed.test"
+
+	# ------------------------------------------------ remove --close
+	# An inspected connection left the relay's slots at the handoff; a
+	# live remove --close must end it too. The request waits on the
+	# upstream (/delay/60), so only the close can end it early.
+	S="$JR_W/ictl-$m.sock"
+	mark="$JR_W/held-$m"
+	rm -f "$mark".*
+	clog="$JR_W/audit-close-$m.log"
+	: >"$clog"
+	chmod 666 "$clog"
+	jl "$m" --allow allowed.test --upstream-ca "$CA" --inspect allowed.test \
+		--control "$S" --log "$clog" -- python3 -c '
+import os, socket, ssl, sys
+mark = sys.argv[1]
+proxy = os.environ["HTTPS_PROXY"].split("//")[1].rstrip("/").rsplit(":", 1)
+s = socket.create_connection((proxy[0], int(proxy[1])), timeout=120)
+s.sendall(b"CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n")
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+assert head.startswith(b"HTTP/1.1 200"), head
+t = ssl.create_default_context().wrap_socket(s, server_hostname="allowed.test")
+t.sendall(b"GET /delay/60 HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
+open(mark + ".sent", "w").close()
+got = b""
+try:
+    while True:
+        b = t.recv(4096)
+        if not b:
+            break
+        got += b
+    what = "EOF after %d bytes %r" % (len(got), got[:40])
+except (OSError, ssl.SSLError) as e:
+    what = "ERROR %s after %d bytes" % (type(e).__name__, len(got))
+with open(mark + ".tmp", "w") as f:
+    f.write(what + "\n")
+os.rename(mark + ".tmp", mark + ".ended")
+' "$mark" >"$JR_W/irun-$m.out" 2>&1 &
+	pid=$!
+	if wait_until 120 test -e "$mark.sent"; then
+		ok "$m: an inspected request is waiting on allowed.test"
+	else
+		fail "$m: the inspected request never went out: $(cat "$JR_W/irun-$m.out")"
+	fi
+	expect_status 0 "$m: ctl remove allowed.test --close" \
+		as_mode "$m" "$JR" ctl "$S" remove allowed.test --close
+	expect_output_has "$m: the inspected connection is counted as closed" '"closed":1'
+	if wait_until 120 test -e "$mark.ended"; then
+		if grep -q "HTTP/1" "$mark.ended"; then
+			fail "$m: the inspected request was answered, not closed: $(cat "$mark.ended")"
+		else
+			ok "$m: the inspected connection was closed ($(cat "$mark.ended"))"
+		fi
+	else
+		fail "$m: the inspected connection is still open after remove --close"
+	fi
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" = 0 ] && ok "$m: the sandbox ended (status 0)" ||
+		fail "$m: jailrun exited $st: $(cat "$JR_W/irun-$m.out")"
+	audit_has "$m: audit: the cut request's line says policy-removed" "$clog" \
+		'"via":"inspect"' '"host":"allowed.test"' '"reason":"policy-removed"'
 done
 finish

@@ -10,7 +10,10 @@
 # a resize is lost, the terminal is left raw, injected input escapes, an
 # OSC 52 or title sequence reaches the caller's terminal, colours or text
 # are lost, --raw-tty changes a byte, -v does not say what was dropped, or
-# a command with stdin not a terminal writes to the caller's terminal itself.
+# a command with stdin not a terminal writes to the caller's terminal itself,
+# or the terminal modes a command leaves set (alternate screen, mouse,
+# hidden cursor, charset, kitty keyboard) are not reset at exit, or are
+# reset when the command did not set them.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
@@ -97,6 +100,73 @@ if variant == "verbose":
                 b"dropped 6 terminal sequences that act outside the pane: "
                 b"OSC 0, 1, 2 (2), OSC 8 (2), OSC 52 (1), CSI ... t (1) "
                 b"(--raw-tty passes them)" in out)]
+bad = [name for name, held in checks if not held]
+for name, held in checks:
+    print(("check held: " if held else "CHECK BROKEN: ") + name)
+if bad:
+    sys.exit(1)
+print("ALL-CHECKS-HELD")
+PY
+}
+
+# tty_modes VARIANT [PREFIX...] - run jailrun on a new pty with a command
+# that sets terminal modes and dies without resetting them (set, raw), or
+# resets them itself (clean), or sets none (none); check what the caller's
+# terminal receives after the command's last byte.
+tty_modes() {
+	python3 - "$JR" "$@" <<'PY'
+import os, pty, select, sys, time
+
+jr, variant = sys.argv[1], sys.argv[2]
+prefix = sys.argv[3:]
+modes = (r"\033[?1049h\033[>1u\033[?1000h\033[?1006h\033[?25l"
+         r"\033(0\016\033[?2004h")
+undo = (r"\017\033(B\033[?2004l\033[?25h\033[?1006l\033[?1000l"
+        r"\033[<u\033[?1049l")
+cmd = {"set": "printf '%s'; echo MODES-SET; kill -9 $$" % modes,
+       "raw": "printf '%s'; echo MODES-SET; kill -9 $$" % modes,
+       "clean": "printf '%s%s'; echo MODES-SET" % (modes, undo),
+       "none": "echo MODES-SET"}[variant]
+opts = ["--raw-tty"] if variant == "raw" else []
+pid, fd = pty.fork()
+if pid == 0:
+    argv = prefix + [jr] + opts + ["--", "sh", "-c", cmd]
+    os.execvp(argv[0], argv)
+deadline = time.monotonic() + 30
+out = b""
+while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        os.kill(pid, 9)
+        raise SystemExit("timeout; got %r" % out)
+    if not select.select([fd], [], [], left)[0]:
+        continue
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break  # EIO: jailrun and everything on the pty are gone
+    if not data:
+        break
+    out += data
+os.waitpid(pid, 0)
+after = out.split(b"MODES-SET", 1)[1] if b"MODES-SET" in out else None
+print("received after the command:", repr(after))
+resets = [b"\033[?1049l", b"\033[?1000l", b"\033[?1006l", b"\033[?25h",
+          b"\033(B", b"\017", b"\033[?2004l"]
+checks = [("the command ran", after is not None)]
+if variant in ("set", "raw"):
+    checks += [("reset %r" % r, after is not None and r in after)
+               for r in resets]
+    # The kitty entry was pushed on the alternate screen: popped there.
+    checks += [("kitty entry popped before leaving the alternate screen",
+                after is not None and b"\033[<1u\033[?1049l" in after),
+               ("the screen is not cleared",
+                after is not None and b"\033[2J" not in after and
+                b"\033c" not in after)]
+else:
+    checks += [("nothing reset that was not set",
+                after is not None and b"\033" not in after and
+                b"\017" not in after)]
 bad = [name for name, held in checks if not held]
 for name, held in checks:
     print(("check held: " if held else "CHECK BROKEN: ") + name)
@@ -245,6 +315,11 @@ print(out.decode(errors="replace"))
 	for v in filtered c-locale verbose raw stdin-null; do
 		expect_status 0 "$m: terminal output, $v" tty_output "$v" "${prefix[@]}"
 		expect_output_has "$m: $v: every check held" "ALL-CHECKS-HELD"
+	done
+
+	for v in set raw clean none; do
+		expect_status 0 "$m: terminal modes at exit, $v" tty_modes "$v" "${prefix[@]}"
+		expect_output_has "$m: modes $v: every check held" "ALL-CHECKS-HELD"
 	done
 done
 

@@ -29,7 +29,7 @@ static void test_format_allow(void **state)
 		.bytes_down = 4096,
 		.duration_ms = 85,
 	};
-	char *line = jr_audit_format_record(&r, 1795953600123ULL);
+	char *line = jr_audit_format_record(&r, 1795953600123ULL, 0);
 
 	assert_non_null(line);
 	assert_string_equal(
@@ -51,7 +51,7 @@ static void test_format_deny_and_nulls(void **state)
 		.reason = "not-allowed",
 		.status = -1,
 	};
-	char *line = jr_audit_format_record(&r, 0);
+	char *line = jr_audit_format_record(&r, 0, 0);
 
 	assert_non_null(line);
 	assert_non_null(strstr(line, "\"time\":\"1970-01-01T00:00:00.000Z\""));
@@ -241,6 +241,308 @@ static void test_open_errors(void **state)
 	jr_audit_close(&a);
 }
 
+/* ------------------------------------------------------------ repeats */
+
+/* A log on a temporary file, read back by log_text(). */
+struct tlog {
+	struct jr_audit a;
+	char path[64];
+	int fd;
+};
+
+static void tlog_open(struct tlog *t)
+{
+	struct jr_err e = { 0 };
+
+	snprintf(t->path, sizeof(t->path), "/tmp/jailrun-audit-XXXXXX");
+	t->fd = mkstemp(t->path);
+	assert_true(t->fd >= 0);
+	assert_int_equal(jr_audit_open(&t->a, NULL, t->fd, &e), 0);
+}
+
+/* Everything written so far; malloc'd. */
+static char *tlog_text(struct tlog *t)
+{
+	char *buf;
+	off_t size = lseek(t->fd, 0, SEEK_END);
+	ssize_t n;
+
+	assert_true(size >= 0);
+	buf = malloc((size_t)size + 1);
+	assert_non_null(buf);
+	n = pread(t->fd, buf, (size_t)size, 0);
+	assert_int_equal(n, size);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void tlog_close(struct tlog *t)
+{
+	jr_audit_close(&t->a);
+	close(t->fd);
+	unlink(t->path);
+}
+
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/*
+ * The records the lines stand for: each connection line counts 1, or its
+ * "repeated"; only lines with @needle if not NULL.
+ */
+static uint64_t lines_stand_for(const char *text, const char *needle)
+{
+	uint64_t sum = 0;
+
+	while (*text) {
+		const char *end = strchr(text, '\n');
+		char line[2048];
+		size_t len = end ? (size_t)(end - text) : strlen(text);
+		const char *rep;
+
+		assert_true(len < sizeof(line));
+		memcpy(line, text, len);
+		line[len] = '\0';
+		if (strstr(line, "\"event\":\"connection\"") &&
+		    (!needle || strstr(line, needle))) {
+			rep = strstr(line, "\"repeated\":");
+			sum += rep ? strtoull(rep + 11, NULL, 10) : 1;
+		}
+		text += len + (end ? 1 : 0);
+	}
+	return sum;
+}
+
+#define T0 1795953600000ULL
+
+static struct jr_audit_record dns_deny(uint64_t id)
+{
+	return (struct jr_audit_record){ .id = id,
+					 .via = "dns",
+					 .method = "A",
+					 .host = "denied.test",
+					 .reason = "not-allowed",
+					 .status = 5 };
+}
+
+/* A flood within one window: one line, then one count line. */
+static void test_repeat_one_window(void **state)
+{
+	struct tlog t;
+	char *text;
+
+	(void)state;
+	tlog_open(&t);
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct jr_audit_record r = dns_deny(i + 1);
+
+		jr_audit_connection_at(&t.a, &r, T0 + i % JR_AUDIT_REPEAT_MS);
+	}
+	assert_int_equal(t.a.denied, 1000); /* every record counted */
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 1);
+	assert_non_null(strstr(text, "\"id\":1,"));
+	assert_null(strstr(text, "\"repeated\""));
+	free(text);
+	/* The window not over yet: nothing more. */
+	jr_audit_flush_expired_at(&t.a, T0 + JR_AUDIT_REPEAT_MS - 1);
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 1);
+	free(text);
+	/* Over: the count, as the last record (id 1000, its time). */
+	jr_audit_flush_expired_at(&t.a, T0 + JR_AUDIT_REPEAT_MS);
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 2);
+	assert_non_null(strstr(
+	    text,
+	    "\"id\":1000,\"via\":\"dns\",\"method\":\"A\",\"host\":\"denied.test\""));
+	assert_non_null(strstr(text, "\"time\":\"2026-11-29T12:00:00.999Z\""));
+	assert_non_null(strstr(text, "\"duration_ms\":0,\"repeated\":999}\n"));
+	assert_int_equal(lines_stand_for(text, NULL), 1000);
+	free(text);
+	/* Once written, a repeat starts afresh: a line of its own. */
+	{
+		struct jr_audit_record r = dns_deny(1001);
+
+		jr_audit_connection_at(&t.a, &r, T0 + 5000);
+	}
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 3);
+	assert_int_equal(lines_stand_for(text, NULL), 1001);
+	free(text);
+	tlog_close(&t);
+}
+
+/* A steady flood writes one line a window, and the lines add up. */
+static void test_repeat_steady_flood(void **state)
+{
+	struct tlog t;
+	const uint64_t n = 20000, step_us = 250; /* 5 s of 4000 a second */
+	char *text;
+
+	(void)state;
+	tlog_open(&t);
+	for (uint64_t i = 0; i < n; i++) {
+		struct jr_audit_record r = dns_deny(i + 1);
+
+		r.method = i % 2 ? "AAAA" : "A"; /* interleaved keys */
+		jr_audit_connection_at(&t.a, &r, T0 + i * step_us / 1000);
+	}
+	jr_audit_close(&t.a);
+	text = tlog_text(&t);
+	/* 5 windows, 2 keys: a first line and a line a window each. */
+	assert_true(count_lines(text) <= 2 * (5 + 2));
+	assert_int_equal(lines_stand_for(text, NULL), n);
+	assert_int_equal(lines_stand_for(text, "\"method\":\"AAAA\""), n / 2);
+	free(text);
+	close(t.fd);
+	unlink(t.path);
+}
+
+/* Only what differs between repeats may differ: id, time, bytes (summed
+ * in the count line) and duration. */
+static void test_repeat_key(void **state)
+{
+	struct jr_audit_record base = { .via = "proxy",
+					.method = "CONNECT",
+					.host = "x.test",
+					.port = 443,
+					.address = "192.0.2.1",
+					.allowed = true,
+					.status = 200 };
+	struct jr_audit_record other[7];
+	struct tlog t;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 7; i++)
+		other[i] = base;
+	other[0].port = 444;
+	other[1].allowed = false;
+	other[2].reason = "idle-timeout";
+	other[3].host = "y.test";
+	other[4].via = "transparent";
+	other[5].status = 502;
+	other[6].address = "192.0.2.2";
+	tlog_open(&t);
+	for (uint64_t i = 0; i < 3; i++) {
+		struct jr_audit_record r = base;
+
+		r.id = i;
+		r.bytes_up = 10 * (i + 1);
+		r.bytes_down = 100 * (i + 1);
+		r.duration_ms = i;
+		jr_audit_connection_at(&t.a, &r, T0 + i);
+	}
+	for (size_t i = 0; i < 7; i++)
+		jr_audit_connection_at(&t.a, &other[i], T0 + 10);
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 8); /* base once, each other */
+	free(text);
+	jr_audit_close(&t.a);
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 9);
+	/* ids 1 and 2: bytes 20+30 and 200+300, the last one's duration */
+	assert_non_null(strstr(
+	    text,
+	    "\"id\":2,\"via\":\"proxy\",\"method\":\"CONNECT\",\"host\":\"x.test\""));
+	assert_non_null(strstr(
+	    text,
+	    "\"bytes_up\":50,\"bytes_down\":500,\"duration_ms\":2,\"repeated\":2}\n"));
+	assert_int_equal(lines_stand_for(text, NULL), 10);
+	free(text);
+	close(t.fd);
+	unlink(t.path);
+}
+
+/* A single repeat is written as itself, without "repeated". */
+static void test_repeat_single(void **state)
+{
+	struct tlog t;
+	struct jr_audit_record r1 = dns_deny(1), r2 = dns_deny(2);
+	char *text;
+
+	(void)state;
+	tlog_open(&t);
+	jr_audit_connection_at(&t.a, &r1, T0);
+	jr_audit_connection_at(&t.a, &r2, T0 + 1);
+	jr_audit_flush_expired_at(&t.a, T0 + 2 * JR_AUDIT_REPEAT_MS);
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 2);
+	assert_null(strstr(text, "repeated"));
+	assert_non_null(strstr(text, "\"id\":2,"));
+	free(text);
+	tlog_close(&t);
+}
+
+/* More keys than slots: the oldest is pushed out, its count written. */
+static void test_repeat_slots(void **state)
+{
+	struct tlog t;
+	char hosts[JR_AUDIT_REPEAT_SLOTS + 1][32];
+	char *text;
+
+	(void)state;
+	tlog_open(&t);
+	for (int round = 0; round < 3; round++)
+		for (int h = 0; h <= JR_AUDIT_REPEAT_SLOTS; h++) {
+			struct jr_audit_record r = dns_deny(1);
+
+			snprintf(hosts[h], sizeof(hosts[h]), "h%d.test", h);
+			r.host = hosts[h];
+			jr_audit_connection_at(&t.a, &r, T0 + (uint64_t)round);
+		}
+	jr_audit_close(&t.a);
+	text = tlog_text(&t);
+	assert_int_equal(lines_stand_for(text, NULL),
+			 3 * (JR_AUDIT_REPEAT_SLOTS + 1));
+	assert_int_equal(lines_stand_for(text, "\"host\":\"h0.test\""), 3);
+	free(text);
+	close(t.fd);
+	unlink(t.path);
+}
+
+/* An event line comes after every count held back; so does close. A
+ * clock that goes back ends the window. */
+static void test_repeat_order_and_clock(void **state)
+{
+	struct tlog t;
+	char *text, *count, *event;
+
+	(void)state;
+	tlog_open(&t);
+	for (uint64_t i = 0; i < 5; i++) {
+		struct jr_audit_record r = dns_deny(i + 1);
+
+		jr_audit_connection_at(&t.a, &r, T0);
+	}
+	jr_audit_event(&t.a, "lifecycle", "exited");
+	text = tlog_text(&t);
+	assert_int_equal(count_lines(text), 3);
+	count = strstr(text, "\"repeated\":4}");
+	event = strstr(text, "\"event\":\"lifecycle\"");
+	assert_non_null(count);
+	assert_non_null(event);
+	assert_true(count < event);
+	free(text);
+	/* back in time: a new window at once */
+	for (uint64_t i = 0; i < 3; i++) {
+		struct jr_audit_record r = dns_deny(10 + i);
+
+		jr_audit_connection_at(&t.a, &r, T0 + 100 - i * 50);
+	}
+	text = tlog_text(&t);
+	assert_int_equal(lines_stand_for(text, NULL), 8);
+	free(text);
+	tlog_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +552,12 @@ int main(void)
 		cmocka_unit_test(test_deny_hint),
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_repeat_one_window),
+		cmocka_unit_test(test_repeat_steady_flood),
+		cmocka_unit_test(test_repeat_key),
+		cmocka_unit_test(test_repeat_single),
+		cmocka_unit_test(test_repeat_slots),
+		cmocka_unit_test(test_repeat_order_and_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

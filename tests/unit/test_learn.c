@@ -9,12 +9,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "learn.h"
 #include "policy.h"
+
+/* Entries in @dir, "." and ".." aside. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
 
 static void record(struct jr_learn *l, const char *via, const char *host,
 		   uint16_t port, bool allowed, const char *reason)
@@ -47,7 +62,7 @@ static void feed(struct jr_learn *l)
 
 static void test_format(void **state)
 {
-	struct jr_learn l = { .fd = -1 };
+	struct jr_learn l = { .dirfd = -1 };
 	char *text;
 
 	feed(&l);
@@ -80,9 +95,9 @@ static void test_commit_loads_back(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/allow.txt", dir);
 	assert_int_equal(jr_learn_open(&l, path, &err), 0);
-	assert_int_equal(fcntl(l.fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
-	/* nothing at FILE until the end: the temporary file is beside it */
-	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(fcntl(l.dirfd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	/* nothing in the directory while the command runs */
+	assert_int_equal(count_entries(dir), 0);
 	feed(&l);
 	assert_int_equal(jr_learn_commit(&l, &err), 0);
 	jr_learn_release(&l);
@@ -103,6 +118,75 @@ static void test_commit_loads_back(void **state)
 	jr_policy_free(&p);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0); /* no temporary file left behind */
+}
+
+/*
+ * Whatever the command left in FILE's directory, the runner writes a file
+ * of its own: a link at FILE is replaced, not followed; files named like
+ * a temporary one are left alone; a directory renamed away changes
+ * nothing (FILE's directory was pinned at start).
+ */
+static void test_commit_own_file(void **state)
+{
+	char dir[] = "/tmp/jr-learn-XXXXXX", sub[64], moved[64], path[80],
+	     target[64], planted[96], buf[64];
+	struct jr_err err = { 0 };
+	struct jr_learn l;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/work", dir);
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	snprintf(path, sizeof(path), "%s/allow.txt", sub);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "untouched\n", 10), 10);
+	close(fd);
+	assert_int_equal(jr_learn_open(&l, path, &err), 0);
+	feed(&l);
+	/* "the command": moves the directory, makes a new one with a link
+	 * at FILE and a file named like a temporary one */
+	assert_int_equal(rename(sub, moved), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(symlink(target, path), 0);
+	snprintf(planted, sizeof(planted), "%s/allow.txt.AAAAAA", moved);
+	fd = open(planted, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "evil.test:443\n", 14), 14);
+	close(fd);
+	assert_int_equal(jr_learn_commit(&l, &err), 0);
+	jr_learn_release(&l);
+	/* written in the pinned directory, as a file of its own */
+	snprintf(path, sizeof(path), "%s/allow.txt", moved);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, geteuid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "# jailrun --learn: 5 destinations"));
+	/* the link's target and the planted file are as they were */
+	fd = open(target, O_RDONLY | O_CLOEXEC);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	assert_string_equal(buf, "untouched\n");
+	assert_int_equal(count_entries(moved), 2); /* FILE, the planted one */
+	assert_int_equal(unlink(planted), 0);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/allow.txt", sub);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(moved), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(unlink(target), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_open_fails_early(void **state)
@@ -137,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_commit_loads_back),
+		cmocka_unit_test(test_commit_own_file),
 		cmocka_unit_test(test_open_fails_early),
 		cmocka_unit_test(test_release_without_commit),
 	};
