@@ -337,6 +337,8 @@ static _Noreturn void child(const struct jr_behalf_config *cfg, int *ends,
 	int r;
 
 	memset(&resp, 0, sizeof(resp));
+	/* Named apart from the runner and init in ps(1) and for tests. */
+	prctl(PR_SET_NAME, "jr-behalf", 0, 0, 0);
 	memcpy(keep, ends, cfg->n_slots * sizeof(int));
 	keep[cfg->n_slots] = cfg->userns;
 	r = close_all_but(keep, cfg->n_slots + 1);

@@ -168,7 +168,14 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 			continue
 		fi
 		runner=$(pgrep -o -f "^$JR .*rk-child-$id" || true)
-		INIT=$(pgrep -P "$runner" || true)
+		# The runner's children: init, and the unix socket guard's
+		# executor (jr-behalf), which is in the sandbox's user
+		# namespace too and must end with the runner as well (the
+		# namespace checks below see it if it does not).
+		INIT=
+		for p in $(pgrep -P "$runner" || true); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = jr-behalf ] || INIT=$p
+		done
 		if [ -z "$runner" ] || [ -z "$INIT" ]; then
 			fail "$caller/$net: cannot find the runner ($runner) or init ($INIT)"
 			continue
