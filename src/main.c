@@ -37,6 +37,7 @@
 #include "policy.h"
 #include "httprules.h"
 #include "sandbox.h"
+#include "gitsweep.h"
 #include "secrets.h"
 #include "startup.h"
 #include "summary.h"
@@ -221,6 +222,8 @@ int main(int argc, char **argv)
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
 	struct jr_learn learn = { .dirfd = -1 };
+	struct jr_gitsweep gitsweep = { 0 };
+	size_t git_quarantined = 0;
 	_cleanup_(jr_config_release) struct jr_config cfg;
 	_cleanup_close_ int json_fd = -1;
 	uint64_t start = jr_clock_ms();
@@ -401,6 +404,10 @@ int main(int argc, char **argv)
 		opts.control_fd = r;
 	}
 
+	/* The git files the layout cannot cover, noted before the run. */
+	if (jr_gitsweep_arm(&gitsweep, &fs) < 0)
+		jr_warn(
+		    "git: out of memory: new files in .git are not looked for at exit");
 	jr_audit_event(&audit, "lifecycle", "sandbox starting");
 	if (!opts.seccomp)
 		jr_audit_event(&audit, "lifecycle",
@@ -417,6 +424,9 @@ int main(int argc, char **argv)
 
 	if (opts.secrets)
 		jr_secrets_stop(opts.secrets); /* inspected requests end */
+	/* Every process of the sandbox is gone: nothing can race this. */
+	git_quarantined = jr_gitsweep_run(&gitsweep);
+	jr_gitsweep_release(&gitsweep);
 	sum = (struct jr_summary){
 		.command = opts.command,
 		.command_argc = opts.command_argc,
@@ -437,6 +447,7 @@ int main(int argc, char **argv)
 		.audit = opts.net == JR_NET_ALLOWLIST ? &audit : NULL,
 		.allow_entries = policy.n,
 		.tamper_events = res.watchdog.tamper_events,
+		.git_quarantined = (unsigned int)git_quarantined,
 		.restores = res.watchdog.restores,
 		.max_restore_us = res.watchdog.max_restore_us,
 		.fs = &fs,

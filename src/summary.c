@@ -61,10 +61,11 @@ static void startup_to_json(struct jr_json *j, const struct jr_startup *st)
 
 /*
  * "filesystem": the mode, the writable roots, how many paths were hidden,
- * the size of each tmpfs, and the Landlock ABI in force (null: none).
+ * the size of each tmpfs, how many git files the command added were set
+ * aside at exit (gitsweep.c), and the Landlock ABI in force (null: none).
  */
 static void fs_to_json(struct jr_json *j, const struct jr_fs_plan *fs,
-		       int landlock_abi)
+		       int landlock_abi, unsigned int git_quarantined)
 {
 	jr_json_key(j, "filesystem");
 	if (!fs) {
@@ -84,6 +85,8 @@ static void fs_to_json(struct jr_json *j, const struct jr_fs_plan *fs,
 	jr_json_uint(j, fs->n_hidden);
 	jr_json_key(j, "tmpfs_size");
 	jr_json_uint(j, fs->tmpfs_size);
+	jr_json_key(j, "git_quarantined");
+	jr_json_uint(j, git_quarantined);
 	jr_json_key(j, "landlock");
 	if (landlock_abi > 0)
 		jr_json_uint(j, (uint64_t)landlock_abi);
@@ -190,7 +193,7 @@ int jr_summary_to_json(const struct jr_summary *s, char **out)
 	jr_json_key(&j, "rootless");
 	jr_json_bool(&j, s->rootless);
 	jr_json_object_end(&j);
-	fs_to_json(&j, s->fs, s->landlock_abi);
+	fs_to_json(&j, s->fs, s->landlock_abi, s->git_quarantined);
 	jr_json_key(&j, "error");
 	jr_json_string(&j, s->error);
 	startup_to_json(&j, s->startup);

@@ -54,6 +54,9 @@ struct jr_summary {
 	uint64_t inspected_requests, secret_injected, secret_misuse;
 	/* Watchdog. */
 	unsigned int tamper_events, restores;
+	/* git files the command added that git would follow to code,
+	 * moved aside at exit (gitsweep.c) */
+	unsigned int git_quarantined;
 	uint64_t max_restore_us;
 	/* The filesystem layout; NULL: "filesystem" is null. */
 	const struct jr_fs_plan *fs;

@@ -18,6 +18,8 @@
 # home of the command's user whose group is root (nobody:root 0700), and
 # root's own (root:root 0700), with jailrun run by root: jailrun starts, the
 # secret stays hidden, a working directory inside the first one works.
+# A new .git/commondir (which no mount can cover) is written inside and must
+# be moved aside when the run ends, counted in the summary.
 # Fails if: a rename of .git or .git/hooks succeeds, any hook or fsmonitor of
 # the command's runs on the host, a protected file changes on the host, git
 # fails inside or its commit, branch or new repository is not on the host, a
@@ -130,6 +132,12 @@ REMOVE_GIT='rm -rf .git 2>/dev/null; [ -d .git ] || echo GIT-REMOVED; true'
 WRITES='for f in "$@"; do
 	if echo "[core]" >>"$f" 2>/dev/null; then echo "WROTE $f"; fi
 done; true'
+# G: a new .git/commondir naming a copy of .git of the command's own, whose
+# config has a core.fsmonitor: no mount can cover a file that does not
+# exist, so jailrun moves it aside at exit (gitsweep.c).
+COMMONDIR='m=$0
+cp -a .git .evilgit && git config -f .evilgit/config core.fsmonitor "touch $m/fsmonitor; false" &&
+echo ../.evilgit >.git/commondir && echo COMMONDIR-WRITTEN; true'
 # F: a hook manager's directory (husky: core.hooksPath=.husky) rewritten.
 HUSKY='printf "#!/bin/sh\ntouch %s/hook\n" "$0" >.husky/pre-commit && echo HUSKY-WRITTEN; true'
 mkhusky() { # DIR [OWNER]
@@ -187,6 +195,13 @@ expect_output_has "baseline: .git/hooks renamed and replaced" REPLACED
 (cd "$R" && as_user git commit -q --allow-empty -m host >/dev/null 2>&1) || true
 host_ran "baseline: the new hooks' hook ran on the host" hook
 rm -f "$MK"/*
+mkrepo "$R"
+(cd "$R" && as_user sh -c "$COMMONDIR" "$MK") >"$BASE/out" 2>&1 || true
+OUT=$(cat "$BASE/out")
+expect_output_has "baseline: a new .git/commondir written" COMMONDIR-WRITTEN
+(cd "$R" && as_user git status --short >/dev/null 2>&1) || true
+host_ran "baseline: the fsmonitor behind the new commondir ran on the host" fsmonitor
+rm -f "$MK"/*
 fixtures "$BASE/bfx"
 (cd "$BASE/bfx-a" && as_user sh -c "$WRITES" _ "${WRITE_TARGETS[@]}") >"$BASE/out" 2>&1 || true
 (cd "$BASE/bfx-f" && as_user sh -c "$WRITES" _ gd/config gd/hooks/pre-commit) >>"$BASE/out" 2>&1 || true
@@ -215,6 +230,25 @@ run_git_walls() {
 	expect_status 0 "$label: rename .git/hooks" fj "$mode" "$r" -- sh -c "$RENAME_HOOKS" "$MK"
 	lacks "$label: .git/hooks cannot be renamed" HOOKS-RENAMED
 	host_runs_nothing "$label: after the .git/hooks rename" "$r"
+	# G: a new commondir: written inside, moved aside at exit, counted.
+	mkrepo "$r" "$owner"
+	[ -z "${REPO_MODE:-}" ] || chmod -R "$REPO_MODE" "$r"
+	rm -f "$JR_W/gs-$mode.json"
+	expect_status 0 "$label: a new .git/commondir" \
+		fj "$mode" "$r" --json "$JR_W/gs-$mode.json" -- sh -c "$COMMONDIR" "$MK"
+	expect_output_has "$label: the commondir was moved aside at exit" \
+		"moved to $r/.git/commondir.jailrun-quarantine"
+	if [ ! -e "$r/.git/commondir" ] && [ -f "$r/.git/commondir.jailrun-quarantine" ]; then
+		ok "$label: .git/commondir is gone, its quarantined copy there"
+	else
+		fail "$label: .git/commondir is still in place: $(ls -a "$r/.git")"
+	fi
+	if grep -q '"git_quarantined":1' "$JR_W/gs-$mode.json"; then
+		ok "$label: the summary counts it"
+	else
+		fail "$label: the summary lacks git_quarantined 1: $(cat "$JR_W/gs-$mode.json")"
+	fi
+	host_runs_nothing "$label: after a new commondir" "$r"
 	# C: removed, emptied: .git stays, and its hooks and config.
 	expect_status 0 "$label: remove .git" fj "$mode" "$r" -- sh -c "$REMOVE_GIT"
 	lacks "$label: .git cannot be removed" GIT-REMOVED

@@ -80,11 +80,11 @@ static void test_filesystem(void **state)
 	    out,
 	    "\"filesystem\":{\"mode\":\"isolated\",\"writable\":[\"/work\","
 	    "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
-	    "\"landlock\":null},"));
+	    "\"git_quarantined\":0,\"landlock\":null},"));
 	free(out);
 	s.landlock_abi = 6;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(strstr(out, "\"tmpfs_size\":1048576,\"landlock\":6},"));
+	assert_non_null(strstr(out, "\"git_quarantined\":0,\"landlock\":6},"));
 	free(out);
 	fs.mode = JR_FS_HOST;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
