@@ -81,7 +81,8 @@ static void add_attr(struct req *r, unsigned short type, const void *d,
 
 	a->rta_type = type;
 	a->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(a), d, len);
+	if (len)
+		memcpy(RTA_DATA(a), d, len);
 	r->h.nlmsg_len = NLMSG_ALIGN(r->h.nlmsg_len) + RTA_ALIGN(a->rta_len);
 }
 
