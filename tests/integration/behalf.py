@@ -44,7 +44,7 @@ def connect(path):
         print("connected:", c.recv(64).decode().strip())
         return 0
     except OSError as e:
-        print(f"connect {path}: {errno.errorcode.get(e.errno, e.errno)}")
+        print(f"connect {ascii(path)}: {errno.errorcode.get(e.errno, e.errno)}")
         if e.errno == errno.ECONNREFUSED:
             return 3
         return 5 if e.errno == errno.EACCES else 4

@@ -22,7 +22,9 @@
 #    was exposed stays reachable under its new name (pinned by inode);
 #  - jailrun's own --control socket is connectable from inside, even when
 #    it is named with --expose (96f75a3: the command could widen its own
-#    allowlist).
+#    allowlist);
+#  - -v prints a socket path the command chose with its escape sequences
+#    (96f75a3 printed it raw: the command could write to the terminal).
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
@@ -83,6 +85,9 @@ serve root "$VIS/root-only.sock" 600 "$JR_W/root-only.log"
 serve nobody "$VIS/open.sock" 666 "$JR_W/open.log"
 serve nobody "$VIS/victim.sock" 666 "$JR_W/victim.log"
 serve nobody "$SWAPDIR/agent.sock" 666 "$JR_W/agent.log"
+ESC=$(printf '\033')
+ESCSOCK="$VIS/esc${ESC}]0;pwned$(printf '\007')${ESC}[31m.sock"
+serve nobody "$ESCSOCK" 666 "$JR_W/esc.log"
 expect_status 5 "baseline: root's 0600 socket refuses nobody outside" \
 	setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
 	"$PY" "$B" connect "$VIS/root-only.sock"
@@ -142,5 +147,16 @@ for m in $(jr_modes); do
 	expect_status 3 "$m: the --control socket is never reachable from inside" \
 		jr "$m" --allow allowed.test --control "$ctl" --expose "$ctl" -- "$PY" "$B" connect "$ctl"
 	rm -f "$ctl"
+
+	# 6. A path the command names is logged printable: escape
+	# sequences would reach the user's terminal through -v.
+	expect_status 3 "$m: a host socket with escapes in its name is refused" \
+		jr "$m" -v -- "$PY" "$B" connect "$ESCSOCK"
+	expect_output_has "$m: -v says it refused a host socket" "a host socket, refused"
+	if grep -q "$ESC" <<<"$OUT"; then
+		fail "$m: -v printed the command's escape sequences raw"
+	else
+		ok "$m: -v printed the path without its escape sequences"
+	fi
 done
 finish
