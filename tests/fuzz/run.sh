@@ -34,12 +34,12 @@ targets=(
 	"tls src/tls.c"
 	"ttyfilter src/ttyfilter.c src/ttymodes.c"
 	"lane src/lane.c src/policy.c"
-	"control src/control_proto.c src/livepolicy.c src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
-	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
+	"control src/control_proto.c src/livepolicy.c src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
+	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 	"httprules src/httprules.c"
 	"unixguard src/unixguard_parse.c"
 	"path src/httprules.c"
-	"secrets src/secrets.c src/options.c src/conffile.c src/managed.c src/policy.c src/lane.c src/httprules.c src/limits.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
+	"secrets src/secrets.c src/options.c src/conffile.c src/managed.c src/policy.c src/lane.c src/httprules.c src/limits.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do
