@@ -860,24 +860,34 @@ static void allow_list_find(const struct jr_config *cfg,
 		 fallback_origin);
 }
 
+/* Every allow-like option of @cfg, with where it came from, into @a. */
+static int allow_list_load(const struct jr_config *cfg, struct allow_list *a)
+{
+	a->option = calloc((size_t)cfg->argc + 1, sizeof(*a->option));
+	a->value = calloc((size_t)cfg->argc + 1, sizeof(*a->value));
+	a->index = calloc((size_t)cfg->argc + 1, sizeof(*a->index));
+	if (!a->option || !a->value || !a->index)
+		return -ENOMEM;
+	scan_options(cfg->argc, cfg->argv, allow_list_one, a);
+	return 0;
+}
+
+static void allow_list_free(struct allow_list *a)
+{
+	free(a->option);
+	free(a->value);
+	free(a->index);
+}
+
 int jr_config_check_allow(const struct jr_config *cfg,
 			  const struct jr_policy *p, struct jr_err *err)
 {
-	_cleanup_free_ const char **options = NULL, **values = NULL;
-	_cleanup_free_ int *indexes = NULL;
-	struct allow_list a = { 0 };
+	_cleanup_(allow_list_free) struct allow_list a = { 0 };
 
 	if (!cfg->managed.deny.n)
 		return 0;
-	options = calloc((size_t)cfg->argc + 1, sizeof(*options));
-	values = calloc((size_t)cfg->argc + 1, sizeof(*values));
-	indexes = calloc((size_t)cfg->argc + 1, sizeof(*indexes));
-	if (!options || !values || !indexes)
+	if (allow_list_load(cfg, &a) < 0)
 		return jr_err_set(err, ENOMEM, "out of memory");
-	a.option = options;
-	a.value = values;
-	a.index = indexes;
-	scan_options(cfg->argc, cfg->argv, allow_list_one, &a);
 	for (size_t i = 0; i < p->n; i++) {
 		char what[512];
 
@@ -893,21 +903,12 @@ int jr_config_check_allow(const struct jr_config *cfg,
 int jr_config_check_lanes(const struct jr_config *cfg,
 			  const struct jr_lanes *lanes, struct jr_err *err)
 {
-	_cleanup_free_ const char **options = NULL, **values = NULL;
-	_cleanup_free_ int *indexes = NULL;
-	struct allow_list a = { 0 };
+	_cleanup_(allow_list_free) struct allow_list a = { 0 };
 
 	if (!cfg->managed.deny.n)
 		return 0;
-	options = calloc((size_t)cfg->argc + 1, sizeof(*options));
-	values = calloc((size_t)cfg->argc + 1, sizeof(*values));
-	indexes = calloc((size_t)cfg->argc + 1, sizeof(*indexes));
-	if (!options || !values || !indexes)
+	if (allow_list_load(cfg, &a) < 0)
 		return jr_err_set(err, ENOMEM, "out of memory");
-	a.option = options;
-	a.value = values;
-	a.index = indexes;
-	scan_options(cfg->argc, cfg->argv, allow_list_one, &a);
 	for (size_t i = 0; i < lanes->n_lane; i++) {
 		const struct jr_lane *l = &lanes->lane[i];
 		char what[512];
