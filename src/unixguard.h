@@ -29,12 +29,12 @@ struct jr_unixguard_config {
 			      taken over */
 	int userns;   /* the sandbox's user namespace (the executor enters
 			 it); taken over */
-	const struct jr_ids *ids;  /* the command's ids: copied */
-	pid_t task;   /* the blocked pre-exec child: --expose paths are
+	const struct jr_ids *ids; /* the command's ids: copied */
+	pid_t task; /* the blocked pre-exec child: --expose paths are
 			 resolved and pinned in its view, once */
 	const char *const *expose; /* --expose paths, in the sandbox's view */
 	size_t n_expose;
-	const char *control_path;  /* --control socket (never reachable), or
+	const char *control_path; /* --control socket (never reachable), or
 				      NULL */
 	/* The command's Landlock TCP connect rule (landlock.h), which the
 	 * connects run on behalf must obey: copied. */
