@@ -361,6 +361,14 @@ else
 		lacks "$m: no cgroup file written" WROTE
 		expect_output_has "$m: a cgroup namespace (its root is /)" "0::/"
 	done
+	# Every run reaped all it started (init, the guard's executor): the
+	# cgroup is empty, and goes.
+	if rmdir "$CG" 2>/dev/null; then
+		ok "the delegated cgroup is empty after the runs, and removed"
+		CG=
+	else
+		fail "the delegated cgroup $CG still holds: $(cat "$CG/cgroup.procs" 2>&1 | tr '\n' ' ')"
+	fi
 fi
 
 finish
