@@ -4,7 +4,7 @@
  * jr_http_origin_form().
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     src/err.c src/http.c tests/fuzz/fuzz_authority.c -o fuzz_authority
+ *     src/lib/err.c src/relay/http.c tests/fuzz/fuzz_authority.c -o fuzz_authority
  *   ./fuzz_authority tests/fuzz/corpus/authority
  *
  * The first byte picks the default port (byte % 3: none, 80, 443), the

@@ -13,8 +13,8 @@
  *
  * Build and run (see also tests/fuzz/corpus/config/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *     -iquote src -include /dev/null src/err.c src/conffile.c \
- *     src/managed.c src/options.c src/policy.c tests/fuzz/fuzz_config.c \
+ *     -iquote src -include /dev/null src/lib/err.c src/policy/conffile.c \
+ *     src/policy/managed.c src/policy/options.c src/policy/policy.c tests/fuzz/fuzz_config.c \
  *     -o /tmp/fuzz_config
  *   /tmp/fuzz_config tests/fuzz/corpus/config -max_total_time=60
  */

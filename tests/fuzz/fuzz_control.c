@@ -18,7 +18,7 @@
  *
  * Build and run (tests/fuzz/run.sh does this for every target):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/err.c src/policy.c src/control_proto.c src/livepolicy.c \
+ *     src/lib/err.c src/policy/policy.c src/control/control_proto.c src/policy/livepolicy.c \
  *     tests/fuzz/fuzz_control.c -o /tmp/fuzz_control
  *   /tmp/fuzz_control tests/fuzz/corpus/control -max_total_time=60
  */

@@ -6,8 +6,8 @@
  * the builder promises; build an error response to it either way. Every
  * buffer is allocated at its exact size so that ASan sees one byte too far.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc src/err.c \
- *	src/dns.c tests/fuzz/fuzz_dns.c -o fuzz_dns
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc src/lib/err.c \
+ *	src/relay/dns.c tests/fuzz/fuzz_dns.c -o fuzz_dns
  *   ./fuzz_dns tests/fuzz/corpus/dns
  */
 #include <errno.h>

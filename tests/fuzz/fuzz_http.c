@@ -4,7 +4,7 @@
  * then, for an accepted head, the body tracker over the bytes after it.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     src/err.c src/http.c tests/fuzz/fuzz_http.c -o fuzz_http
+ *     src/lib/err.c src/relay/http.c tests/fuzz/fuzz_http.c -o fuzz_http
  *   ./fuzz_http tests/fuzz/corpus/http
  *
  * Besides memory errors, it aborts when a property the relay relies on

@@ -15,7 +15,7 @@
  *
  * Build and run (see also tests/fuzz/corpus/httprules/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/err.c src/httprules.c tests/fuzz/fuzz_httprules.c -o /tmp/fuzz_httprules
+ *     src/lib/err.c src/policy/httprules.c tests/fuzz/fuzz_httprules.c -o /tmp/fuzz_httprules
  *   /tmp/fuzz_httprules tests/fuzz/corpus/httprules -max_total_time=60
  */
 #include <ctype.h>

@@ -12,7 +12,7 @@
  *
  * Build and run (see also tests/fuzz/corpus/lane/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/err.c src/policy.c src/lane.c tests/fuzz/fuzz_lane.c -o /tmp/fuzz_lane
+ *     src/lib/err.c src/policy/policy.c src/policy/lane.c tests/fuzz/fuzz_lane.c -o /tmp/fuzz_lane
  *   /tmp/fuzz_lane tests/fuzz/corpus/lane -max_total_time=60
  */
 #include <arpa/inet.h>

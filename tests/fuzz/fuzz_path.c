@@ -27,7 +27,7 @@
  *
  * Build and run (tests/fuzz/run.sh does this for every target):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/err.c src/httprules.c tests/fuzz/fuzz_path.c -o /tmp/fuzz_path
+ *     src/lib/err.c src/policy/httprules.c tests/fuzz/fuzz_path.c -o /tmp/fuzz_path
  *   /tmp/fuzz_path tests/fuzz/corpus/path -max_total_time=60
  */
 #include <stdbool.h>

@@ -13,7 +13,7 @@
  *
  * Build and run (see also tests/fuzz/corpus/policy/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/err.c src/policy.c tests/fuzz/fuzz_policy.c -o /tmp/fuzz_policy
+ *     src/lib/err.c src/policy/policy.c tests/fuzz/fuzz_policy.c -o /tmp/fuzz_policy
  *   /tmp/fuzz_policy tests/fuzz/corpus/policy -max_total_time=60
  */
 #include <arpa/inet.h>

@@ -4,7 +4,7 @@
  * as the first bytes of a client stream.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isrc \
- *     src/err.c src/tls.c tests/fuzz/fuzz_tls.c -o fuzz_tls
+ *     src/lib/err.c src/tls/tls.c tests/fuzz/fuzz_tls.c -o fuzz_tls
  *   ./fuzz_tls corpus-copy/   (a copy of tests/fuzz/corpus/tls)
  *
  * Besides memory errors, it aborts when a property the relay relies on

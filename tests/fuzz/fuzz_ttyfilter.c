@@ -3,7 +3,7 @@
  * fuzz_ttyfilter.c - libFuzzer target: jr_ttyfilter_feed().
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     src/ttyfilter.c src/ttymodes.c tests/fuzz/fuzz_ttyfilter.c \
+ *     src/sandbox/ttyfilter.c src/sandbox/ttymodes.c tests/fuzz/fuzz_ttyfilter.c \
  *     -o fuzz_ttyfilter
  *   ./fuzz_ttyfilter tests/fuzz/corpus/ttyfilter
  *

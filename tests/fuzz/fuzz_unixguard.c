@@ -14,7 +14,7 @@
  *
  * Build and run (tests/fuzz/run.sh does this for every target):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -include /dev/null \
- *     src/unixguard_parse.c tests/fuzz/fuzz_unixguard.c -o /tmp/fuzz_unixguard
+ *     src/guard/unixguard_parse.c tests/fuzz/fuzz_unixguard.c -o /tmp/fuzz_unixguard
  *   /tmp/fuzz_unixguard tests/fuzz/corpus/unixguard -max_total_time=60
  */
 #include <stdbool.h>

@@ -19,27 +19,29 @@ command -v "$CLANG" >/dev/null || skip "clang not found (apt-get install clang l
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-D_GNU_SOURCE -iquote "$top/src" -include /dev/null)
+	-D_GNU_SOURCE -include /dev/null)
+# Headers are included by their bare names from every source folder.
+for d in "$top"/src "$top"/src/*/; do flags+=(-iquote "${d%/}"); done
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)n * 0; }' >"$work/probe.c"
 "$CLANG" "${flags[@]}" "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 	skip "clang cannot build libFuzzer targets (apt-get install libclang-rt-14-dev)"
 
 # target  sources
 targets=(
-	"policy src/policy.c"
-	"http src/http.c"
-	"authority src/http.c"
-	"dns src/dns.c"
-	"fakeip src/fakeip.c"
-	"tls src/tls.c"
-	"ttyfilter src/ttyfilter.c src/ttymodes.c"
-	"lane src/lane.c src/policy.c"
-	"control src/control_proto.c src/livepolicy.c src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
-	"config src/conffile.c src/managed.c src/options.c src/policy.c src/lane.c src/httprules.c src/limits.c src/secrets.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
-	"httprules src/httprules.c"
-	"unixguard src/unixguard_parse.c"
-	"path src/httprules.c"
-	"secrets src/secrets.c src/options.c src/conffile.c src/managed.c src/policy.c src/lane.c src/httprules.c src/limits.c src/tls_inspect.c src/openssl_lazy.c src/tls_sessions.c src/log.c src/mounts.c src/audit.c src/outfile.c src/clock.c src/http.c src/io.c src/json.c src/learn.c src/buf.c"
+	"policy src/policy/policy.c"
+	"http src/relay/http.c"
+	"authority src/relay/http.c"
+	"dns src/relay/dns.c"
+	"fakeip src/relay/fakeip.c"
+	"tls src/tls/tls.c"
+	"ttyfilter src/sandbox/ttyfilter.c src/sandbox/ttymodes.c"
+	"lane src/policy/lane.c src/policy/policy.c"
+	"control src/control/control_proto.c src/policy/livepolicy.c src/policy/conffile.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/tls/tls_inspect.c src/tls/openssl_lazy.c src/tls/tls_sessions.c src/lib/log.c src/sandbox/mounts.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
+	"config src/policy/conffile.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/tls/tls_inspect.c src/tls/openssl_lazy.c src/tls/tls_sessions.c src/lib/log.c src/sandbox/mounts.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
+	"httprules src/policy/httprules.c"
+	"unixguard src/guard/unixguard_parse.c"
+	"path src/policy/httprules.c"
+	"secrets src/policy/secrets.c src/policy/options.c src/policy/conffile.c src/policy/managed.c src/policy/policy.c src/policy/lane.c src/policy/httprules.c src/sandbox/limits.c src/tls/tls_inspect.c src/tls/openssl_lazy.c src/tls/tls_sessions.c src/lib/log.c src/sandbox/mounts.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
 )
 failed=0 passed=0
 for t in "${targets[@]}"; do
@@ -50,7 +52,7 @@ for t in "${targets[@]}"; do
 	srcs=()
 	for f in $src; do srcs+=("$top/$f"); done
 	# options.c's checks reach secrets.c, which links OpenSSL.
-	"$CLANG" "${flags[@]}" "$top/src/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin" -lssl -lcrypto
+	"$CLANG" "${flags[@]}" "$top/src/lib/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin" -lssl -lcrypto
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true
 	if (cd "$work" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

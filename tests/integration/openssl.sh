@@ -1,5 +1,5 @@
 #!/bin/bash
-# OpenSSL is loaded only when TLS inspection starts (src/openssl_lazy.h),
+# OpenSSL is loaded only when TLS inspection starts (src/tls/openssl_lazy.h),
 # as root and rootless.
 # Fails if: a run without inspection loads libssl (jailrun linked against
 # OpenSSL again, or loading it eagerly: every start pays for libcrypto's

@@ -9,7 +9,7 @@
  * must stay escaped, a prefix that matches a sibling ("/repos/our-org" vs
  * "/repos/our-organisation"), a method compared case-insensitively, a host
  * with rules that lets an unmatched request through, or rules leaking onto
- * a host they do not name. The decisions are at the top of src/httprules.c.
+ * a host they do not name. The decisions are at the top of src/policy/httprules.c.
  */
 #include <errno.h>
 #include <setjmp.h>

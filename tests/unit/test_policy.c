@@ -7,7 +7,7 @@
  * a wildcard that matches its apex or a look-alike name, a port scope that
  * leaks, a numeric host read as a name, a special address that gets through
  * the guard, an --allow-file error without its line number. The decisions
- * these vectors pin are explained at the top of src/policy.c.
+ * these vectors pin are explained at the top of src/policy/policy.c.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -75,7 +75,7 @@
 #ifndef SCMP_VER_MAJOR
 _Static_assert(
     0,
-    "<seccomp.h> found jailrun's src/seccomp.h, not libseccomp's: add src with -iquote, not -I (as Makefile.am does)");
+    "<seccomp.h> found jailrun's src/guard/seccomp.h, not libseccomp's: add src with -iquote, not -I (as Makefile.am does)");
 #endif
 
 /* Linux 5.19; older uapi headers lack it. */
