@@ -29,8 +29,8 @@
  *  - WATCHDOG=1 after each timer tick of the rule watchdog that ended
  *    with the lockdown verified (watchdog.c). A watchdog that stalls or
  *    ended the sandbox sends nothing more, and WatchdogSec= acts.
- *  - STATUS= with the allowed/denied counts on a watchdog tick, when
- *    they changed (at most once a second) or every minute.
+ *  - STATUS= with the allowed/denied counts on a watchdog tick after
+ *    READY, when they changed (at most once a second) or every minute.
  *  - STOPPING=1 when the sandbox starts going down (SIGTERM, or the
  *    command ended); no WATCHDOG=1 follows it.
  *
@@ -135,9 +135,9 @@ void jr_notify_verified(void)
 
 void jr_notify_ready(void)
 {
-	if (nt.ready_sent)
+	if (__atomic_load_n(&nt.ready_sent, __ATOMIC_ACQUIRE))
 		return;
-	nt.ready_sent = true;
+	__atomic_store_n(&nt.ready_sent, true, __ATOMIC_RELEASE);
 	if (!nt.addr_len)
 		return;
 	jr_verbose(
@@ -155,7 +155,11 @@ void jr_notify_watchdog_tick(struct jr_audit *audit)
 	if (!nt.addr_len ||
 	    __atomic_load_n(&nt.stopping_sent, __ATOMIC_SEQ_CST))
 		return;
-	if (!audit) {
+	/* Counts only after READY: READY carries a STATUS= of its own,
+	 * which would otherwise replace the counts of a tick that came
+	 * first (the watchdog is armed before the command starts) until
+	 * they next change. */
+	if (!audit || !__atomic_load_n(&nt.ready_sent, __ATOMIC_ACQUIRE)) {
 		notify_send("WATCHDOG=1");
 		return;
 	}
