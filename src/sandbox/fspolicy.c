@@ -72,6 +72,16 @@ const struct jr_fs_protect jr_fs_protected[] = {
 };
 const size_t jr_fs_n_protected = N_OF(jr_fs_protected);
 
+const char *jr_fs_git_child(const struct jr_fs_protect *e)
+{
+	const char *name;
+
+	if (e->keep != JR_FS_KEEP_RO || strncmp(e->path, ".git/", 5) != 0)
+		return NULL;
+	name = e->path + 5;
+	return strchr(name, '/') ? NULL : name;
+}
+
 const struct jr_fs_entry jr_fs_hidden[] = {
 	{ ".ssh", "ssh private keys, known hosts, agent configuration" },
 	{ ".gnupg", "GnuPG private keys and agent sockets" },

@@ -36,6 +36,13 @@ struct jr_fs_protect {
 extern const struct jr_fs_protect jr_fs_protected[];
 extern const size_t jr_fs_n_protected;
 
+/*
+ * jr_fs_git_child - the name of @e in a git directory when @e is kept
+ * read-only directly in .git (".git/hooks" -> "hooks"), else NULL: what
+ * gitsweep.c looks for, new, after a run.
+ */
+const char *jr_fs_git_child(const struct jr_fs_protect *e);
+
 /* Covered with an empty read-only file or directory in the caller's and
  * the command user's home: credentials and tokens. */
 extern const struct jr_fs_entry jr_fs_hidden[];

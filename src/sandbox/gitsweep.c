@@ -14,13 +14,17 @@
  * host's git would run that code at the user's next git command.
  *
  * The last line is here: before the command runs, each git directory is
- * opened O_PATH and which watched names exist in it is noted; after the
+ * opened O_PATH and which of the protected table's read-only .git entries
+ * (hooks, config, config.worktree, commondir, modules) exist in it is
+ * noted; after the
  * sandbox is gone (every process of it dead with its PID namespace), each
  * watched name that appeared is renamed aside, relative to that pinned
  * descriptor (renameat(2): no path is resolved again), and a warning
  * names it. The repository keeps working without them: none of them is
  * created by git itself in a repository that lacked it, except hooks by
- * `git init`, which a rename of a fresh hooks/ directory does not harm.
+ * `git init`, which a rename of a fresh hooks/ directory does not harm,
+ * and modules by `git submodule`, which needs a config write refused
+ * inside anyway.
  * A git command the user runs on the host *while* the sandbox runs still
  * sees them; the man page says so.
  */
@@ -33,28 +37,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fspolicy.h"
 #include "gitsweep.h"
 #include "log.h"
 
-/* The names git follows to code, in a git directory
- * (gitrepository-layout(5)). */
-static const char *const watched[] = {
-	/* Its whole config (core.fsmonitor, core.hooksPath, aliases) and
-	 * hooks are read from the directory this file names. */
-	"commondir",
-	/* Read as config when extensions.worktreeConfig is set. */
-	"config.worktree",
-	/* Every hook git runs, when the repository had none. */
-	"hooks",
-	/* The repository's config, when it had none. */
-	"config",
-};
-#define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
-
+/*
+ * The names watched are the protected table's own (fspolicy.c): each
+ * entry kept read-only directly in .git (hooks, config, commondir...),
+ * with the reason written there. One table says what git follows to code.
+ */
 struct jr_gitsweep_dir {
 	int fd;
 	char *path;
-	bool present[N_WATCHED];
+	bool *present; /* per row of jr_fs_protected[]: there at arm time */
 };
 
 static bool exists_at(int dirfd, const char *name)
@@ -97,13 +92,19 @@ static int arm_one(struct jr_gitsweep *s, const char *gitdir)
 	s->dirs = d;
 	d = &s->dirs[s->n];
 	d->path = strdup(gitdir);
-	if (!d->path) {
+	d->present = calloc(jr_fs_n_protected, sizeof(*d->present));
+	if (!d->path || !d->present) {
+		free(d->path);
+		free(d->present);
 		close(fd);
 		return -ENOMEM;
 	}
 	d->fd = fd;
-	for (size_t i = 0; i < N_WATCHED; i++)
-		d->present[i] = exists_at(fd, watched[i]);
+	for (size_t i = 0; i < jr_fs_n_protected; i++) {
+		const char *name = jr_fs_git_child(&jr_fs_protected[i]);
+
+		d->present[i] = name && exists_at(fd, name);
+	}
 	s->n++;
 	return 0;
 }
@@ -167,11 +168,14 @@ size_t jr_gitsweep_run(struct jr_gitsweep *s)
 	size_t moved = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		for (size_t w = 0; w < N_WATCHED; w++)
-			if (!s->dirs[i].present[w] &&
-			    exists_at(s->dirs[i].fd, watched[w]) &&
-			    set_aside(&s->dirs[i], watched[w]))
+		for (size_t w = 0; w < jr_fs_n_protected; w++) {
+			const char *name = jr_fs_git_child(&jr_fs_protected[w]);
+
+			if (name && !s->dirs[i].present[w] &&
+			    exists_at(s->dirs[i].fd, name) &&
+			    set_aside(&s->dirs[i], name))
 				moved++;
+		}
 	return moved;
 }
 
@@ -180,6 +184,7 @@ void jr_gitsweep_release(struct jr_gitsweep *s)
 	for (size_t i = 0; i < s->n; i++) {
 		close(s->dirs[i].fd);
 		free(s->dirs[i].path);
+		free(s->dirs[i].present);
 	}
 	free(s->dirs);
 	s->dirs = NULL;

@@ -259,6 +259,37 @@ static void test_env(void **state)
 				fake_env, exp, 6));
 }
 
+/* What gitsweep.c looks for comes from the protected table: exactly its
+ * read-only entries directly in .git. A row added there is swept too; a
+ * pinned or nested one is not (git writes in .git/worktrees/NAME). */
+static void test_git_children(void **state)
+{
+	static const char *const want[] = { "hooks", "config",
+					    "config.worktree", "commondir",
+					    "modules" };
+	size_t found = 0;
+
+	(void)state;
+	for (size_t i = 0; i < jr_fs_n_protected; i++) {
+		const char *name = jr_fs_git_child(&jr_fs_protected[i]);
+		bool listed = false;
+
+		if (!name)
+			continue;
+		for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++)
+			listed |= strcmp(name, want[w]) == 0;
+		assert_true(listed);
+		found++;
+	}
+	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
+	assert_null(jr_fs_git_child(&(struct jr_fs_protect){
+	    .path = ".git/worktrees/*/commondir", .keep = JR_FS_KEEP_RO }));
+	assert_null(jr_fs_git_child(
+	    &(struct jr_fs_protect){ .path = ".git", .keep = JR_FS_KEEP_PIN }));
+	assert_null(jr_fs_git_child(&(struct jr_fs_protect){
+	    .path = ".git/worktrees", .keep = JR_FS_KEEP_PIN }));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_protected_parents_first),
 		cmocka_unit_test(test_man_page_lists_every_path),
 		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_git_children),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
