@@ -237,6 +237,7 @@
 #include <seccomp.h> /* libseccomp's: syscall numbers per ABI */
 
 #include "cleanup.h"
+#include "io.h"
 #include "ctl.h"
 #include "log.h"
 #include "unixguard.h"
@@ -1470,11 +1471,6 @@ static void handle_checked(struct jr_unixguard *g,
 	}
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
 /*
  * own_table - give the calling thread a descriptor table of its own and
  * keep in it only stdio, the listener and the sock_diag socket (see the
@@ -1483,22 +1479,10 @@ static int cmp_int(const void *a, const void *b)
 static int own_table(const struct jr_unixguard *g)
 {
 	int keep[] = { g->listener, g->diag, g->userns };
-	int from = STDERR_FILENO + 1;
 
 	if (unshare(CLONE_FILES) < 0)
 		return -errno;
-	qsort(keep, sizeof(keep) / sizeof(keep[0]), sizeof(keep[0]), cmp_int);
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		if (keep[i] < from)
-			continue;
-		if (keep[i] > from &&
-		    close_range((unsigned)from, (unsigned)keep[i] - 1, 0) < 0)
-			return -errno;
-		from = keep[i] + 1;
-	}
-	if (close_range((unsigned)from, ~0U, 0) < 0)
-		return -errno;
-	return 0;
+	return jr_close_all_but(keep, sizeof(keep) / sizeof(keep[0]));
 }
 
 /*

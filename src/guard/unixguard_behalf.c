@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "privs.h"
 #include "unixguard_behalf.h"
 #include "unixguard_parse.h"
@@ -306,28 +307,6 @@ static _Noreturn void serve_all(const int *ch, size_t n, char *arena)
 	}
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-/* Close every descriptor of ours but @keep (sorted in place) and stdio. */
-static int close_all_but(int *keep, size_t n)
-{
-	unsigned from = STDERR_FILENO + 1;
-
-	qsort(keep, n, sizeof(*keep), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)keep[i] < from)
-			continue;
-		if ((unsigned)keep[i] > from &&
-		    close_range(from, (unsigned)keep[i] - 1, 0) < 0)
-			return -errno;
-		from = (unsigned)keep[i] + 1;
-	}
-	return close_range(from, ~0U, 0) < 0 ? -errno : 0;
-}
-
 static _Noreturn void child(const struct jr_behalf_config *cfg, int *ends,
 			    char *arena, pid_t parent)
 {
@@ -341,7 +320,7 @@ static _Noreturn void child(const struct jr_behalf_config *cfg, int *ends,
 	prctl(PR_SET_NAME, "jr-behalf", 0, 0, 0);
 	memcpy(keep, ends, cfg->n_slots * sizeof(int));
 	keep[cfg->n_slots] = cfg->userns;
-	r = close_all_but(keep, cfg->n_slots + 1);
+	r = jr_close_all_but(keep, cfg->n_slots + 1);
 	if (r < 0) {
 		jr_err_set(&err, -r, "cannot close the runner's descriptors");
 	} else if (setns(cfg->userns, CLONE_NEWUSER) < 0) {
