@@ -520,21 +520,6 @@ static bool fd_shortage(struct jr_unixguard *g, int e)
 	return g->out_of_fds;
 }
 
-/*
- * printable - @path as it may be logged: a socket path comes from the
- * command, which could write escape sequences to the user's terminal
- * through jailrun's -v output. Bytes outside printable ASCII become "?".
- */
-static const char *printable(const char *path, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; path[i] && i + 1 < size; i++)
-		buf[i] = (path[i] >= 0x20 && path[i] < 0x7f) ? path[i] : '?';
-	buf[i] = '\0';
-	return buf;
-}
-
 static bool same_inode(const struct ug_inode *i, const struct stat *st)
 {
 	return i->dev == st->st_dev && i->ino == st->st_ino;
@@ -563,7 +548,7 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		    const char *path)
 {
 	_cleanup_close_ int rootfd = -1, cwdfd = -1, fd = -1;
-	char proc[64], shown[JR_UG_PATH_MAX + 1];
+	char proc[64], shown[JR_LOG_ESCAPED(JR_UG_PATH_MAX)];
 	struct stat st;
 	int r;
 
@@ -587,7 +572,7 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return -EMFILE;
 	if (fd < 0) {
 		jr_debug("unix socket %s (task %" PRIu32 "): %s",
-			 printable(path, shown, sizeof(shown)), n->pid,
+			 jr_log_escape(path, shown, sizeof(shown)), n->pid,
 			 strerror(-fd));
 		return fd; /* ENOENT, EACCES, ELOOP...: what connect says */
 	}
@@ -597,12 +582,12 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 		return -ECONNREFUSED; /* unix_find_bsd() */
 	if (g->has_control && same_inode(&g->control, &st)) {
 		jr_verbose("unix socket %s: jailrun's control socket, refused",
-			   printable(path, shown, sizeof(shown)));
+			   jr_log_escape(path, shown, sizeof(shown)));
 		return -ECONNREFUSED;
 	}
 	if (exposed(g, &st)) {
 		jr_debug("unix socket %s: exposed, allowed",
-			 printable(path, shown, sizeof(shown)));
+			 jr_log_escape(path, shown, sizeof(shown)));
 		return steal_fd(&fd);
 	}
 	if (g->out_of_fds)
@@ -610,16 +595,17 @@ static int pin_path(struct jr_unixguard *g, const struct seccomp_notif *n,
 	r = diag_has_inode(g, st.st_dev, st.st_ino);
 	if (r < 0) {
 		jr_warn("unix socket %s: cannot ask sock_diag (%s): refused",
-			printable(path, shown, sizeof(shown)), strerror(-r));
+			jr_log_escape(path, shown, sizeof(shown)),
+			strerror(-r));
 		return -ECONNREFUSED;
 	}
 	if (r == 0) {
 		jr_verbose("unix socket %s: a host socket, refused",
-			   printable(path, shown, sizeof(shown)));
+			   jr_log_escape(path, shown, sizeof(shown)));
 		return -ECONNREFUSED;
 	}
 	jr_debug("unix socket %s: made inside the sandbox, allowed",
-		 printable(path, shown, sizeof(shown)));
+		 jr_log_escape(path, shown, sizeof(shown)));
 	return steal_fd(&fd);
 }
 

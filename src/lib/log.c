@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -40,4 +41,26 @@ void jr_log(enum jr_log_level level, const char *fmt, ...)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 	}
 	errno = saved;
+}
+
+const char *jr_log_escape(const char *text, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (; *text; text++) {
+		unsigned char ch = (unsigned char)*text;
+		int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+
+		/* Room for this byte, and for "..." if more follow. */
+		if (o + (plain ? 1 : 4) + (text[1] ? 3 : 0) >= size) {
+			memcpy(buf + o, "...", 4);
+			return buf;
+		}
+		if (plain)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	return buf;
 }

@@ -6,6 +6,8 @@
 #ifndef JR_LOG_H
 #define JR_LOG_H
 
+#include <stddef.h>
+
 enum jr_log_level {
 	JR_LOG_ERROR = 0,
 	JR_LOG_WARN = 1,
@@ -17,6 +19,17 @@ enum jr_log_level {
 void jr_log_set_level(int level);
 void jr_log(enum jr_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * jr_log_escape - @text fit for a log line or an error message when
+ * someone else chose it (a kernel object's name, a path the command
+ * gave): bytes outside printable ASCII, and the backslash, become \xHH,
+ * so no newline or terminal escape sequence reaches the user's terminal.
+ * @size is at least 8; JR_LOG_ESCAPED(N) holds any N bytes whole, and a
+ * text that does not fit ends in "...". Return: @buf.
+ */
+const char *jr_log_escape(const char *text, char *buf, size_t size);
+#define JR_LOG_ESCAPED(n) (4 * (n) + 1)
 
 #define jr_error(...) jr_log(JR_LOG_ERROR, __VA_ARGS__)
 #define jr_warn(...) jr_log(JR_LOG_WARN, __VA_ARGS__)

@@ -456,46 +456,15 @@ static const char *nft_family_name(uint32_t family)
  * Room for a whole table name as nft_name_escape() writes it: the kernel
  * allows NFT_NAME_MAXLEN - 1 = 255 bytes, each at most 4 once escaped.
  */
-#define JR_NFT_NAME_TEXT (4 * 255 + 1)
+#define JR_NFT_NAME_TEXT JR_LOG_ESCAPED(255)
 /* Room for a table name in an error message, which has more to say. */
 #define JR_NFT_NAME_SHORT 100
 
-/**
- * nft_name_escape() - @name fit for a log line or an error message.
- * @name: an object name read from the kernel, or NULL
- * @buf: output
- * @size: size of @buf, at least 8; JR_NFT_NAME_TEXT holds any name whole,
- *	and a name that does not fit ends in "..."
- *
- * Whoever created the object chose its name, and the kernel takes any
- * bytes but NUL: a newline or a terminal escape sequence in a table name
- * must not reach the tamper log as such. Bytes outside printable ASCII,
- * and the backslash, become \xHH.
- *
- * Return: @buf.
- */
+/* An object name read from the kernel (any bytes but NUL, chosen by
+ * whoever made it), fit for the tamper log: jr_log_escape(). */
 static const char *nft_name_escape(const char *name, char *buf, size_t size)
 {
-	size_t o = 0;
-
-	if (!name)
-		name = "(unnamed)";
-	for (; *name; name++) {
-		unsigned char ch = (unsigned char)*name;
-		bool plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
-
-		/* Room for this byte, and for "..." if more follow. */
-		if (o + (plain ? 1 : 4) + (name[1] ? 3 : 0) >= size) {
-			memcpy(buf + o, "...", 4);
-			return buf;
-		}
-		if (plain)
-			buf[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
-	}
-	buf[o] = '\0';
-	return buf;
+	return jr_log_escape(name ? name : "(unnamed)", buf, size);
 }
 
 /**
