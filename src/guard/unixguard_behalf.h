@@ -69,8 +69,9 @@ char *jr_behalf_control(struct jr_behalf *b, size_t slot);
  * @pinned, an O_PATH fd of the unix socket inode to reach, when
  * @rq->pinned; and the @n_rights descriptors @rights for SCM_RIGHTS),
  * using slot @slot. One caller per slot at a time.
- * Return: the call's result (0 or bytes sent), -errno of the call, or
- * -EINTR when interrupted (stopping), -EPIPE... as the kernel answered;
+ * Return: the call's result (0 or bytes sent) or its -errno, as the kernel
+ * answered the executor; -EINTR if a signal interrupted the wait (the
+ * guard is stopping; a late answer is told apart by its sequence number);
  * -ECHILD if the executor is gone (the caller fails closed).
  */
 ssize_t jr_behalf_call(struct jr_behalf *b, size_t slot,
