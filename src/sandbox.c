@@ -65,7 +65,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "initproto.h"
 #include "exitcode.h"
 #include "fakeip.h"
 #include "init.h"
@@ -92,7 +92,7 @@
 
 struct sandbox {
 	pid_t init_pid;
-	int ctl; /* runner's end */
+	int proto; /* runner's end */
 	int sigfd;
 	int timerfd;
 	struct mnl_socket *nft;	      /* owns the worker's nft table */
@@ -103,7 +103,7 @@ struct sandbox {
 	struct jr_relay *relay;	      /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
 	struct jr_seccomp_filter seccomp; /* built while init sets up */
-	int seccomp_fd; /* its sealed memfd, for GO (ctl.h); -1: none */
+	int seccomp_fd; /* its sealed memfd, for GO (initproto.h); -1: none */
 	struct jr_pty pty;
 	struct jr_startup *startup; /* the phases, in the run's result */
 	int unix_diag;		    /* sock_diag socket of the worker netns */
@@ -160,7 +160,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		 struct jr_err *err)
 {
 	_cleanup_close_ int child_end = -1, self_pidfd = -1;
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	uid_t caller_uid;
 	int sv[2];
 	int r;
@@ -168,7 +168,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return jr_err_set(err, errno, "socketpair: %s",
 				  strerror(errno));
-	sb->ctl = sv[0];
+	sb->proto = sv[0];
 	child_end = sv[1];
 
 	/* Read before the clone: in the child, until its maps are written,
@@ -192,7 +192,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 					 errno, err);
 	if (sb->init_pid == 0) {
 		struct jr_init_args a = {
-			.ctl = child_end,
+			.proto = child_end,
 			.runner_pidfd = self_pidfd,
 			.ids = ids,
 			.command = opts->command,
@@ -216,7 +216,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 
 		/* The runner's ends must not stay open in init, or init would
 		 * never see EOF when the runner dies. */
-		close(sb->ctl);
+		close(sb->proto);
 		close(sb->sigfd);
 		if (sb->pty.master >= 0)
 			close(sb->pty.master);
@@ -236,8 +236,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	if (r < 0)
 		return r;
 	jr_startup_lap(sb->startup, JR_PHASE_MAPS);
-	jr_ctl_msg_init(&m, JR_CTL_MAPS_DONE, 0, NULL);
-	r = jr_ctl_send(sb->ctl, &m, NULL, 0);
+	jr_initproto_msg_init(&m, JR_INITPROTO_MAPS_DONE, 0, NULL);
+	r = jr_initproto_send(sb->proto, &m, NULL, 0);
 	if (r < 0)
 		return jr_err_set(err, -r, "the sandbox init is gone: %s",
 				  strerror(-r));
@@ -342,22 +342,22 @@ static int lanes_config(const struct jr_options *opts, int *fds,
  * (init died: the socketpair's other end is only in init) gives "died
  * during setup", never a wait. On failure no received fd stays open.
  */
-static int recv_setup_msg(struct sandbox *sb, enum jr_ctl_type type,
-			  size_t want, struct jr_ctl_msg *m, int *fds,
+static int recv_setup_msg(struct sandbox *sb, enum jr_initproto_type type,
+			  size_t want, struct jr_initproto_msg *m, int *fds,
 			  struct jr_err *err)
 {
-	size_t n = JR_CTL_MAX_FDS - JR_CTL_FDS_EARLY;
+	size_t n = JR_INITPROTO_MAX_FDS - JR_INITPROTO_FDS_EARLY;
 	int r;
 
-	if (type == JR_CTL_NFT_EARLY)
-		n = JR_CTL_FDS_EARLY;
-	r = jr_ctl_recv(sb->ctl, m, fds, &n);
+	if (type == JR_INITPROTO_NFT_EARLY)
+		n = JR_INITPROTO_FDS_EARLY;
+	r = jr_initproto_recv(sb->proto, m, fds, &n);
 	if (r < 0) {
 		close_fds(fds, n);
 		return jr_err_set(err, -r == EPIPE ? EIO : -r,
 				  "the sandbox init died during setup");
 	}
-	if (m->type == JR_CTL_SETUP_FAIL) {
+	if (m->type == JR_INITPROTO_SETUP_FAIL) {
 		close_fds(fds, n);
 		return jr_err_set(err, m->code, "%s", m->msg);
 	}
@@ -382,14 +382,14 @@ static int recv_setup_msg(struct sandbox *sb, enum jr_ctl_type type,
  */
 static void init_failure_first(struct sandbox *sb, struct jr_err *err)
 {
-	struct jr_ctl_msg m;
-	int fds[JR_CTL_MAX_FDS];
-	size_t n = JR_CTL_MAX_FDS;
+	struct jr_initproto_msg m;
+	int fds[JR_INITPROTO_MAX_FDS];
+	size_t n = JR_INITPROTO_MAX_FDS;
 	int r;
 
-	r = jr_ctl_recv(sb->ctl, &m, fds, &n);
+	r = jr_initproto_recv(sb->proto, &m, fds, &n);
 	close_fds(fds, n);
-	if (r == 0 && m.type == JR_CTL_SETUP_FAIL)
+	if (r == 0 && m.type == JR_INITPROTO_SETUP_FAIL)
 		jr_err_set(err, m.code, "%s", m.msg);
 }
 
@@ -446,12 +446,13 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		.policy = policy,
 	};
 	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
-	size_t want = jr_ctl_setup_nfds(opts->net, opts->transparent, sb->ipv6);
-	size_t lane_base = want; /* the lanes' fds follow (ctl.h) */
+	size_t want =
+	    jr_initproto_setup_nfds(opts->net, opts->transparent, sb->ipv6);
+	size_t lane_base = want; /* the lanes' fds follow (initproto.h) */
 	pid_t factory_pid = 0;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
-	struct jr_ctl_msg m;
-	int fds[JR_CTL_MAX_FDS];
+	struct jr_initproto_msg m;
+	int fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = 0;
 	uint64_t sc0 = 0, sc1 = 0, nft0, nft1;
 	int r;
@@ -466,16 +467,17 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
 	}
 
-	r = recv_setup_msg(sb, JR_CTL_NFT_EARLY, JR_CTL_FDS_EARLY, &m, fds,
-			   err);
+	r = recv_setup_msg(sb, JR_INITPROTO_NFT_EARLY, JR_INITPROTO_FDS_EARLY,
+			   &m, fds, err);
 	if (r < 0)
 		return r;
 	nft0 = jr_startup_waited(sb->startup);
-	r = jr_nft_socket_from_fd(fds[JR_CTL_FD_NFT], &nl, err);
-	fds[JR_CTL_FD_NFT] = -1;
+	r = jr_nft_socket_from_fd(fds[JR_INITPROTO_FD_NFT], &nl, err);
+	fds[JR_INITPROTO_FD_NFT] = -1;
 	if (r == 0)
-		r = jr_nft_monitor_open(fds[JR_CTL_FD_NFT_MONITOR], &mon, err);
-	fds[JR_CTL_FD_NFT_MONITOR] = -1;
+		r = jr_nft_monitor_open(fds[JR_INITPROTO_FD_NFT_MONITOR], &mon,
+					err);
+	fds[JR_INITPROTO_FD_NFT_MONITOR] = -1;
 	if (r < 0)
 		return r;
 	r = jr_nft_install_owned(nl, &params, &rs, err);
@@ -497,8 +499,9 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	/* The rest of init's fds fill the slots after the early ones. */
 	if (opts->net == JR_NET_ALLOWLIST)
 		want += jr_lanes_nfds(&opts->lanes);
-	r = recv_setup_msg(sb, JR_CTL_SETUP_OK, want - JR_CTL_FDS_EARLY, &m,
-			   &fds[JR_CTL_FDS_EARLY], err);
+	r = recv_setup_msg(sb, JR_INITPROTO_SETUP_OK,
+			   want - JR_INITPROTO_FDS_EARLY, &m,
+			   &fds[JR_INITPROTO_FDS_EARLY], err);
 	if (r < 0)
 		return r;
 	nfds = want;
@@ -510,7 +513,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], sc0,
 				   sc1);
 	jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], nft0, nft1);
-	sb->unix_diag = steal_fd(&fds[JR_CTL_FD_UNIX_DIAG]);
+	sb->unix_diag = steal_fd(&fds[JR_INITPROTO_FD_UNIX_DIAG]);
 
 	res->rules_verified = true;
 	jr_notify_verified();
@@ -528,10 +531,11 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	sb->rs = steal_pointer(&rs);
 
 	if (transparent) {
-		r = install_relay_rules(sb, &params, fds[JR_CTL_FD_NFT_RELAY],
-					fds[JR_CTL_FD_NFT_RELAY_MONITOR], err);
-		fds[JR_CTL_FD_NFT_RELAY] = -1;
-		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = -1;
+		r = install_relay_rules(
+		    sb, &params, fds[JR_INITPROTO_FD_NFT_RELAY],
+		    fds[JR_INITPROTO_FD_NFT_RELAY_MONITOR], err);
+		fds[JR_INITPROTO_FD_NFT_RELAY] = -1;
+		fds[JR_INITPROTO_FD_NFT_RELAY_MONITOR] = -1;
 		if (r < 0) {
 			close_fds(fds, nfds);
 			return r;
@@ -542,14 +546,14 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 		struct jr_relay_config rc = {
 			.policy = policy,
 			.listeners = {
-				.proxy = fds[JR_CTL_FD_PROXY],
-				.dns_udp = fds[JR_CTL_FD_DNS_UDP],
-				.dns_tcp = fds[JR_CTL_FD_DNS_TCP],
+				.proxy = fds[JR_INITPROTO_FD_PROXY],
+				.dns_udp = fds[JR_INITPROTO_FD_DNS_UDP],
+				.dns_tcp = fds[JR_INITPROTO_FD_DNS_TCP],
 				.transparent = transparent
-						   ? fds[JR_CTL_FD_TRANSPARENT]
+						   ? fds[JR_INITPROTO_FD_TRANSPARENT]
 						   : -1,
 				.transparent6 = sb->ipv6
-						    ? fds[JR_CTL_FD_TRANSPARENT6]
+						    ? fds[JR_INITPROTO_FD_TRANSPARENT6]
 						    : -1,
 			},
 			.transparent = transparent,
@@ -639,9 +643,9 @@ static int arm_timeout(struct sandbox *sb, uint64_t ms, struct jr_err *err)
 
 /* What init reported, gathered by the event loop. */
 struct outcome {
-	bool exec_ok, exec_failed, exited, timed_out, ctl_eof;
+	bool exec_ok, exec_failed, exited, timed_out, proto_eof;
 	int exec_stage, exec_errno;
-	char exec_msg[sizeof(((struct jr_ctl_msg *)0)->msg)];
+	char exec_msg[sizeof(((struct jr_initproto_msg *)0)->msg)];
 	int status;
 };
 
@@ -650,8 +654,8 @@ struct outcome {
  * supervisor, and let the child exec (UNOTIFY_OK), or stop it (ABORT with
  * the reason, which the child reports as a pre-exec failure: exit 125).
  */
-static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
-			    pid_t sender)
+static void start_unixguard(struct sandbox *sb,
+			    const struct jr_initproto_msg *in, pid_t sender)
 {
 	struct jr_unixguard_config cfg = {
 		.listener = -1,
@@ -670,7 +674,7 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 		.interruptible = in->status == JR_UG_WAIT_INTERRUPTIBLE,
 	};
 	struct jr_err err = { 0 };
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	int r;
 
 	if (sb->unixguard || cfg.diag < 0 || sender <= 0) {
@@ -701,32 +705,33 @@ static void start_unixguard(struct sandbox *sb, const struct jr_ctl_msg *in,
 		}
 	}
 	if (r < 0) {
-		jr_ctl_msg_init(&m, JR_CTL_ABORT, err.code, "%s", err.msg);
+		jr_initproto_msg_init(&m, JR_INITPROTO_ABORT, err.code, "%s",
+				      err.msg);
 	} else {
-		jr_ctl_msg_init(&m, JR_CTL_UNOTIFY_OK, 0, NULL);
+		jr_initproto_msg_init(&m, JR_INITPROTO_UNOTIFY_OK, 0, NULL);
 		jr_verbose(
 		    "unix socket guard: seccomp user notification served by the runner (host unix sockets refused unless --expose)");
 	}
-	jr_ctl_send(sb->ctl, &m, NULL, 0);
+	jr_initproto_send(sb->proto, &m, NULL, 0);
 }
 
-static void handle_ctl(struct sandbox *sb, struct outcome *o)
+static void handle_initproto(struct sandbox *sb, struct outcome *o)
 {
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	pid_t sender = 0;
-	int r = jr_ctl_recv_cred(sb->ctl, &m, NULL, NULL, &sender);
+	int r = jr_initproto_recv_cred(sb->proto, &m, NULL, NULL, &sender);
 
 	if (r == -EAGAIN || r == -EINTR)
 		return;
 	if (r < 0) {
-		o->ctl_eof = true;
+		o->proto_eof = true;
 		return;
 	}
 	switch (m.type) {
-	case JR_CTL_UNOTIFY:
+	case JR_INITPROTO_UNOTIFY:
 		start_unixguard(sb, &m, sender);
 		break;
-	case JR_CTL_EXEC_OK:
+	case JR_INITPROTO_EXEC_OK:
 		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
 				     m.phase_us[0], JR_PHASE_EXEC,
 				     m.phase_us[1]);
@@ -735,13 +740,13 @@ static void handle_ctl(struct sandbox *sb, struct outcome *o)
 		jr_verbose("command started");
 		jr_notify_ready(); /* verified, self-checked: notify.c */
 		break;
-	case JR_CTL_EXEC_FAIL:
+	case JR_INITPROTO_EXEC_FAIL:
 		o->exec_failed = true;
 		o->exec_stage = m.status;
 		o->exec_errno = m.code;
 		snprintf(o->exec_msg, sizeof(o->exec_msg), "%s", m.msg);
 		break;
-	case JR_CTL_EXIT:
+	case JR_INITPROTO_EXIT:
 		sb->startup->end_of_run = jr_clock_us();
 		o->exited = true;
 		o->status = m.status;
@@ -786,15 +791,15 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 {
 	bool pty_open = sb->pty.master >= 0;
 
-	while (!sb->init_reaped || !o->ctl_eof || pty_open) {
+	while (!sb->init_reaped || !o->proto_eof || pty_open) {
 		struct pollfd pfd[5];
-		int n = 0, i_ctl = -1, i_tmr = -1, i_mst = -1, i_in = -1;
+		int n = 0, i_proto = -1, i_tmr = -1, i_mst = -1, i_in = -1;
 
 		pfd[n++] = (struct pollfd){ .fd = sb->sigfd, .events = POLLIN };
-		if (!o->ctl_eof) {
-			pfd[n] =
-			    (struct pollfd){ .fd = sb->ctl, .events = POLLIN };
-			i_ctl = n++;
+		if (!o->proto_eof) {
+			pfd[n] = (struct pollfd){ .fd = sb->proto,
+						  .events = POLLIN };
+			i_proto = n++;
 		}
 		if (sb->timerfd >= 0 && !sb->init_reaped) {
 			pfd[n] = (struct pollfd){ .fd = sb->timerfd,
@@ -824,8 +829,8 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 		}
 		if (pfd[0].revents)
 			handle_signals(sb);
-		if (i_ctl >= 0 && (pfd[i_ctl].revents || sb->init_reaped))
-			handle_ctl(sb, o);
+		if (i_proto >= 0 && (pfd[i_proto].revents || sb->init_reaped))
+			handle_initproto(sb, o);
 		if (i_tmr >= 0 && pfd[i_tmr].revents) {
 			jr_warn("--timeout %.3f expired: killing the sandbox",
 				(double)timeout_ms / 1000.0);
@@ -867,7 +872,7 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 	}
 	if (o->exec_failed) {
 		jr_err_set(&res->err, o->exec_errno, "%s", o->exec_msg);
-		if (o->exec_stage == JR_CTL_EXEC_STAGE_EXEC) {
+		if (o->exec_stage == JR_INITPROTO_EXEC_STAGE_EXEC) {
 			res->ended = JR_END_EXEC_FAILED;
 			res->exit_status =
 			    jr_exit_code_from_exec_errno(o->exec_errno);
@@ -950,13 +955,13 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	if (sb->nft_relay)
 		mnl_socket_close(sb->nft_relay);
 	sb->nft_relay = NULL;
-	if (sb->ctl >= 0)
-		close(sb->ctl);
+	if (sb->proto >= 0)
+		close(sb->proto);
 	if (sb->sigfd >= 0)
 		close(sb->sigfd);
 	if (sb->timerfd >= 0)
 		close(sb->timerfd);
-	sb->ctl = sb->sigfd = sb->timerfd = -1;
+	sb->proto = sb->sigfd = sb->timerfd = -1;
 }
 
 /*
@@ -1027,7 +1032,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		   struct jr_audit *audit, struct jr_run_result *res)
 {
 	struct sandbox sb = {
-		.ctl = -1,
+		.proto = -1,
 		.sigfd = -1,
 		.timerfd = -1,
 		.unix_diag = -1,
@@ -1036,7 +1041,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	};
 	struct jr_startup startup = res->startup;
 	struct outcome o = { 0 };
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -1089,7 +1094,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 
 	/* The pre-exec child's UNOTIFY names its sender only through the
 	 * credentials the kernel attaches (unixguard.c). */
-	if (setsockopt(sb.ctl, SOL_SOCKET, SO_PASSCRED, &(int){ 1 },
+	if (setsockopt(sb.proto, SOL_SOCKET, SO_PASSCRED, &(int){ 1 },
 		       sizeof(int)) < 0) {
 		r = jr_err_set(&res->err, errno, "SO_PASSCRED: %s",
 			       strerror(errno));
@@ -1097,9 +1102,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	}
 	/* GO: every table verified, relay and watchdog running (lockdown());
 	 * it carries the filter, which init must have to exec at all. */
-	jr_ctl_msg_init(&m, JR_CTL_GO, 0, NULL);
-	m.status = sb.seccomp.notify ? JR_CTL_GO_NOTIFY : 0;
-	r = jr_ctl_send(sb.ctl, &m, &sb.seccomp_fd, sb.seccomp_fd >= 0);
+	jr_initproto_msg_init(&m, JR_INITPROTO_GO, 0, NULL);
+	m.status = sb.seccomp.notify ? JR_INITPROTO_GO_NOTIFY : 0;
+	r = jr_initproto_send(sb.proto, &m, &sb.seccomp_fd, sb.seccomp_fd >= 0);
 	if (r < 0) {
 		jr_err_set(&res->err, -r, "the sandbox init is gone");
 		goto fail;
@@ -1116,9 +1121,9 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	return 0;
 
 fail:
-	if (sb.ctl >= 0 && sb.init_pid > 0) {
-		jr_ctl_msg_init(&m, JR_CTL_ABORT, 0, NULL);
-		jr_ctl_send(sb.ctl, &m, NULL, 0);
+	if (sb.proto >= 0 && sb.init_pid > 0) {
+		jr_initproto_msg_init(&m, JR_INITPROTO_ABORT, 0, NULL);
+		jr_initproto_send(sb.proto, &m, NULL, 0);
 	}
 	sandbox_release(&sb, res);
 	res->ended = JR_END_SETUP_FAILED;

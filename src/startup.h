@@ -4,7 +4,7 @@
  *
  * The runner times its own steps with CLOCK_MONOTONIC as consecutive laps
  * (each interval between two laps belongs to exactly one phase), and init
- * reports the phases it does (in SETUP_OK and EXEC_OK, ctl.h). Init runs
+ * reports the phases it does (in SETUP_OK and EXEC_OK, initproto.h). Init runs
  * in no time namespace of its own, so both read the same clock.
  *
  * Every phase is its own full duration, whichever process ran it. Two
@@ -108,7 +108,8 @@ uint64_t jr_startup_sum(const struct jr_startup *s);
 
 /*
  * jr_startup_format - one line for -v: each phase in ms, what of them ran
- * in parallel, the unattributed rest and the total. Writes at most @size bytes into @buf.
+ * in parallel, the unattributed rest and the total. Writes at most @size bytes
+ * into @buf.
  */
 void jr_startup_format(const struct jr_startup *s, char *buf, size_t size);
 

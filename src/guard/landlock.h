@@ -20,7 +20,7 @@ struct jr_landlock_config {
 	int abi;		     /* the kernel's ABI; 0: not used */
 	const char *const *writable; /* writable roots (plus the fixed ones) */
 	size_t n_writable;
-	bool fs;		     /* restrict filesystem writes at all */
+	bool fs;	 /* restrict filesystem writes at all */
 	bool tcp;	 /* restrict TCP connect to @ports */
 	uint16_t *ports; /* malloc'd */
 	size_t n_ports;

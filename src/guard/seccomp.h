@@ -50,7 +50,7 @@ int jr_seccomp_load(const struct jr_seccomp_filter *f, int *listener,
 /*
  * jr_seccomp_to_memfd - the BPF program of @f in a new memfd (O_CLOEXEC),
  * sealed against write, shrink, grow and further seals, for the ride to
- * init with GO (ctl.h): the runner builds the filter after the clone,
+ * init with GO (initproto.h): the runner builds the filter after the clone,
  * while init sets up, and init must load exactly what was built.
  * Return: the fd, or -errno with @err set.
  */

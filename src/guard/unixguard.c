@@ -17,9 +17,9 @@
  * sendmmsg(2) and sendto(2) with a non-NULL address with
  * SECCOMP_RET_USER_NOTIF; the pre-exec child loads it with
  * SECCOMP_FILTER_FLAG_NEW_LISTENER, tells the runner the listener's fd
- * number over the control socket with write(2) (a sendmsg would trap into
- * the filter nobody serves yet) and waits; the runner takes the fd with
- * pidfd_getfd(2) and serves it in a thread of its own, outside every
+ * number over the runner-init protocol socket with write(2) (a sendmsg
+ * would trap into the filter nobody serves yet) and waits; the runner takes the
+ * fd with pidfd_getfd(2) and serves it in a thread of its own, outside every
  * namespace of the sandbox. bind(2) is not trapped: binding creates a new
  * inode (EADDRINUSE on an existing one), it never reaches a host socket.
  *
@@ -62,12 +62,12 @@
  *     meanwhile changes nothing), and we reply with its result. Never the
  *     runner itself: the kernel checks the caller's rights (capabilities
  *     for rtnetlink and SO_MARK, the fsuid for the socket's write
- *     permission), and the runner owns the sandbox's user namespace. A non-pathname address of an
- *     AF_UNIX socket (abstract, unnamed, AF_UNSPEC) is also run on behalf,
- *     with our copy of it, so that memory rewritten after our read cannot
- *     turn it into a path. Abstract names are per network namespace, and
- *     the task's socket is in the worker netns: the host's abstract
- *     sockets are out of reach without us.
+ *     permission), and the runner owns the sandbox's user namespace. A
+ *     non-pathname address of an AF_UNIX socket (abstract, unnamed, AF_UNSPEC)
+ *     is also run on behalf, with our copy of it, so that memory rewritten
+ *     after our read cannot turn it into a path. Abstract names are per network
+ *     namespace, and the task's socket is in the worker netns: the host's
+ *     abstract sockets are out of reach without us.
  *
  * "Bound inside the sandbox": a socket belongs to the network namespace of
  * the process that created it, and the sandbox always has its own. init
@@ -237,7 +237,7 @@
 
 #include "cleanup.h"
 #include "io.h"
-#include "ctl.h"
+#include "initproto.h"
 #include "log.h"
 #include "unixguard.h"
 #include "unixguard_behalf.h"
@@ -1826,18 +1826,18 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 	free(g);
 }
 
-int jr_unixguard_handover(int ctl, int listener, bool interruptible,
+int jr_unixguard_handover(int proto, int listener, bool interruptible,
 			  struct jr_err *err)
 {
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	ssize_t n;
 
 	memset(&m, 0, sizeof(m));
-	m.type = JR_CTL_UNOTIFY;
+	m.type = JR_INITPROTO_UNOTIFY;
 	m.code = listener;
 	m.status = interruptible ? JR_UG_WAIT_INTERRUPTIBLE : 0;
 	do {
-		n = write(ctl, &m, sizeof(m));
+		n = write(proto, &m, sizeof(m));
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(m)) {
 		close(listener);
@@ -1846,7 +1846,7 @@ int jr_unixguard_handover(int ctl, int listener, bool interruptible,
 				  n < 0 ? strerror(errno) : "short write");
 	}
 	do {
-		n = read(ctl, &m, sizeof(m));
+		n = read(proto, &m, sizeof(m));
 	} while (n < 0 && errno == EINTR);
 	/* The runner holds its own copy now (or gave up): ours goes. */
 	close(listener);
@@ -1855,7 +1855,7 @@ int jr_unixguard_handover(int ctl, int listener, bool interruptible,
 		    err, EIO,
 		    "the runner did not answer the seccomp listener hand-over");
 	m.msg[sizeof(m.msg) - 1] = '\0';
-	if (m.type != JR_CTL_UNOTIFY_OK)
+	if (m.type != JR_INITPROTO_UNOTIFY_OK)
 		return jr_err_set(
 		    err, m.code ? m.code : EPROTO, "%s",
 		    m.msg[0] ? m.msg : "the unix socket guard did not start");

@@ -79,7 +79,7 @@ void jr_unixguard_stop(struct jr_unixguard *g,
  * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (the runner says so at -v).
  * Closes @listener. Return: 0 or -errno, @err set.
  */
-int jr_unixguard_handover(int ctl, int listener, bool interruptible,
+int jr_unixguard_handover(int proto, int listener, bool interruptible,
 			  struct jr_err *err);
 
 /* UNOTIFY's status: the listener lacks WAIT_KILLABLE_RECV (@interruptible

@@ -33,11 +33,11 @@
  * next to the relay's ports. And a second, separate ruleset for the relay
  * netns (JR_RULESET_RELAY): the same owned table name, with a nat chain
  * that redirects that TCP to the relay's transparent listener and a
- * filter chain that answers that UDP with ICMP port-unreachable. Why redirect and not tproxy is in
- * docs/architecture.md ("Transparent egress"). When the sandbox link has
- * IPv6 (params->ipv6), both get the same rules for IPv6 (the IPv6 pool and
- * entries, the redirect to the IPv6 listener), and the worker accepts the
- * neighbour discovery IPv6 needs on its link; without it every IPv6
+ * filter chain that answers that UDP with ICMP port-unreachable. Why redirect
+ * and not tproxy is in docs/architecture.md ("Transparent egress"). When the
+ * sandbox link has IPv6 (params->ipv6), both get the same rules for IPv6 (the
+ * IPv6 pool and entries, the redirect to the IPv6 listener), and the worker
+ * accepts the neighbour discovery IPv6 needs on its link; without it every IPv6
  * packet meets the closing reject, as before.
  *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
@@ -77,12 +77,11 @@
 #include "err.h"
 #include "ruleset-internal.h"
 #include "fakeip.h"
-#include "link.h" /* JR_LOOPBACK_IFINDEX */
+#include "link.h"     /* JR_LOOPBACK_IFINDEX */
 #include "relaynet.h" /* JR_RELAY_IFNAME */
 #include "ruleset.h"
 
 JR_DEFINE_CLEANUP(struct nftnl_expr, nftnl_expr_free)
-
 
 /* What `nft` calls "priority filter": NF_IP_PRI_FILTER, also used by inet. */
 #define JR_PRIO_FILTER NF_IP_PRI_FILTER

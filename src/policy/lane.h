@@ -61,7 +61,7 @@ struct jr_lanes {
 };
 
 /* How many fds init hands over for the lanes after the mode's own
- * (ctl.h): a gateway listener per host lane, and the publish socket
+ * (initproto.h): a gateway listener per host lane, and the publish socket
  * factory when anything is published. */
 static inline size_t jr_lanes_nfds(const struct jr_lanes *l)
 {

@@ -74,9 +74,8 @@ int jr_livepolicy_init(struct jr_livepolicy *lp, const struct jr_policy *start)
 		lp->p.deny = start->deny; /* the runner's; outlives the relay */
 		lp->p.http_rules = start->http_rules; /* likewise */
 		if (start->n_private) {
-			lp->p.private_entries =
-			    calloc(start->n_private,
-				   sizeof(*lp->p.private_entries));
+			lp->p.private_entries = calloc(
+			    start->n_private, sizeof(*lp->p.private_entries));
 			if (!lp->p.private_entries) {
 				jr_livepolicy_free(lp);
 				return -ENOMEM;

@@ -47,7 +47,8 @@ struct jr_gateway {
 #define JR_DEFAULT_GATEWAY "100.64.77.1/30"
 #define JR_PROXY_PORT 3128
 #define JR_DNS_PORT 53
-#define JR_TRANSPARENT_PORT 3129 /* captured TCP, redirected in the relay netns */
+#define JR_TRANSPARENT_PORT                                                    \
+	3129 /* captured TCP, redirected in the relay netns */
 #define JR_DEFAULT_MAX_CONNS 2048
 #define JR_DEFAULT_HEADER_TIMEOUT_MS 10000
 #define JR_DEFAULT_IDLE_TIMEOUT_MS 900000
@@ -91,10 +92,10 @@ struct jr_options {
 	size_t n_tmpfs;
 	uint64_t tmpfs_size; /* --tmpfs-size in bytes, 0: the default */
 	const char *workdir; /* --workdir, NULL: the current directory */
-	bool seccomp;	   /* --seccomp on (default) / off */
-	bool transparent;  /* --transparent on (default) / off */
-	bool allow_nested; /* --allow-nested */
-	bool tamper_kill;  /* --on-tamper kill (default: restore) */
+	bool seccomp;	     /* --seccomp on (default) / off */
+	bool transparent;    /* --transparent on (default) / off */
+	bool allow_nested;   /* --allow-nested */
+	bool tamper_kill;    /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;
 	const char *user;      /* --user spec, NULL: the default */
 	bool host_root;	       /* --host-root: uid 0 inside is host uid 0 */

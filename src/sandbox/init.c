@@ -53,7 +53,7 @@
 #include <linux/netlink.h>
 
 #include "cleanup.h"
-#include "ctl.h"
+#include "initproto.h"
 #include "err.h"
 #include "fslayout.h"
 #include "init.h"
@@ -84,7 +84,7 @@ static uint64_t relaynet_us;
 /* How long the filesystem layout took (jr_fs_apply), likewise. */
 static uint64_t mounts_us;
 
-/* The command's seccomp filter, from the memfd GO carried (ctl.h). */
+/* The command's seccomp filter, from the memfd GO carried (initproto.h). */
 static struct jr_seccomp_filter seccomp_filter;
 
 /* The Landlock ruleset, built after the mounts and applied by the pre-exec
@@ -93,7 +93,7 @@ static int landlock_ruleset = -1;
 
 /* What the pre-exec child tells init through the exec-status pipe. */
 struct exec_report {
-	int stage; /* JR_CTL_EXEC_STAGE_* */
+	int stage; /* JR_INITPROTO_EXEC_STAGE_* */
 	int code;  /* errno */
 	char msg[400];
 };
@@ -124,20 +124,21 @@ static void tie_to_runner(int pidfd)
 		_exit(1);
 }
 
-static void send_or_die(int ctl, const struct jr_ctl_msg *m, const int *fds,
-			size_t nfds)
+static void send_or_die(int proto, const struct jr_initproto_msg *m,
+			const int *fds, size_t nfds)
 {
 	/* If the runner is gone there is nobody to serve: just leave. */
-	if (jr_ctl_send(ctl, m, fds, nfds) < 0)
+	if (jr_initproto_send(proto, m, fds, nfds) < 0)
 		_exit(1);
 }
 
-static void setup_fail(int ctl, const struct jr_err *e)
+static void setup_fail(int proto, const struct jr_err *e)
 {
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 
-	jr_ctl_msg_init(&m, JR_CTL_SETUP_FAIL, e->code, "%s", e->msg);
-	send_or_die(ctl, &m, NULL, 0);
+	jr_initproto_msg_init(&m, JR_INITPROTO_SETUP_FAIL, e->code, "%s",
+			      e->msg);
+	send_or_die(proto, &m, NULL, 0);
 	_exit(1);
 }
 
@@ -149,9 +150,10 @@ static void setup_fail(int ctl, const struct jr_err *e)
  * failure, exit 125, since the runner planned the rules and the relay for
  * IPv6 and guessing now would be a sandbox other than the one verified),
  * and resolv.conf pointing at the relay's DNS. Fills the listener slots of @fds
- * (JR_CTL_FD_PROXY, JR_CTL_FD_DNS_UDP, JR_CTL_FD_DNS_TCP) and, with
- * --transparent on, JR_CTL_FD_TRANSPARENT, JR_CTL_FD_NFT_RELAY and
- * JR_CTL_FD_NFT_RELAY_MONITOR.
+ * (JR_INITPROTO_FD_PROXY, JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP)
+ * and, with
+ * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY and
+ * JR_INITPROTO_FD_NFT_RELAY_MONITOR.
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
@@ -169,19 +171,20 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				  strerror(errno));
 	r = jr_relaynet_create(
 	    worker_ns, &a->gateway, a->transparent, a->ipv6, &l, relay_nft,
-	    a->lanes, &fds[jr_ctl_setup_nfds(a->net, a->transparent, a->ipv6)],
+	    a->lanes,
+	    &fds[jr_initproto_setup_nfds(a->net, a->transparent, a->ipv6)],
 	    err);
 	if (r < 0)
 		return r;
-	fds[JR_CTL_FD_PROXY] = l.proxy;
-	fds[JR_CTL_FD_DNS_UDP] = l.dns_udp;
-	fds[JR_CTL_FD_DNS_TCP] = l.dns_tcp;
+	fds[JR_INITPROTO_FD_PROXY] = l.proxy;
+	fds[JR_INITPROTO_FD_DNS_UDP] = l.dns_udp;
+	fds[JR_INITPROTO_FD_DNS_TCP] = l.dns_tcp;
 	if (a->transparent) {
-		fds[JR_CTL_FD_TRANSPARENT] = l.transparent;
-		fds[JR_CTL_FD_NFT_RELAY] = relay_nft[0];
-		fds[JR_CTL_FD_NFT_RELAY_MONITOR] = relay_nft[1];
+		fds[JR_INITPROTO_FD_TRANSPARENT] = l.transparent;
+		fds[JR_INITPROTO_FD_NFT_RELAY] = relay_nft[0];
+		fds[JR_INITPROTO_FD_NFT_RELAY_MONITOR] = relay_nft[1];
 		if (a->ipv6)
-			fds[JR_CTL_FD_TRANSPARENT6] = l.transparent6;
+			fds[JR_INITPROTO_FD_TRANSPARENT6] = l.transparent6;
 	}
 	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
 	/* The nameserver stays the IPv4 gateway, also with IPv6: the
@@ -204,8 +207,8 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 
 /*
  * Everything init does with its capabilities before GO, while the runner
- * installs the rules. Fills the slots of @fds (enum jr_ctl_fd) from
- * JR_CTL_FDS_EARLY on that the mode sends; *@nfds says up to where.
+ * installs the rules. Fills the slots of @fds (enum jr_initproto_fd) from
+ * JR_INITPROTO_FDS_EARLY on that the mode sends; *@nfds says up to where.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
@@ -239,7 +242,7 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			return r;
 		relaynet_us = jr_clock_us() - t;
 	}
-	*nfds = jr_ctl_setup_nfds(a->net, a->transparent, a->ipv6);
+	*nfds = jr_initproto_setup_nfds(a->net, a->transparent, a->ipv6);
 	if (a->net == JR_NET_ALLOWLIST && a->lanes)
 		*nfds += jr_lanes_nfds(a->lanes);
 	r = jr_mounts_proc_sys_readonly(err);
@@ -258,9 +261,9 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	}
 	/* Made here, in the worker netns: unix_diag lists the sockets of
 	 * its own netns only, which is the question unixguard.c asks. */
-	fds[JR_CTL_FD_UNIX_DIAG] =
+	fds[JR_INITPROTO_FD_UNIX_DIAG] =
 	    socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fds[JR_CTL_FD_UNIX_DIAG] < 0)
+	if (fds[JR_INITPROTO_FD_UNIX_DIAG] < 0)
 		return jr_err_set(
 		    err, errno,
 		    "cannot open a sock_diag netlink socket in the sandbox: %s (the unix socket guard needs it; is CONFIG_UNIX_DIAG set? try: sudo modprobe unix_diag)",
@@ -270,9 +273,9 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 
 /*
  * send_nft_early - open the worker netns's two netfilter sockets (slots
- * [0, JR_CTL_FDS_EARLY) of enum jr_ctl_fd) and send them to the runner at
- * once, so that it installs and verifies the worker table while we set
- * up the rest. Safe before the setup: the worker ruleset matches an
+ * [0, JR_INITPROTO_FDS_EARLY) of enum jr_initproto_fd) and send them to the
+ * runner at once, so that it installs and verifies the worker table while we
+ * set up the rest. Safe before the setup: the worker ruleset matches an
  * interface by index only for lo, which exists from the netns's creation
  * on, and otherwise by address (ruleset.c), so eth0 not existing yet
  * changes nothing; and nothing this process does before GO sends a packet
@@ -281,13 +284,13 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
  * GO, and the runner sends GO only once every table is verified and the
  * relay and watchdog run (sandbox.c).
  */
-static void send_nft_early(int ctl)
+static void send_nft_early(int proto)
 {
 	struct jr_err err = { 0 };
-	struct jr_ctl_msg m;
-	int fds[JR_CTL_FDS_EARLY];
+	struct jr_initproto_msg m;
+	int fds[JR_INITPROTO_FDS_EARLY];
 
-	for (int i = 0; i < JR_CTL_FDS_EARLY; i++) {
+	for (int i = 0; i < JR_INITPROTO_FDS_EARLY; i++) {
 		fds[i] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_NETFILTER);
 		if (fds[i] < 0) {
@@ -295,13 +298,13 @@ static void send_nft_early(int ctl)
 			    &err, errno,
 			    "cannot open a netfilter netlink socket in the sandbox: %s (is nf_tables available? try: sudo modprobe nf_tables)",
 			    strerror(errno));
-			setup_fail(ctl, &err);
+			setup_fail(proto, &err);
 		}
 	}
-	jr_ctl_msg_init(&m, JR_CTL_NFT_EARLY, 0, NULL);
-	send_or_die(ctl, &m, fds, JR_CTL_FDS_EARLY);
+	jr_initproto_msg_init(&m, JR_INITPROTO_NFT_EARLY, 0, NULL);
+	send_or_die(proto, &m, fds, JR_INITPROTO_FDS_EARLY);
 	/* The runner holds them now; no copy may reach the command. */
-	for (int i = 0; i < JR_CTL_FDS_EARLY; i++)
+	for (int i = 0; i < JR_INITPROTO_FDS_EARLY; i++)
 		close(fds[i]);
 }
 
@@ -314,13 +317,13 @@ static void send_nft_early(int ctl)
 static void recv_go(const struct jr_init_args *a)
 {
 	struct jr_err err = { 0 };
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	int fd = -1;
 	size_t nfd = 1;
 	int r;
 
-	r = jr_ctl_recv(a->ctl, &m, &fd, &nfd);
-	if (r < 0 || m.type != JR_CTL_GO) {
+	r = jr_initproto_recv(a->proto, &m, &fd, &nfd);
+	if (r < 0 || m.type != JR_INITPROTO_GO) {
 		if (nfd)
 			close(fd);
 		_exit(1);
@@ -335,14 +338,16 @@ static void recv_go(const struct jr_init_args *a)
 		    &err, EPROTO,
 		    "the seccomp filter did not arrive from the runner, refusing to run the command");
 	else
-		r = jr_seccomp_from_memfd(fd, m.status == JR_CTL_GO_NOTIFY,
+		r = jr_seccomp_from_memfd(fd,
+					  m.status == JR_INITPROTO_GO_NOTIFY,
 					  &seccomp_filter, &err);
 	if (nfd)
 		close(fd);
 	if (r < 0) {
-		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
-		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
-		send_or_die(a->ctl, &m, NULL, 0);
+		jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, err.code,
+				      "%s", err.msg);
+		m.status = JR_INITPROTO_EXEC_STAGE_PREEXEC;
+		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
 }
@@ -487,7 +492,7 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 	sigset_t none;
 
 	memset(&rep, 0, sizeof(rep));
-	rep.stage = JR_CTL_EXEC_STAGE_PREEXEC;
+	rep.stage = JR_INITPROTO_EXEC_STAGE_PREEXEC;
 
 	/* A new session: no controlling terminal to inject keystrokes into
 	 * (TIOCSTI needs the target to be our controlling tty, tty_ioctl(4)). */
@@ -554,14 +559,14 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 		/* From here our own connect/sendmsg would wait for a
 		 * supervisor: only write/read until the runner has it. */
 		if (listener >= 0 &&
-		    jr_unixguard_handover(a->ctl, listener, interruptible > 0,
+		    jr_unixguard_handover(a->proto, listener, interruptible > 0,
 					  &err) < 0)
 			goto fail;
 	}
 
 	exec_search(a->command);
 
-	rep.stage = JR_CTL_EXEC_STAGE_EXEC;
+	rep.stage = JR_INITPROTO_EXEC_STAGE_EXEC;
 	jr_err_set(&err, errno, "%s: %s", a->command[0], strerror(errno));
 fail:
 	rep.code = err.code;
@@ -569,7 +574,7 @@ fail:
 	if (write(report_fd, &rep, sizeof(rep)) < 0) {
 		/* nothing left to tell it to */
 	}
-	_exit(JR_CTL_EXEC_STAGE_EXEC == rep.stage ? 127 : 125);
+	_exit(JR_INITPROTO_EXEC_STAGE_EXEC == rep.stage ? 127 : 125);
 }
 
 /*
@@ -625,9 +630,9 @@ static int supervise(pid_t cmd, const sigset_t *set, int runner_pidfd)
 void jr_init_main(const struct jr_init_args *a)
 {
 	struct jr_err err = { 0 };
-	struct jr_ctl_msg m;
+	struct jr_initproto_msg m;
 	struct exec_report rep;
-	int fds[JR_CTL_MAX_FDS];
+	int fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = 0;
 	int report[2];
 	sigset_t set;
@@ -645,34 +650,34 @@ void jr_init_main(const struct jr_init_args *a)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
-	r = jr_ctl_recv(a->ctl, &m, NULL, NULL);
-	if (r < 0 || m.type != JR_CTL_MAPS_DONE)
+	r = jr_initproto_recv(a->proto, &m, NULL, NULL);
+	if (r < 0 || m.type != JR_INITPROTO_MAPS_DONE)
 		_exit(1);
 	/* The runner has moved us into the sandbox's cgroup (cgroup.c): root
 	 * the cgroup namespace there, so the command sees it as "/". */
 	if (a->cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) {
 		jr_err_set(&err, errno, "unshare(CLONE_NEWCGROUP): %s",
 			   strerror(errno));
-		setup_fail(a->ctl, &err);
+		setup_fail(a->proto, &err);
 	}
 
 	t_setup = jr_clock_us();
-	send_nft_early(a->ctl);
+	send_nft_early(a->proto);
 	if (setup_namespaces(a, fds, &nfds, &err) < 0)
-		setup_fail(a->ctl, &err);
+		setup_fail(a->proto, &err);
 	/* The last point where init's credentials could have changed. */
 	tie_to_runner(a->runner_pidfd);
-	jr_ctl_msg_init(&m, JR_CTL_SETUP_OK, 0, NULL);
+	jr_initproto_msg_init(&m, JR_INITPROTO_SETUP_OK, 0, NULL);
 	m.span_us[0] = t_setup;
 	m.span_us[1] = jr_clock_us();
 	m.phase_us[0] = m.span_us[1] - t_setup - relaynet_us - mounts_us;
 	m.phase_us[1] = relaynet_us;
 	m.phase_us[2] = mounts_us;
-	/* Slots [0, JR_CTL_FDS_EARLY) went with NFT_EARLY. */
-	send_or_die(a->ctl, &m, &fds[JR_CTL_FDS_EARLY],
-		    nfds - JR_CTL_FDS_EARLY);
+	/* Slots [0, JR_INITPROTO_FDS_EARLY) went with NFT_EARLY. */
+	send_or_die(a->proto, &m, &fds[JR_INITPROTO_FDS_EARLY],
+		    nfds - JR_INITPROTO_FDS_EARLY);
 	/* The runner holds them now; no copy may reach the command. */
-	for (size_t i = JR_CTL_FDS_EARLY; i < nfds; i++)
+	for (size_t i = JR_INITPROTO_FDS_EARLY; i < nfds; i++)
 		close(fds[i]);
 
 	recv_go(a);
@@ -681,9 +686,10 @@ void jr_init_main(const struct jr_init_args *a)
 	if (a->net == JR_NET_ALLOWLIST &&
 	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
 			       &err) < 0) {
-		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
-		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
-		send_or_die(a->ctl, &m, NULL, 0);
+		jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, err.code,
+				      "%s", err.msg);
+		m.status = JR_INITPROTO_EXEC_STAGE_PREEXEC;
+		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
 
@@ -691,7 +697,7 @@ void jr_init_main(const struct jr_init_args *a)
 	selfcheck_us = a->net == JR_NET_ALLOWLIST ? t_exec - t_check : 0;
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
-		setup_fail(a->ctl, &err);
+		setup_fail(a->proto, &err);
 	}
 	/*
 	 * vfork: the child borrows init's memory until it execs or _exits,
@@ -708,7 +714,7 @@ void jr_init_main(const struct jr_init_args *a)
 	if (cmd < 0) {
 		jr_err_set(&err, errno, "cannot fork the command: %s",
 			   strerror(errno));
-		setup_fail(a->ctl, &err);
+		setup_fail(a->proto, &err);
 	}
 	if (cmd == 0) {
 		close(report[0]);
@@ -729,31 +735,33 @@ void jr_init_main(const struct jr_init_args *a)
 		int status;
 
 		rep.msg[sizeof(rep.msg) - 1] = '\0';
-		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, rep.code, "%s", rep.msg);
+		jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, rep.code,
+				      "%s", rep.msg);
 		m.status = rep.stage;
 		while (waitpid(cmd, &status, 0) < 0 && errno == EINTR)
 			;
-		send_or_die(a->ctl, &m, NULL, 0);
+		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
 	if (n != 0) {
 		/* A torn report: we cannot tell what ran. Fail closed. */
 		kill(cmd, SIGKILL);
 		jr_err_set(&err, EIO, "lost the exec report of the command");
-		jr_ctl_msg_init(&m, JR_CTL_EXEC_FAIL, err.code, "%s", err.msg);
-		m.status = JR_CTL_EXEC_STAGE_PREEXEC;
-		send_or_die(a->ctl, &m, NULL, 0);
+		jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, err.code,
+				      "%s", err.msg);
+		m.status = JR_INITPROTO_EXEC_STAGE_PREEXEC;
+		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
-	jr_ctl_msg_init(&m, JR_CTL_EXEC_OK, 0, NULL);
+	jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_OK, 0, NULL);
 	m.phase_us[0] = selfcheck_us;
 	m.phase_us[1] = jr_clock_us() - t_exec;
-	send_or_die(a->ctl, &m, NULL, 0);
+	send_or_die(a->proto, &m, NULL, 0);
 	/* Off the start-up path: each close waits for an RCU grace period. */
 	jr_mounts_close_detached();
 
-	jr_ctl_msg_init(&m, JR_CTL_EXIT, 0, NULL);
+	jr_initproto_msg_init(&m, JR_INITPROTO_EXIT, 0, NULL);
 	m.status = supervise(cmd, &set, a->runner_pidfd);
-	send_or_die(a->ctl, &m, NULL, 0);
+	send_or_die(a->proto, &m, NULL, 0);
 	_exit(0);
 }

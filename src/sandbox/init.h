@@ -15,7 +15,7 @@
 #include "seccomp.h"
 
 struct jr_init_args {
-	int ctl;	  /* control socket, init's end (see ctl.h) */
+	int proto; /* runner-init protocol, init's end (initproto.h) */
 	int runner_pidfd; /* pidfd of the runner: readable once it is dead */
 	const struct jr_ids *ids;
 	char *const *command; /* argv, NULL-terminated */
@@ -28,7 +28,7 @@ struct jr_init_args {
 	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
 	char *const *expose; /* --expose */
 	size_t n_expose;
-	/* --seccomp on: GO carries the filter (ctl.h), built meanwhile */
+	/* --seccomp on: GO carries the filter (initproto.h), built meanwhile */
 	bool seccomp;
 	const struct jr_fs_plan *fs; /* the filesystem layout */
 	/* Landlock (abi 0: not used) */

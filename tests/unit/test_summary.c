@@ -199,20 +199,20 @@ static void test_startup_phases(void **state)
 	for (int p = 0; p < JR_PHASE_COUNT; p++)
 		st.us[p] = 100 + (uint64_t)p;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(
-	    strstr(out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
-			"\"seccomp\":101,\"clone\":102,\"maps\":103,"
-			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
-			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
-			"\"exec\":110,\"parallel\":0,"
-			"\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
+	assert_non_null(strstr(
+	    out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
+		 "\"seccomp\":101,\"clone\":102,\"maps\":103,"
+		 "\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
+		 "\"nft\":107,\"relay\":108,\"selfcheck\":109,"
+		 "\"exec\":110,\"parallel\":0,"
+		 "\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
 	free(out);
 
 	/* The command never started: no total, so no breakdown either. */
 	st.complete = false;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(
-	    strstr(out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null}"));
+	assert_non_null(strstr(
+	    out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null}"));
 	free(out);
 }
 

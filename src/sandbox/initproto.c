@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ctl.c - framing for the runner <-> init control channel (see ctl.h).
+ * initproto.c - framing for the runner-init protocol (see initproto.h).
  */
 
 #include <errno.h>
@@ -10,10 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "initproto.h"
 
-void jr_ctl_msg_init(struct jr_ctl_msg *m, enum jr_ctl_type type, int code,
-		     const char *fmt, ...)
+void jr_initproto_msg_init(struct jr_initproto_msg *m,
+			   enum jr_initproto_type type, int code,
+			   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,18 +28,18 @@ void jr_ctl_msg_init(struct jr_ctl_msg *m, enum jr_ctl_type type, int code,
 	}
 }
 
-int jr_ctl_send(int sock, const struct jr_ctl_msg *m, const int *fds,
-		size_t nfds)
+int jr_initproto_send(int sock, const struct jr_initproto_msg *m,
+		      const int *fds, size_t nfds)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * JR_CTL_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * JR_INITPROTO_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (nfds > JR_CTL_MAX_FDS)
+	if (nfds > JR_INITPROTO_MAX_FDS)
 		return -EINVAL;
 	if (nfds) {
 		struct cmsghdr *c;
@@ -62,17 +63,18 @@ int jr_ctl_send(int sock, const struct jr_ctl_msg *m, const int *fds,
 	return 0;
 }
 
-int jr_ctl_recv(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds)
+int jr_initproto_recv(int sock, struct jr_initproto_msg *m, int *fds,
+		      size_t *nfds)
 {
-	return jr_ctl_recv_cred(sock, m, fds, nfds, NULL);
+	return jr_initproto_recv_cred(sock, m, fds, nfds, NULL);
 }
 
-int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
-		     pid_t *pid)
+int jr_initproto_recv_cred(int sock, struct jr_initproto_msg *m, int *fds,
+			   size_t *nfds, pid_t *pid)
 {
 	union {
 		/* Room for the credentials SO_PASSCRED adds, too. */
-		char buf[CMSG_SPACE(sizeof(int) * JR_CTL_MAX_FDS) +
+		char buf[CMSG_SPACE(sizeof(int) * JR_INITPROTO_MAX_FDS) +
 			 CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
@@ -100,7 +102,7 @@ int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
 	/* Take every passed fd first, so none leaks on a malformed message. */
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		size_t cnt;
-		int tmp[JR_CTL_MAX_FDS];
+		int tmp[JR_INITPROTO_MAX_FDS];
 
 		if (pid && c->cmsg_level == SOL_SOCKET &&
 		    c->cmsg_type == SCM_CREDENTIALS &&
@@ -113,8 +115,8 @@ int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (cnt > JR_CTL_MAX_FDS)
-			cnt = JR_CTL_MAX_FDS;
+		if (cnt > JR_INITPROTO_MAX_FDS)
+			cnt = JR_INITPROTO_MAX_FDS;
 		memcpy(tmp, CMSG_DATA(c), cnt * sizeof(int));
 		for (size_t i = 0; i < cnt; i++) {
 			if (got < room)
@@ -130,7 +132,8 @@ int jr_ctl_recv_cred(int sock, struct jr_ctl_msg *m, int *fds, size_t *nfds,
 		return -EPIPE;
 	if ((size_t)n != sizeof(*m) ||
 	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    m->type < JR_CTL_MAPS_DONE || m->type > JR_CTL_TYPE_LAST) {
+	    m->type < JR_INITPROTO_MAPS_DONE ||
+	    m->type > JR_INITPROTO_TYPE_LAST) {
 		for (size_t i = 0; i < got; i++)
 			close(fds[i]);
 		if (nfds)
