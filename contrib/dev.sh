@@ -3,6 +3,7 @@
 #
 #   contrib/dev.sh demo    install build deps, build, run the demo in a lab
 #   contrib/dev.sh test    install build deps, build, run the whole suite:
+#                          make format-check and make cppcheck, then
 #                          make check (as root: root and rootless modes),
 #                          make check again under ASan+UBSan, the libFuzzer
 #                          targets (FUZZ_SECONDS each, default 20), and
@@ -30,6 +31,7 @@ PACKAGES=(
 	nodejs
 	systemd
 	clang libclang-rt-14-dev
+	clang-format cppcheck
 )
 
 as_root() {
@@ -95,6 +97,12 @@ count() {
 run_tests() {
 	local rc=0
 	build
+	echo "dev.sh: static checks (make format-check, make cppcheck)"
+	if (cd build && make -s format-check && make -s cppcheck); then
+		TOTAL_PASS=$((TOTAL_PASS + 2))
+	else
+		rc=1; TOTAL_FAIL=$((TOTAL_FAIL + 1))
+	fi
 	echo "dev.sh: make check"
 	(cd build && make -j"$(nproc)" check) || rc=1
 	[ -f build/test-suite.log ] && count build/test-suite.log

@@ -657,9 +657,12 @@ struct outcome {
 static void start_unixguard(struct sandbox *sb,
 			    const struct jr_initproto_msg *in, pid_t sender)
 {
+	/* Taken before the initialiser: cppcheck cannot parse a statement
+	 * expression on a member there and skips the whole file. */
+	int diag = steal_fd(&sb->unix_diag);
 	struct jr_unixguard_config cfg = {
 		.listener = -1,
-		.diag = steal_fd(&sb->unix_diag),
+		.diag = diag,
 		.userns = -1,
 		.ids = sb->ids,
 		.task = sender,

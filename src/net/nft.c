@@ -1235,7 +1235,7 @@ static int nft_query(const struct mnl_socket *nl, const struct nlmsghdr *req,
 	if (!buf)
 		return -ENOMEM;
 	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
-		return -errno; // cppcheck-suppress memleak ; buf is _cleanup_free_
+		return -errno;
 	for (;;) {
 		const struct nlmsghdr *nlh;
 		ssize_t n;

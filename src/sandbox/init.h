@@ -15,7 +15,7 @@
 #include "seccomp.h"
 
 struct jr_init_args {
-	int proto; /* runner-init protocol, init's end (initproto.h) */
+	int proto;	  /* runner-init protocol, init's end (initproto.h) */
 	int runner_pidfd; /* pidfd of the runner: readable once it is dead */
 	const struct jr_ids *ids;
 	char *const *command; /* argv, NULL-terminated */
