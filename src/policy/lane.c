@@ -75,6 +75,23 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 }
 
+/*
+ * A leading "[IPv6]:" of @s, as --lane and --publish both write it: the
+ * address into @ss, and the text after the colon. NULL when @s does not
+ * hold one; the caller says which grammar it broke.
+ */
+static const char *parse_bracketed(const char *s, struct sockaddr_storage *ss,
+				   socklen_t *ss_len)
+{
+	const char *close = strchr(s, ']');
+
+	if (!close || close[1] != ':' ||
+	    !parse_literal(s + 1, (size_t)(close - s - 1), AF_INET6, ss,
+			   ss_len))
+		return NULL;
+	return close + 2;
+}
+
 int jr_lane_parse(const char *s, struct jr_lane *out, struct jr_err *err)
 {
 	const char *colon;
@@ -85,16 +102,15 @@ int jr_lane_parse(const char *s, struct jr_lane *out, struct jr_err *err)
 		return jr_err_set(err, EINVAL, "--lane %.64s...: too long", s);
 	snprintf(out->text, sizeof(out->text), "%s", s);
 	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
+		const char *port =
+		    parse_bracketed(s, &out->addr, &out->addr_len);
 
-		if (!close || close[1] != ':' ||
-		    !parse_literal(s + 1, (size_t)(close - s - 1), AF_INET6,
-				   &out->addr, &out->addr_len))
+		if (!port)
 			return jr_err_set(
 			    err, EINVAL,
 			    "--lane %s: expected [IPv6-ADDRESS]:PORT, e.g. [::1]:4000",
 			    s);
-		colon = close + 1;
+		colon = port - 1;
 		out->host = true;
 	} else {
 		colon = strrchr(s, ':');
@@ -148,14 +164,10 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err)
 				  s);
 	snprintf(out->text, sizeof(out->text), "%s", s);
 	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close || close[1] != ':' ||
-		    !parse_literal(s + 1, (size_t)(close - s - 1), AF_INET6,
-				   &out->addr, &out->addr_len))
+		ports = parse_bracketed(s, &out->addr, &out->addr_len);
+		if (!ports)
 			return jr_err_set(err, EINVAL, "--publish %s: %s", s,
 					  usage);
-		ports = close + 2;
 		have_addr = true;
 	}
 	mid = strchr(ports, ':');
