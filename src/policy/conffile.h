@@ -15,14 +15,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "confline.h"
 #include "err.h"
 #include "managed.h"
 #include "options.h"
 
 /* Include nesting bound: deeper is refused (a loop is refused earlier). */
 #define JR_CONFIG_MAX_DEPTH 8
-/* A configuration file larger than this is refused: it is not one. */
-#define JR_CONFIG_MAX_BYTES (1024 * 1024)
 /* Settings from all files together; bounds memory on hostile input. */
 #define JR_CONFIG_MAX_SETTINGS 16384
 
@@ -70,35 +69,6 @@ struct jr_config {
 	jr_config_reader reader;
 	void *reader_ctx;
 };
-
-/*
- * jr_conf_split - one line of a file, split in place: the keyword and the
- * value (rest of the line, white space trimmed, a '#' after white space
- * starts a comment; a value in double quotes runs to the last quote).
- * Return: 0 blank or comment, 1 a line (@value NULL if none), or -EINVAL
- * with @why.
- */
-int jr_conf_split(char *line, char **kw, char **value, const char **why);
-
-/*
- * jr_conf_line_fn - what jr_conf_each_line() calls for each line that is
- * not blank or a comment. @origin is "name:line" for messages; @kw and
- * @value (NULL if none) are jr_conf_split()'s, valid during the call only.
- * Return: 0, or -errno with @err set (stops the walk).
- */
-typedef int (*jr_conf_line_fn)(void *ctx, const char *origin, char *kw,
-			       char *value, struct jr_err *err);
-
-/*
- * jr_conf_each_line - the one line walk of jailrun.conf(5) and the managed
- * policy: cut @text into lines, refuse a NUL byte, split each line with
- * jr_conf_split() and hand the keyword lines to @fn, so both files number
- * lines and word their errors the same way.
- * @name: the file's name, for origins ("name:line")
- * Return: 0 or -errno; @err is "name:line: what is wrong".
- */
-int jr_conf_each_line(const char *name, const char *text, size_t len,
-		      jr_conf_line_fn fn, void *ctx, struct jr_err *err);
 
 void jr_config_init(struct jr_config *cfg);
 void jr_config_release(struct jr_config *cfg);

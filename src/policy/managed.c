@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "conffile.h"
+#include "confline.h"
 #include "managed.h"
 #include "options.h"
 
