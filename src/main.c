@@ -411,7 +411,8 @@ static int plan_fs(struct run *run, struct jr_err *err)
 /*
  * open_outputs() - the files a run writes, opened before anything runs:
  * a path we cannot write is a bad option and must fail first.
- * Return: 0, or <0 with @err set and what this opened closed again.
+ * Return: 0, or <0 with @err set; a --learn directory opened here is
+ * released again, the JSON file is main()'s to close.
  */
 static int open_outputs(struct run *run, struct jr_err *err)
 {
