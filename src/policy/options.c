@@ -4,7 +4,10 @@
  *
  * Theory of operation: getopt_long with a leading '+' so parsing stops at
  * the first non-option; everything after it (or after "--") is the command,
- * untouched. Every rejection names the option and the rule it broke, because
+ * untouched. Each option is one row of a table (JR_OPTION_ROWS) that gives
+ * getopt its table and the parser its handler, so the loop is a lookup and
+ * a call; what options mean together is checked after it, in named steps.
+ * Every rejection names the option and the rule it broke, because
  * an eval rig reading "exit 125" from a script needs the reason in one line.
  * Nothing here looks anything up (users, files): that is done later, so this
  * file stays pure and unit-tested.
@@ -192,9 +195,9 @@ const char jr_usage_text[] =
     "See jailrun(1) for details.\n";
 
 /*
- * The option table. Every option is one row of JR_OPTION_ROWS (further down): its
- * name, whether it takes a value, its short letter if it has one, and what
- * it does with its value. The getopt_long table (jr_options_long_table(),
+ * The option table. Every option is one row of JR_OPTION_ROWS (further
+ * down): its name, whether it takes a value, its short letter if it has
+ * one, and what it does with its value. The getopt_long table (jr_options_long_table(),
  * which conffile.c, managed.c and the tests walk), the getopt values and
  * the parser's dispatch table are all made from those rows, so no option
  * can be in one and missing from another.
