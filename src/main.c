@@ -210,82 +210,97 @@ static void learn_finish(struct jr_learn *learn, const struct jr_options *opts,
 	jr_learn_release(learn);
 }
 
-int main(int argc, char **argv)
-{
+/* Everything one run holds, from the configuration to the summary. */
+struct run {
 	struct jr_options opts;
-	struct jr_err err = { 0 };
-	struct jr_ids ids;
-	struct jr_run_result res;
-	struct jr_summary sum;
-	struct jr_caller caller;
+	struct jr_config cfg;
 	struct jr_policy policy;
+	struct jr_ids ids;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
-	struct jr_learn learn = { .dirfd = -1 };
-	struct jr_gitsweep gitsweep = { 0 };
-	size_t git_quarantined = 0;
-	_cleanup_(jr_config_release) struct jr_config cfg;
-	_cleanup_close_ int json_fd = -1;
-	uint64_t start = jr_clock_ms();
-	int r;
+	struct jr_learn learn;
+	struct jr_gitsweep gitsweep;
+	struct jr_run_result res;
+	int json_fd;	   /* --json FILE, opened before the run; -1: none */
+	uint64_t start_ms; /* when main() began, for the summary's wall_ms */
+};
 
-	/* From here the start-up phases are timed (startup.h). */
-	jr_startup_begin(&res.startup, jr_clock_us());
+/*
+ * load_config() - configuration files, profiles and the managed policy
+ * first: they become options before the command line's own (conffile.c).
+ * Return: 0, or JR_EXIT_FAILURE with the reason printed.
+ */
+static int load_config(struct run *run, int argc, char **argv)
+{
+	struct jr_err err = { 0 };
 
-	/* The pty relay writes to our stdout; if that goes away we want
-	 * EPIPE, not death (the sandbox would die with us, unreported). */
-	signal(SIGPIPE, SIG_IGN);
-
-	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
-		return jr_control_client_main(argc - 1, argv + 1);
-	/* Configuration files, profiles and the managed policy first: they
-	 * become options before the command line's own (config.c). */
-	jr_config_init(&cfg);
-	if (jr_config_build(&cfg, JR_POLICY_FILE, argc, argv, &opts, &err) <
-	    0) {
+	jr_config_init(&run->cfg);
+	if (jr_config_build(&run->cfg, JR_POLICY_FILE, argc, argv, &run->opts,
+			    &err) < 0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
-	jr_policy_init(&policy);
+	jr_policy_init(&run->policy);
 	/* The managed denies are asked again at each relay decision. */
-	if (cfg.managed.deny.n)
-		policy.deny = &cfg.managed.deny;
-	jr_log_set_level(JR_LOG_INFO + opts.verbosity);
+	if (run->cfg.managed.deny.n)
+		run->policy.deny = &run->cfg.managed.deny;
+	jr_log_set_level(JR_LOG_INFO + run->opts.verbosity);
 	/* Before any sandbox: the command never inherits NOTIFY_SOCKET. */
-	jr_notify_init(&opts.watchdog_interval_ms);
+	jr_notify_init(&run->opts.watchdog_interval_ms);
+	return 0;
+}
 
-	switch (opts.action) {
+/* --print-config: the settings, then the same allow and lane checks a
+ * run would make, so a config that cannot run does not print as fine. */
+static int print_config(struct run *run)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_err err = { 0 };
+
+	jr_config_print(&run->cfg, opts, stdout);
+	for (size_t i = 0; i < opts->n_allow; i++)
+		if (jr_policy_add(&run->policy, opts->allow[i], &err) < 0)
+			return fail_early(opts, &run->policy, &err);
+	if (jr_config_check_allow(&run->cfg, &run->policy, &err) < 0 ||
+	    jr_config_check_lanes(&run->cfg, &opts->lanes, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	jr_policy_free(&run->policy);
+	jr_options_release(opts);
+	return fflush(stdout) == 0 ? 0 : JR_EXIT_FAILURE;
+}
+
+/*
+ * run_other_action() - --help, --version, --check and --print-config.
+ * Return: the exit status of the action, or -1 when the action is a run.
+ */
+static int run_other_action(struct run *run)
+{
+	switch (run->opts.action) {
 	case JR_ACTION_HELP:
 		fputs(jr_usage_text, stdout);
-		jr_options_release(&opts);
+		jr_options_release(&run->opts);
 		return 0;
 	case JR_ACTION_VERSION:
 		printf("jailrun %s\n", PACKAGE_VERSION);
-		jr_options_release(&opts);
+		jr_options_release(&run->opts);
 		return 0;
 	case JR_ACTION_CHECK:
-		jr_options_release(&opts);
+		jr_options_release(&run->opts);
 		return jr_check_run();
 	case JR_ACTION_PRINT_CONFIG:
-		jr_config_print(&cfg, &opts, stdout);
-		for (size_t i = 0; i < opts.n_allow; i++)
-			if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
-				return fail_early(&opts, &policy, &err);
-		if (jr_config_check_allow(&cfg, &policy, &err) < 0 ||
-		    jr_config_check_lanes(&cfg, &opts.lanes, &err) < 0)
-			return fail_early(&opts, &policy, &err);
-		jr_policy_free(&policy);
-		jr_options_release(&opts);
-		return fflush(stdout) == 0 ? 0 : JR_EXIT_FAILURE;
+		return print_config(run);
 	case JR_ACTION_RUN:
 		break;
 	}
-	/* An inherited control socket never reaches the sandbox. */
-	if (opts.control_fd >= 0 &&
-	    jr_control_adopt_fd(opts.control_fd, &err) < 0)
-		return fail_early(&opts, &policy, &err);
+	return -1;
+}
 
-	caller = (struct jr_caller){
+/* Who the command runs as, from --user, --host-root and our caller. */
+static int resolve_ids(struct run *run, struct jr_err *err)
+{
+	const struct jr_options *opts = &run->opts;
+	struct jr_ids *ids = &run->ids;
+	struct jr_caller caller = {
 		.uid = getuid(),
 		.euid = geteuid(),
 		.gid = getgid(),
@@ -293,204 +308,332 @@ int main(int argc, char **argv)
 		.sudo_uid = getenv("SUDO_UID"),
 		.sudo_gid = getenv("SUDO_GID"),
 	};
-	if (jr_ids_resolve(opts.user, opts.host_root, &caller, &ids, &err) < 0)
-		return fail_early(&opts, &policy, &err);
-	if (ids.host_uid == 0)
+
+	if (jr_ids_resolve(opts->user, opts->host_root, &caller, ids, err) < 0)
+		return -EINVAL;
+	if (ids->host_uid == 0)
 		jr_warn(
 		    "--host-root: the command runs as host uid 0 (without capabilities, but it can read, change and chmod every root-owned file it can reach)");
 	jr_verbose(
 	    "command runs as %s (uid %u, gid %u inside; uid %u, gid %u on the host), %s",
-	    ids.name, (unsigned)ids.uid, (unsigned)ids.gid,
-	    (unsigned)ids.host_uid, (unsigned)ids.host_gid,
-	    ids.privileged ? "started by root" : "rootless");
+	    ids->name, (unsigned)ids->uid, (unsigned)ids->gid,
+	    (unsigned)ids->host_uid, (unsigned)ids->host_gid,
+	    ids->privileged ? "started by root" : "rootless");
+	return 0;
+}
 
-	/* Bad policy input: the entry and the rule it broke, nothing runs. */
-	for (size_t i = 0; i < opts.n_allow; i++)
-		if (jr_policy_add(&policy, opts.allow[i], &err) < 0)
-			return fail_early(&opts, &policy, &err);
-	for (size_t i = 0; i < opts.n_allow_files; i++)
-		if (jr_policy_add_file(&policy, opts.allow_files[i], &err) < 0)
-			return fail_early(&opts, &policy, &err);
-	for (size_t i = 0; i < opts.n_allow_private; i++)
-		if (jr_policy_add_private(&policy, opts.allow_private[i],
-					  &err) < 0)
-			return fail_early(&opts, &policy, &err);
-	policy.match_any = opts.net_public;
+/*
+ * load_policy() - every allow entry, from each option that makes one.
+ * Bad policy input: the entry and the rule it broke, nothing runs.
+ */
+static int load_policy(struct run *run, struct jr_err *err)
+{
+	const struct jr_options *opts = &run->opts;
+	struct jr_policy *policy = &run->policy;
+
+	for (size_t i = 0; i < opts->n_allow; i++)
+		if (jr_policy_add(policy, opts->allow[i], err) < 0)
+			return -EINVAL;
+	for (size_t i = 0; i < opts->n_allow_files; i++)
+		if (jr_policy_add_file(policy, opts->allow_files[i], err) < 0)
+			return -EINVAL;
+	for (size_t i = 0; i < opts->n_allow_private; i++)
+		if (jr_policy_add_private(policy, opts->allow_private[i], err) <
+		    0)
+			return -EINVAL;
+	policy->match_any = opts->net_public;
 	/* A NAME:PORT lane is an allow entry, in every mode (lane.h). */
-	for (size_t i = 0; i < opts.lanes.n_lane; i++)
-		if (!opts.lanes.lane[i].host &&
-		    jr_policy_add(&policy, opts.lanes.lane[i].text, &err) < 0)
-			return fail_early(&opts, &policy, &err);
-	if (load_http_rules(&opts, &policy, &err) < 0)
-		return fail_early(&opts, &policy, &err);
+	for (size_t i = 0; i < opts->lanes.n_lane; i++)
+		if (!opts->lanes.lane[i].host &&
+		    jr_policy_add(policy, opts->lanes.lane[i].text, err) < 0)
+			return -EINVAL;
+	if (load_http_rules(opts, policy, err) < 0)
+		return -EINVAL;
 	/* The managed policy's denies hold against every allow entry, those
 	 * --allow-http adds for its hosts included, and against host lanes,
 	 * which the relay connects without asking the policy. */
-	if (jr_config_check_allow(&cfg, &policy, &err) < 0 ||
-	    jr_config_check_lanes(&cfg, &opts.lanes, &err) < 0)
-		return fail_early(&opts, &policy, &err);
-	if (jr_audit_open(&audit, opts.log_path, opts.log_fd, &err) < 0)
-		return fail_early(&opts, &policy, &err);
-	if (raise_fd_limit(&opts, &err) < 0 ||
-	    jr_rlimits_check(&opts.limits, &err) < 0)
-		return fail_early(&opts, &policy, &err);
-	/* --secret/--inspect: values read and scrubbed from our environment,
-	 * the CA made, before anything is cloned from this process. */
-	if (opts.n_secret || opts.n_inspect || https_rules(&policy)) {
-		opts.secrets = calloc(1, sizeof(*opts.secrets));
-		if (opts.secrets)
-			opts.secrets->http_rules = policy.http_rules;
-		if (!opts.secrets ||
-		    jr_secrets_start(opts.secrets, &opts, &audit, &err) < 0) {
-			if (!opts.secrets)
-				jr_err_set(&err, ENOMEM, "out of memory");
-			else
-				jr_secrets_release(opts.secrets);
-			free(opts.secrets);
-			opts.secrets = NULL;
-			jr_audit_close(&audit);
-			return fail_early(&opts, &policy, &err);
-		}
+	if (jr_config_check_allow(&run->cfg, policy, err) < 0 ||
+	    jr_config_check_lanes(&run->cfg, &opts->lanes, err) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * start_secrets() - --secret/--inspect: values read and scrubbed from our
+ * environment, the CA made, before anything is cloned from this process.
+ * On failure nothing of it is left (opts.secrets is NULL).
+ */
+static int start_secrets(struct run *run, struct jr_err *err)
+{
+	struct jr_options *opts = &run->opts;
+
+	if (!opts->n_secret && !opts->n_inspect && !https_rules(&run->policy))
+		return 0;
+	opts->secrets = calloc(1, sizeof(*opts->secrets));
+	if (opts->secrets)
+		opts->secrets->http_rules = run->policy.http_rules;
+	if (!opts->secrets ||
+	    jr_secrets_start(opts->secrets, opts, &run->audit, err) < 0) {
+		if (!opts->secrets)
+			jr_err_set(err, ENOMEM, "out of memory");
+		else
+			jr_secrets_release(opts->secrets);
+		free(opts->secrets);
+		opts->secrets = NULL;
+		return -EINVAL;
 	}
-	/* Every path option checked and canonicalised once, here. */
-	if (jr_fs_plan_build(&opts, &ids, &fs, &err) < 0) {
-		jr_audit_close(&audit);
-		return fail_early(&opts, &policy, &err);
-	}
-	if (opts.fs_mode == JR_FS_HOST)
+	return 0;
+}
+
+/* Every path option checked and canonicalised once, here. */
+static int plan_fs(struct run *run, struct jr_err *err)
+{
+	const struct jr_fs_plan *fs = &run->fs;
+	size_t n_paths;
+
+	if (jr_fs_plan_build(&run->opts, &run->ids, &run->fs, err) < 0)
+		return -EINVAL;
+	if (run->opts.fs_mode == JR_FS_HOST) {
 		jr_verbose(
 		    "--fs host: the command sees the host's files as your permissions allow");
-	else
-		jr_verbose(
-		    "filesystem: host read-only, working directory %s (%s), %zu path option%s, %zu secret%s hidden, tmpfs %llu MiB each",
-		    fs.workdir, fs.workdir_writable ? "writable" : "read-only",
-		    fs.n_ops - (fs.workdir_writable ? 1 : 0),
-		    fs.n_ops - (fs.workdir_writable ? 1 : 0) == 1 ? "" : "s",
-		    fs.n_hidden, fs.n_hidden == 1 ? "" : "s",
-		    (unsigned long long)(fs.tmpfs_size >> 20));
-
-	/* Open the summary file now: a path we cannot write is a bad option,
-	 * and must fail before anything runs. */
-	if (opts.json_path) {
-		/* Not a link or a file another user planted (outfile.h). */
-		json_fd = jr_outfile_open("--json", opts.json_path, false, 0644,
-					  &err);
-		if (json_fd < 0) {
-			jr_audit_close(&audit);
-			jr_fs_plan_release(&fs);
-			return fail_early(&opts, &policy, &err);
-		}
+		return 0;
 	}
+	n_paths = fs->n_ops - (fs->workdir_writable ? 1 : 0);
+	jr_verbose(
+	    "filesystem: host read-only, working directory %s (%s), %zu path option%s, %zu secret%s hidden, tmpfs %llu MiB each",
+	    fs->workdir, fs->workdir_writable ? "writable" : "read-only",
+	    n_paths, n_paths == 1 ? "" : "s", fs->n_hidden,
+	    fs->n_hidden == 1 ? "" : "s",
+	    (unsigned long long)(fs->tmpfs_size >> 20));
+	return 0;
+}
 
-	/* --learn: FILE's directory checked and pinned now, for the same
-	 * reason (the file itself is written at exit, learn.c). */
-	if (opts.learn_path) {
-		if (jr_learn_open(&learn, opts.learn_path, &err) < 0) {
-			jr_audit_close(&audit);
-			jr_fs_plan_release(&fs);
-			return fail_early(&opts, &policy, &err);
-		}
-		audit.learn = &learn;
+/*
+ * open_outputs() - the files a run writes, opened before anything runs:
+ * a path we cannot write is a bad option and must fail first.
+ * Return: 0, or <0 with @err set; a --learn directory opened here is
+ * released again, the JSON file is main()'s to close.
+ */
+static int open_outputs(struct run *run, struct jr_err *err)
+{
+	struct jr_options *opts = &run->opts;
+	int r;
+
+	if (opts->json_path) {
+		/* Not a link or a file another user planted (outfile.h). */
+		run->json_fd = jr_outfile_open("--json", opts->json_path, false,
+					       0644, err);
+		if (run->json_fd < 0)
+			return -EINVAL;
+	}
+	/* --learn: FILE's directory checked and pinned now (the file itself
+	 * is written at exit, learn.c). */
+	if (opts->learn_path) {
+		if (jr_learn_open(&run->learn, opts->learn_path, err) < 0)
+			return -EINVAL;
+		run->audit.learn = &run->learn;
 	}
 	/* Made last, so no early failure leaves the socket file behind. */
-	if (opts.control_path) {
-		r = jr_control_listen(opts.control_path, &err);
+	if (opts->control_path) {
+		r = jr_control_listen(opts->control_path, err);
 		if (r < 0) {
-			jr_learn_release(&learn);
-			jr_audit_close(&audit);
-			jr_fs_plan_release(&fs);
-			return fail_early(&opts, &policy, &err);
+			jr_learn_release(&run->learn);
+			return -EINVAL;
 		}
-		opts.control_fd = r;
+		opts->control_fd = r;
 	}
+	return 0;
+}
+
+/*
+ * prepare_run() - everything between the options and the sandbox: who
+ * runs, the policy, the audit log, limits, secrets, the filesystem plan
+ * and the output files, in the order that lets each failure undo only
+ * what came before it.
+ * Return: 0, or JR_EXIT_FAILURE with the reason printed.
+ */
+static int prepare_run(struct run *run)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_err err = { 0 };
+
+	/* An inherited control socket never reaches the sandbox. */
+	if (opts->control_fd >= 0 &&
+	    jr_control_adopt_fd(opts->control_fd, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	if (resolve_ids(run, &err) < 0 || load_policy(run, &err) < 0 ||
+	    jr_audit_open(&run->audit, opts->log_path, opts->log_fd, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	if (raise_fd_limit(opts, &err) < 0 ||
+	    jr_rlimits_check(&opts->limits, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	if (start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0) {
+		jr_audit_close(&run->audit);
+		return fail_early(opts, &run->policy, &err);
+	}
+	if (open_outputs(run, &err) < 0) {
+		jr_audit_close(&run->audit);
+		jr_fs_plan_release(&run->fs);
+		return fail_early(opts, &run->policy, &err);
+	}
+	return 0;
+}
+
+/*
+ * run_command() - the sandbox itself, and what must follow it at once:
+ * the inspected requests ended and .git swept for files the command left.
+ * Return: how many git files were quarantined.
+ */
+static size_t run_command(struct run *run)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_run_result *res = &run->res;
+	size_t git_quarantined;
+	int r;
 
 	/* The git files the layout cannot cover, noted before the run. */
-	if (jr_gitsweep_arm(&gitsweep, &fs) < 0)
+	if (jr_gitsweep_arm(&run->gitsweep, &run->fs) < 0)
 		jr_warn(
 		    "git: out of memory: new files in .git are not looked for at exit");
-	jr_audit_event(&audit, "lifecycle", "sandbox starting");
-	if (!opts.seccomp)
-		jr_audit_event(&audit, "lifecycle",
+	jr_audit_event(&run->audit, "lifecycle", "sandbox starting");
+	if (!opts->seccomp)
+		jr_audit_event(&run->audit, "lifecycle",
 			       "seccomp filter disabled (--seccomp off)");
-	r = jr_sandbox_run(&opts, &ids, &fs, &policy, &audit, &res);
-	jr_control_unlink(opts.control_path);
+	r = jr_sandbox_run(opts, &run->ids, &run->fs, &run->policy, &run->audit,
+			   res);
+	jr_control_unlink(opts->control_path);
 	if (r < 0)
-		jr_error("%s", res.err.msg);
-	else if (res.ended == JR_END_EXEC_FAILED ||
-		 res.ended == JR_END_SETUP_FAILED || res.ended == JR_END_TAMPER)
-		jr_error("%s", res.err.msg);
-	else if (res.err.code)
-		jr_warn("%s", res.err.msg);
+		jr_error("%s", res->err.msg);
+	else if (res->ended == JR_END_EXEC_FAILED ||
+		 res->ended == JR_END_SETUP_FAILED ||
+		 res->ended == JR_END_TAMPER)
+		jr_error("%s", res->err.msg);
+	else if (res->err.code)
+		jr_warn("%s", res->err.msg);
 
-	if (opts.secrets)
-		jr_secrets_stop(opts.secrets); /* inspected requests end */
+	if (opts->secrets)
+		jr_secrets_stop(opts->secrets); /* inspected requests end */
 	/* Every process of the sandbox is gone: nothing can race this. */
-	git_quarantined = jr_gitsweep_run(&gitsweep);
-	jr_gitsweep_release(&gitsweep);
-	sum = (struct jr_summary){
-		.command = opts.command,
-		.command_argc = opts.command_argc,
-		.ended = res.ended,
-		.exit_status = res.exit_status,
-		.signal = res.signal,
-		.wall_ms = jr_clock_ms() - start,
-		.net_mode = jr_options_net_mode(&opts),
-		.rules_verified = res.rules_verified,
-		.nft_chains = res.nft_chains,
-		.nft_rules = res.nft_rules,
-		.uid = ids.uid,
-		.gid = ids.gid,
-		.host_uid = ids.host_uid,
-		.host_gid = ids.host_gid,
-		.rootless = !ids.privileged,
-		.error = res.err.code ? res.err.msg : NULL,
-		.audit = opts.net == JR_NET_ALLOWLIST ? &audit : NULL,
-		.allow_entries = policy.n,
-		.tamper_events = res.watchdog.tamper_events,
+	git_quarantined = jr_gitsweep_run(&run->gitsweep);
+	jr_gitsweep_release(&run->gitsweep);
+	return git_quarantined;
+}
+
+/* The end-of-run summary (summary.h) of what run_command() saw. */
+static void fill_summary(struct run *run, size_t git_quarantined,
+			 struct jr_summary *sum)
+{
+	const struct jr_options *opts = &run->opts;
+	struct jr_run_result *res = &run->res;
+
+	*sum = (struct jr_summary){
+		.command = opts->command,
+		.command_argc = opts->command_argc,
+		.ended = res->ended,
+		.exit_status = res->exit_status,
+		.signal = res->signal,
+		.wall_ms = jr_clock_ms() - run->start_ms,
+		.net_mode = jr_options_net_mode(opts),
+		.rules_verified = res->rules_verified,
+		.nft_chains = res->nft_chains,
+		.nft_rules = res->nft_rules,
+		.uid = run->ids.uid,
+		.gid = run->ids.gid,
+		.host_uid = run->ids.host_uid,
+		.host_gid = run->ids.host_gid,
+		.rootless = !run->ids.privileged,
+		.error = res->err.code ? res->err.msg : NULL,
+		.audit = opts->net == JR_NET_ALLOWLIST ? &run->audit : NULL,
+		.allow_entries = run->policy.n,
+		.tamper_events = res->watchdog.tamper_events,
 		.git_quarantined = (unsigned int)git_quarantined,
-		.restores = res.watchdog.restores,
-		.max_restore_us = res.watchdog.max_restore_us,
-		.fs = &fs,
-		.landlock_abi = res.landlock_abi,
+		.restores = res->watchdog.restores,
+		.max_restore_us = res->watchdog.max_restore_us,
+		.fs = &run->fs,
+		.landlock_abi = res->landlock_abi,
 	};
-	if (res.startup.end_of_run)
-		res.startup.teardown_us =
-		    jr_clock_us() - res.startup.end_of_run;
-	sum.startup = &res.startup;
-	if (opts.secrets) {
-		sum.secrets_on = true;
-		sum.secrets_bound = opts.secrets->n;
-		sum.inspected_requests = opts.secrets->inspected;
-		sum.secret_injected = opts.secrets->injected;
-		sum.secret_misuse = opts.secrets->misuse;
+	if (res->startup.end_of_run)
+		res->startup.teardown_us =
+		    jr_clock_us() - res->startup.end_of_run;
+	sum->startup = &res->startup;
+	if (opts->secrets) {
+		sum->secrets_on = true;
+		sum->secrets_bound = opts->secrets->n;
+		sum->inspected_requests = opts->secrets->inspected;
+		sum->secret_injected = opts->secrets->injected;
+		sum->secret_misuse = opts->secrets->misuse;
 	}
-	sum.limits = &opts.limits;
-	sum.limits_report = &res.limits;
-	if (res.startup.complete) {
+	sum->limits = &opts->limits;
+	sum->limits_report = &res->limits;
+}
+
+/*
+ * finish_run() - report the run (start-up times, denials, --learn, the
+ * audit log's end, the JSON summary) and release what it held.
+ * Return: the exit status: the command's, by the contract.
+ */
+static int finish_run(struct run *run, const struct jr_summary *sum)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_run_result *res = &run->res;
+
+	if (res->startup.complete) {
 		char line[512];
 
-		jr_startup_format(&res.startup, line, sizeof(line));
+		jr_startup_format(&res->startup, line, sizeof(line));
 		jr_verbose("start-up in ms: %s", line);
 		jr_verbose("after the command: %.2f ms to reap the sandbox",
-			   (double)res.startup.teardown_us / 1000.0);
+			   (double)res->startup.teardown_us / 1000.0);
 	}
-	report_denied(&audit, &opts);
-	learn_finish(&learn, &opts, &res);
-	jr_audit_event(&audit, "lifecycle", jr_end_name(res.ended));
-	if (audit.write_error)
+	report_denied(&run->audit, opts);
+	learn_finish(&run->learn, opts, res);
+	jr_audit_event(&run->audit, "lifecycle", jr_end_name(res->ended));
+	if (run->audit.write_error)
 		jr_warn("the audit log could not be written completely: %s",
-			strerror(audit.write_error));
+			strerror(run->audit.write_error));
 	/* A summary we could not write is reported, but does not change the
 	 * status: 125 means "the command did not run", and it may have. */
-	write_summary(json_fd, opts.json_path, &sum);
-	jr_audit_close(&audit);
-	jr_policy_free(&policy);
+	write_summary(run->json_fd, opts->json_path, sum);
+	jr_audit_close(&run->audit);
+	jr_policy_free(&run->policy);
 	jr_httprules_free(&http_rules);
-	jr_fs_plan_release(&fs);
-	if (opts.secrets) {
-		jr_secrets_release(opts.secrets);
-		free(opts.secrets);
+	jr_fs_plan_release(&run->fs);
+	if (opts->secrets) {
+		jr_secrets_release(opts->secrets);
+		free(opts->secrets);
 	}
-	jr_options_release(&opts);
-	return res.exit_status;
+	jr_options_release(opts);
+	return res->exit_status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = { .learn = { .dirfd = -1 }, .json_fd = -1 };
+	struct jr_summary sum;
+	int status;
+
+	run.start_ms = jr_clock_ms();
+	/* From here the start-up phases are timed (startup.h). */
+	jr_startup_begin(&run.res.startup, jr_clock_us());
+
+	/* The pty relay writes to our stdout; if that goes away we want
+	 * EPIPE, not death (the sandbox would die with us, unreported). */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
+		return jr_control_client_main(argc - 1, argv + 1);
+	status = load_config(&run, argc, argv);
+	if (status == 0)
+		status = run_other_action(&run);
+	if (status < 0) {
+		status = prepare_run(&run);
+		if (status == 0) {
+			fill_summary(&run, run_command(&run), &sum);
+			status = finish_run(&run, &sum);
+		}
+	}
+	if (run.json_fd >= 0)
+		close(run.json_fd);
+	jr_config_release(&run.cfg);
+	return status;
 }

@@ -4,7 +4,10 @@
  *
  * Theory of operation: getopt_long with a leading '+' so parsing stops at
  * the first non-option; everything after it (or after "--") is the command,
- * untouched. Every rejection names the option and the rule it broke, because
+ * untouched. Each option is one row of a table (JR_OPTION_ROWS) that gives
+ * getopt its table and the parser its handler, so the loop is a lookup and
+ * a call; what options mean together is checked after it, in named steps.
+ * Every rejection names the option and the rule it broke, because
  * an eval rig reading "exit 125" from a script needs the reason in one line.
  * Nothing here looks anything up (users, files): that is done later, so this
  * file stays pure and unit-tested.
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "host.h"
 #include "httprules.h"
 #include "options.h"
@@ -190,120 +194,58 @@ const char jr_usage_text[] =
     "\n"
     "See jailrun(1) for details.\n";
 
-enum {
-	OPT_NET = 0x100,
-	OPT_ALLOW,
-	OPT_ALLOW_FILE,
-	OPT_GATEWAY,
-	OPT_LOG,
-	OPT_LOG_FD,
-	OPT_MAX_CONNS,
-	OPT_HEADER_TIMEOUT,
-	OPT_CONNECT_TIMEOUT,
-	OPT_IDLE_TIMEOUT,
-	OPT_SECCOMP,
-	OPT_LANDLOCK,
-	OPT_ALLOW_NESTED,
-	OPT_EXPOSE,
-	OPT_ON_TAMPER,
-	OPT_WATCHDOG_INTERVAL,
-	OPT_TIMEOUT,
-	OPT_USER,
-	OPT_HOST_ROOT,
-	OPT_JSON,
-	OPT_RAW_TTY,
-	OPT_CHECK,
-	OPT_RW,
-	OPT_RO,
-	OPT_HIDE,
-	OPT_TMPFS,
-	OPT_TMPFS_SIZE,
-	OPT_WORKDIR,
-	OPT_FS,
-	OPT_TRANSPARENT,
-	OPT_ALLOW_PRIVATE,
-	OPT_DENY_MESSAGE,
-	OPT_LEARN,
-	OPT_LANE,
-	OPT_PUBLISH,
-	OPT_CONTROL,
-	OPT_CONTROL_FD,
-	OPT_CONFIG,
-	OPT_PROFILE,
-	OPT_PRINT_CONFIG,
-	OPT_ALLOW_HTTP,
-	OPT_SECRET,
-	OPT_INSPECT,
-	OPT_UPSTREAM_CA,
-	OPT_SECRET_ALLOW_PLAINTEXT,
-	OPT_RLIMIT,
-	OPT_MEMORY,
-	OPT_PIDS,
-	OPT_CPUS,
+/*
+ * The option table. Every option is one row of JR_OPTION_ROWS (further
+ * down): its name, whether it takes a value, its short letter if it has
+ * one, and what it does with its value. The getopt_long table (jr_options_long_table(),
+ * which conffile.c, managed.c and the tests walk), the getopt values and
+ * the parser's dispatch table are all made from those rows, so no option
+ * can be in one and missing from another.
+ */
+
+/* What the parse carries between options besides @opts itself. */
+struct parse_state {
+	struct jr_options *opts;
+	bool saw_net; /* --net given: --learn and --allow check against it */
 };
 
-static const struct option jr_long_options[] = {
-	{ "net", required_argument, NULL, OPT_NET },
-	{ "allow", required_argument, NULL, OPT_ALLOW },
-	{ "allow-file", required_argument, NULL, OPT_ALLOW_FILE },
-	{ "gateway", required_argument, NULL, OPT_GATEWAY },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
-	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
-	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
-	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
-	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
-	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
-	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
-	{ "allow-nested", no_argument, NULL, OPT_ALLOW_NESTED },
-	{ "expose", required_argument, NULL, OPT_EXPOSE },
-	{ "on-tamper", required_argument, NULL, OPT_ON_TAMPER },
-	{ "watchdog-interval", required_argument, NULL, OPT_WATCHDOG_INTERVAL },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "host-root", no_argument, NULL, OPT_HOST_ROOT },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "raw-tty", no_argument, NULL, OPT_RAW_TTY },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "rw", required_argument, NULL, OPT_RW },
-	{ "ro", required_argument, NULL, OPT_RO },
-	{ "hide", required_argument, NULL, OPT_HIDE },
-	{ "tmpfs", required_argument, NULL, OPT_TMPFS },
-	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
-	{ "workdir", required_argument, NULL, OPT_WORKDIR },
-	{ "fs", required_argument, NULL, OPT_FS },
-	{ "transparent", required_argument, NULL, OPT_TRANSPARENT },
-	{ "allow-private", required_argument, NULL, OPT_ALLOW_PRIVATE },
-	{ "deny-message", required_argument, NULL, OPT_DENY_MESSAGE },
-	{ "learn", required_argument, NULL, OPT_LEARN },
-	{ "lane", required_argument, NULL, OPT_LANE },
-	{ "publish", required_argument, NULL, OPT_PUBLISH },
-	{ "control", required_argument, NULL, OPT_CONTROL },
-	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-	{ "allow-http", required_argument, NULL, OPT_ALLOW_HTTP },
-	{ "secret", required_argument, NULL, OPT_SECRET },
-	{ "inspect", required_argument, NULL, OPT_INSPECT },
-	{ "upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA },
-	{ "secret-allow-plaintext", no_argument, NULL,
-	  OPT_SECRET_ALLOW_PLAINTEXT },
-	{ "rlimit", required_argument, NULL, OPT_RLIMIT },
-	{ "memory", required_argument, NULL, OPT_MEMORY },
-	{ "pids", required_argument, NULL, OPT_PIDS },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
+/* A handler's return: parsing stops here, successfully (--help). */
+#define OPT_STOP 1
 
-const struct option *jr_options_long_table(void)
-{
-	return jr_long_options;
-}
+struct opt_def;
+typedef int opt_handler(struct parse_state *ps, const struct opt_def *d,
+			const char *arg, struct jr_err *err);
+typedef int opt_check(const struct opt_def *d, const char *arg,
+		      struct jr_err *err);
+typedef int opt_limit(const char *arg, struct jr_limits *l, struct jr_err *err);
+
+/*
+ * struct opt_def - one option, as the parser sees it.
+ * @name: the long name, without "--" (error messages name it)
+ * @short_name: its one-letter form, or 0
+ * @handle: what the option does with its value (or with nothing)
+ * @field: offsetof() the struct jr_options member @handle writes
+ * @count: lists: offsetof() the member that counts @field's entries
+ * @check: the value's validator before it is kept, or NULL
+ * @max: lists: at most this many values, 0: only argc bounds them
+ * @limit: --rlimit and friends: limits.c's parser of the value
+ * @action: set_action(): the action the option asks for
+ * @stop: set_action(): parsing ends here (--help, --version)
+ * @once: set_string(): given twice is an error
+ */
+struct opt_def {
+	const char *name;
+	int short_name;
+	opt_handler *handle;
+	size_t field;
+	size_t count;
+	opt_check *check;
+	size_t max;
+	opt_limit *limit;
+	enum jr_action action;
+	bool stop;
+	bool once;
+};
 
 bool jr_profile_name_valid(const char *name)
 {
@@ -389,13 +331,13 @@ int jr_parse_size(const char *s, uint64_t *bytes)
 
 /* A filesystem path option: not empty, no NUL-free surprises. Relative
  * paths are taken from the current directory later (fslayout.c). */
-static int check_path_option(const char *name, const char *arg,
+static int check_path_option(const struct opt_def *d, const char *arg,
 			     struct jr_err *err)
 {
 	if (!*arg)
-		return jr_err_set(err, EINVAL, "--%s: empty path", name);
+		return jr_err_set(err, EINVAL, "--%s: empty path", d->name);
 	if (strlen(arg) >= 4096)
-		return jr_err_set(err, EINVAL, "--%s: path too long", name);
+		return jr_err_set(err, EINVAL, "--%s: path too long", d->name);
 	return 0;
 }
 
@@ -429,7 +371,8 @@ static int parse_net_mode(const char *s, enum jr_net_mode *mode, bool *public,
  * terminal line: bounded, and no control characters (a newline would
  * end the body's line, an escape sequence would act on the terminal).
  */
-static int check_deny_message(const char *s, struct jr_err *err)
+static int check_deny_message(const struct opt_def *d, const char *s,
+			      struct jr_err *err)
 {
 	size_t len = strlen(s);
 
@@ -542,31 +485,6 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 	return 0;
 }
 
-void jr_options_release(struct jr_options *opts)
-{
-	free(opts->allow);
-	free(opts->allow_files);
-	free(opts->expose);
-	free(opts->rw);
-	free(opts->ro);
-	free(opts->hide);
-	free(opts->tmpfs);
-	free(opts->allow_private);
-	opts->allow_private = NULL;
-	opts->n_allow_private = 0;
-	free(opts->allow_http);
-	opts->allow_http = NULL;
-	opts->n_allow_http = 0;
-	free(opts->secret);
-	free(opts->inspect);
-	opts->secret = opts->inspect = NULL;
-	opts->n_secret = opts->n_inspect = 0;
-	opts->allow = opts->allow_files = opts->expose = NULL;
-	opts->rw = opts->ro = opts->hide = opts->tmpfs = NULL;
-	opts->n_allow = opts->n_allow_files = opts->n_expose = 0;
-	opts->n_rw = opts->n_ro = opts->n_hide = opts->n_tmpfs = 0;
-}
-
 static int parse_timeout_option(const char *name, const char *arg, uint64_t *ms,
 				struct jr_err *err)
 {
@@ -594,7 +512,8 @@ static int parse_on_off(const char *name, const char *arg, bool *on,
 
 /* --allow-http: the rule's grammar, checked here so a bad rule is a usage
  * error naming it (httprules.h); main() parses it again to keep it. */
-static int check_allow_http(const char *arg, struct jr_err *err)
+static int check_allow_http(const struct opt_def *d, const char *arg,
+			    struct jr_err *err)
 {
 	struct jr_http_rule *rule = malloc(sizeof(*rule));
 	int r;
@@ -606,13 +525,537 @@ static int check_allow_http(const char *arg, struct jr_err *err)
 	return r;
 }
 
-static int parse_args(int argc, char **argv, struct jr_options *opts,
-		      struct jr_err *err)
+/* The member of @opts at @off (an offsetof() from a table row). */
+static void *opt_field(struct jr_options *opts, size_t off)
 {
-	bool saw_user = false, saw_net = false;
-	unsigned long v;
-	int c;
+	return (char *)opts + off;
+}
 
+static int set_flag(struct parse_state *ps, const struct opt_def *d,
+		    const char *arg, struct jr_err *err)
+{
+	*(bool *)opt_field(ps->opts, d->field) = true;
+	return 0;
+}
+
+static int set_action(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	ps->opts->action = d->action;
+	return d->stop ? OPT_STOP : 0;
+}
+
+static int set_on_off(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	return parse_on_off(d->name, arg, opt_field(ps->opts, d->field), err);
+}
+
+static int set_duration(struct parse_state *ps, const struct opt_def *d,
+			const char *arg, struct jr_err *err)
+{
+	return parse_timeout_option(d->name, arg, opt_field(ps->opts, d->field),
+				    err);
+}
+
+/* --log-fd, --control-fd: an inherited descriptor, never 0..2. */
+static int set_fd(struct parse_state *ps, const struct opt_def *d,
+		  const char *arg, struct jr_err *err)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 1 << 20, &v) < 0 || v < 3)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--%s %s: expected an open file descriptor number >= 3",
+		    d->name, arg);
+	*(int *)opt_field(ps->opts, d->field) = (int)v;
+	return 0;
+}
+
+/* A single value, kept as given (it points into argv); the last one wins
+ * unless the row says @once. */
+static int set_string(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	const char **value = opt_field(ps->opts, d->field);
+
+	if (d->once && *value)
+		return jr_err_set(err, EINVAL, "--%s given twice", d->name);
+	if (d->check && d->check(d, arg, err) < 0)
+		return -EINVAL;
+	*value = arg;
+	return 0;
+}
+
+/* --config: conffile.c has read the file already; the value is only
+ * checked here, so the command line is checked in one place. */
+static int check_value(struct parse_state *ps, const struct opt_def *d,
+		       const char *arg, struct jr_err *err)
+{
+	return d->check(d, arg, err);
+}
+
+/* A repeatable option: the value appended to its list (sized by
+ * alloc_lists() from argc, so it cannot overflow). */
+static int add_to_list(struct parse_state *ps, const struct opt_def *d,
+		       const char *arg, struct jr_err *err)
+{
+	const char **list = *(const char ***)opt_field(ps->opts, d->field);
+	size_t *n = opt_field(ps->opts, d->count);
+
+	if (d->max && *n == d->max)
+		return jr_err_set(err, EINVAL, "--%s: at most %zu", d->name,
+				  d->max);
+	if (d->check && d->check(d, arg, err) < 0)
+		return -EINVAL;
+	list[(*n)++] = arg;
+	return 0;
+}
+
+static int set_limit(struct parse_state *ps, const struct opt_def *d,
+		     const char *arg, struct jr_err *err)
+{
+	return d->limit(arg, &ps->opts->limits, err);
+}
+
+static int check_file_name(const struct opt_def *d, const char *arg,
+			   struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--%s: empty file name",
+				  d->name);
+	return 0;
+}
+
+static int check_user_name(const struct opt_def *d, const char *arg,
+			   struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--%s: empty user name",
+				  d->name);
+	return 0;
+}
+
+static int check_pem_file(const struct opt_def *d, const char *arg,
+			  struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--%s: expected a PEM file",
+				  d->name);
+	return 0;
+}
+
+static int check_absolute(const struct opt_def *d, const char *arg,
+			  struct jr_err *err)
+{
+	if (arg[0] != '/')
+		return jr_err_set(err, EINVAL,
+				  "--%s %s: expected an absolute path", d->name,
+				  arg);
+	return 0;
+}
+
+/* sockaddr_un's sun_path holds 108 bytes, the NUL included (unix(7)). */
+static int check_socket_path(const struct opt_def *d, const char *arg,
+			     struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--%s: empty path", d->name);
+	if (strlen(arg) >= 108)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--%s %s: a unix socket path has at most 107 bytes",
+		    d->name, arg);
+	return 0;
+}
+
+static int check_profile(const struct opt_def *d, const char *arg,
+			 struct jr_err *err)
+{
+	if (!jr_profile_name_valid(arg))
+		return jr_err_set(
+		    err, EINVAL,
+		    "--%s %s: expected a name of 1 to 64 letters, digits, '_' or '-'",
+		    d->name, arg);
+	return 0;
+}
+
+static int check_private(const struct opt_def *d, const char *arg,
+			 struct jr_err *err)
+{
+	return jr_policy_parse_private(arg, NULL, err);
+}
+
+/* --secret: the spec's grammar only; main.c reads the values. */
+static int check_secret(const struct opt_def *d, const char *arg,
+			struct jr_err *err)
+{
+	struct jr_secret sec;
+
+	if (jr_secret_spec_parse(arg, &sec, err) < 0)
+		return -EINVAL;
+	jr_secret_release(&sec);
+	return 0;
+}
+
+static int check_inspect(const struct opt_def *d, const char *arg,
+			 struct jr_err *err)
+{
+	char host[JR_HOST_MAX + 1];
+
+	return jr_inspect_host_parse(arg, host, err);
+}
+
+/* -v and -q pull one level in opposite directions: together they are a
+ * mistake, not a sum. */
+static int on_verbose(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	if (ps->opts->verbosity < 0)
+		return jr_err_set(err, EINVAL, "-v and -q cannot be combined");
+	ps->opts->verbosity++;
+	return 0;
+}
+
+static int on_quiet(struct parse_state *ps, const struct opt_def *d,
+		    const char *arg, struct jr_err *err)
+{
+	if (ps->opts->verbosity > 0)
+		return jr_err_set(err, EINVAL, "-v and -q cannot be combined");
+	ps->opts->verbosity = -1;
+	return 0;
+}
+
+static int on_net(struct parse_state *ps, const struct opt_def *d,
+		  const char *arg, struct jr_err *err)
+{
+	if (parse_net_mode(arg, &ps->opts->net, &ps->opts->net_public, err) < 0)
+		return -EINVAL;
+	ps->saw_net = true;
+	return 0;
+}
+
+static int on_gateway(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	if (jr_parse_gateway(arg, &ps->opts->gateway) < 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY
+		    " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
+		    arg);
+	return 0;
+}
+
+static int on_max_conns(struct parse_state *ps, const struct opt_def *d,
+			const char *arg, struct jr_err *err)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 65536, &v) < 0 || v < 1)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--max-conns %s: expected a number from 1 to 65536", arg);
+	ps->opts->max_conns = (unsigned int)v;
+	return 0;
+}
+
+static int on_landlock(struct parse_state *ps, const struct opt_def *d,
+		       const char *arg, struct jr_err *err)
+{
+	if (strcmp(arg, "auto") == 0)
+		ps->opts->landlock = JR_LANDLOCK_AUTO;
+	else if (strcmp(arg, "require") == 0)
+		ps->opts->landlock = JR_LANDLOCK_REQUIRE;
+	else if (strcmp(arg, "off") == 0)
+		ps->opts->landlock = JR_LANDLOCK_OFF;
+	else
+		return jr_err_set(
+		    err, EINVAL, "--landlock %s: expected auto, require or off",
+		    arg);
+	return 0;
+}
+
+static int on_tamper(struct parse_state *ps, const struct opt_def *d,
+		     const char *arg, struct jr_err *err)
+{
+	if (strcmp(arg, "restore") == 0)
+		ps->opts->tamper_kill = false;
+	else if (strcmp(arg, "kill") == 0)
+		ps->opts->tamper_kill = true;
+	else
+		return jr_err_set(err, EINVAL,
+				  "--on-tamper %s: expected restore or kill",
+				  arg);
+	return 0;
+}
+
+/* Below 10 ms the watchdog would spend the CPU re-reading the rules. */
+static int on_watchdog_interval(struct parse_state *ps, const struct opt_def *d,
+				const char *arg, struct jr_err *err)
+{
+	if (parse_timeout_option(d->name, arg, &ps->opts->watchdog_interval_ms,
+				 err) < 0)
+		return -EINVAL;
+	if (ps->opts->watchdog_interval_ms < 10)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--watchdog-interval %s: at least 0.01 seconds", arg);
+	return 0;
+}
+
+static int on_tmpfs_size(struct parse_state *ps, const struct opt_def *d,
+			 const char *arg, struct jr_err *err)
+{
+	if (jr_parse_size(arg, &ps->opts->tmpfs_size) < 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--tmpfs-size %s: expected bytes from 4096, optionally with k, m or g (e.g. 512m)",
+		    arg);
+	return 0;
+}
+
+static int on_fs(struct parse_state *ps, const struct opt_def *d,
+		 const char *arg, struct jr_err *err)
+{
+	if (strcmp(arg, "host") == 0)
+		ps->opts->fs_mode = JR_FS_HOST;
+	else if (strcmp(arg, "isolated") == 0)
+		ps->opts->fs_mode = JR_FS_ISOLATED;
+	else
+		return jr_err_set(err, EINVAL,
+				  "--fs %s: expected isolated or host", arg);
+	return 0;
+}
+
+static int on_learn(struct parse_state *ps, const struct opt_def *d,
+		    const char *arg, struct jr_err *err)
+{
+	if (!*arg)
+		return jr_err_set(err, EINVAL, "--learn: empty file name");
+	if (ps->opts->learn_path)
+		return jr_err_set(err, EINVAL, "--learn given twice");
+	ps->opts->learn_path = arg;
+	return 0;
+}
+
+/* A lane must not take a port the relay itself listens on. */
+static int on_lane(struct parse_state *ps, const struct opt_def *d,
+		   const char *arg, struct jr_err *err)
+{
+	static const uint16_t relay_ports[] = { JR_PROXY_PORT, JR_DNS_PORT,
+						JR_TRANSPARENT_PORT };
+
+	return jr_lanes_add_lane(&ps->opts->lanes, arg, relay_ports,
+				 ARRAY_SIZE(relay_ports), err);
+}
+
+static int on_publish(struct parse_state *ps, const struct opt_def *d,
+		      const char *arg, struct jr_err *err)
+{
+	return jr_lanes_add_publish(&ps->opts->lanes, arg, err);
+}
+
+/*
+ * offsetof(struct jr_options, f), and a compile error unless f has type T:
+ * the handlers write through these offsets, so a row cannot point one at
+ * a member of another type.
+ */
+#define FIELD(f, T)                                                            \
+	_Generic(((struct jr_options *)0)->f, T                                \
+		 : offsetof(struct jr_options, f))
+
+/* The kinds of row: which handler, and the member it writes. */
+#define FLAG(f) .handle = set_flag, .field = FIELD(f, bool)
+#define ON_OFF(f) .handle = set_on_off, .field = FIELD(f, bool)
+#define DURATION(f) .handle = set_duration, .field = FIELD(f, uint64_t)
+#define FD(f) .handle = set_fd, .field = FIELD(f, int)
+#define STRING(f, chk)                                                         \
+	.handle = set_string, .field = FIELD(f, const char *), .check = chk
+#define ONCE(f, chk) STRING(f, chk), .once = true
+#define LIST(f, chk)                                                           \
+	.handle = add_to_list, .field = FIELD(f, const char **),               \
+	.count = FIELD(n_##f, size_t), .check = chk
+#define LIST_MAX(f, chk, m) LIST(f, chk), .max = m
+#define LIMIT(fn) .handle = set_limit, .limit = fn
+#define ACTION(a) .handle = set_action, .action = a
+#define ACTION_NOW(a) ACTION(a), .stop = true
+#define CHECK_ONLY(chk) .handle = check_value, .check = chk
+#define CUSTOM(fn) .handle = fn
+
+#define ARG required_argument
+#define NOARG no_argument
+
+/*
+ * X(ID, name, has_arg, short letter or 0, what it does). The order is the
+ * order --print-config prints and conffile.c walks.
+ */
+#define JR_OPTION_ROWS(X)                                                      \
+	X(NET, "net", ARG, 0, CUSTOM(on_net))                                  \
+	X(ALLOW, "allow", ARG, 0, LIST(allow, NULL))                           \
+	X(ALLOW_FILE, "allow-file", ARG, 0, LIST(allow_files, NULL))           \
+	X(GATEWAY, "gateway", ARG, 0, CUSTOM(on_gateway))                      \
+	X(LOG, "log", ARG, 0, STRING(log_path, check_file_name))               \
+	X(LOG_FD, "log-fd", ARG, 0, FD(log_fd))                                \
+	X(MAX_CONNS, "max-conns", ARG, 0, CUSTOM(on_max_conns))                \
+	X(HEADER_TIMEOUT, "header-timeout", ARG, 0,                            \
+	  DURATION(header_timeout_ms))                                         \
+	X(CONNECT_TIMEOUT, "connect-timeout", ARG, 0,                          \
+	  DURATION(connect_timeout_ms))                                        \
+	X(IDLE_TIMEOUT, "idle-timeout", ARG, 0, DURATION(idle_timeout_ms))     \
+	X(SECCOMP, "seccomp", ARG, 0, ON_OFF(seccomp))                         \
+	X(LANDLOCK, "landlock", ARG, 0, CUSTOM(on_landlock))                   \
+	X(ALLOW_NESTED, "allow-nested", NOARG, 0, FLAG(allow_nested))          \
+	X(EXPOSE, "expose", ARG, 0, LIST(expose, check_absolute))              \
+	X(ON_TAMPER, "on-tamper", ARG, 0, CUSTOM(on_tamper))                   \
+	X(WATCHDOG_INTERVAL, "watchdog-interval", ARG, 0,                      \
+	  CUSTOM(on_watchdog_interval))                                        \
+	X(TIMEOUT, "timeout", ARG, 0, DURATION(timeout_ms))                    \
+	X(USER, "user", ARG, 0, ONCE(user, check_user_name))                   \
+	X(HOST_ROOT, "host-root", NOARG, 0, FLAG(host_root))                   \
+	X(JSON, "json", ARG, 0, STRING(json_path, check_file_name))            \
+	X(RAW_TTY, "raw-tty", NOARG, 0, FLAG(raw_tty))                         \
+	X(CHECK, "check", NOARG, 0, ACTION(JR_ACTION_CHECK))                   \
+	X(RW, "rw", ARG, 0, LIST(rw, check_path_option))                       \
+	X(RO, "ro", ARG, 0, LIST(ro, check_path_option))                       \
+	X(HIDE, "hide", ARG, 0, LIST(hide, check_path_option))                 \
+	X(TMPFS, "tmpfs", ARG, 0, LIST(tmpfs, check_path_option))              \
+	X(TMPFS_SIZE, "tmpfs-size", ARG, 0, CUSTOM(on_tmpfs_size))             \
+	X(WORKDIR, "workdir", ARG, 0, ONCE(workdir, check_path_option))        \
+	X(FS, "fs", ARG, 0, CUSTOM(on_fs))                                     \
+	X(TRANSPARENT, "transparent", ARG, 0, ON_OFF(transparent))             \
+	X(ALLOW_PRIVATE, "allow-private", ARG, 0,                              \
+	  LIST(allow_private, check_private))                                  \
+	X(DENY_MESSAGE, "deny-message", ARG, 0,                                \
+	  STRING(deny_message, check_deny_message))                            \
+	X(LEARN, "learn", ARG, 0, CUSTOM(on_learn))                            \
+	X(LANE, "lane", ARG, 0, CUSTOM(on_lane))                               \
+	X(PUBLISH, "publish", ARG, 0, CUSTOM(on_publish))                      \
+	X(CONTROL, "control", ARG, 0, STRING(control_path, check_socket_path)) \
+	X(CONTROL_FD, "control-fd", ARG, 0, FD(control_fd))                    \
+	X(CONFIG, "config", ARG, 0, CHECK_ONLY(check_file_name))               \
+	X(PROFILE, "profile", ARG, 0, STRING(profile, check_profile))          \
+	X(PRINT_CONFIG, "print-config", NOARG, 0,                              \
+	  ACTION(JR_ACTION_PRINT_CONFIG))                                      \
+	X(ALLOW_HTTP, "allow-http", ARG, 0,                                    \
+	  LIST(allow_http, check_allow_http))                                  \
+	X(SECRET, "secret", ARG, 0,                                            \
+	  LIST_MAX(secret, check_secret, JR_SECRETS_MAX))                      \
+	X(INSPECT, "inspect", ARG, 0,                                          \
+	  LIST_MAX(inspect, check_inspect, JR_INSPECT_HOSTS_MAX))              \
+	X(UPSTREAM_CA, "upstream-ca", ARG, 0,                                  \
+	  ONCE(upstream_ca, check_pem_file))                                   \
+	X(SECRET_ALLOW_PLAINTEXT, "secret-allow-plaintext", NOARG, 0,          \
+	  FLAG(secret_allow_plaintext))                                        \
+	X(RLIMIT, "rlimit", ARG, 0, LIMIT(jr_limits_parse_rlimit))             \
+	X(MEMORY, "memory", ARG, 0, LIMIT(jr_limits_parse_memory))             \
+	X(PIDS, "pids", ARG, 0, LIMIT(jr_limits_parse_pids))                   \
+	X(CPUS, "cpus", ARG, 0, LIMIT(jr_limits_parse_cpus))                   \
+	X(VERBOSE, "verbose", NOARG, 'v', CUSTOM(on_verbose))                  \
+	X(QUIET, "quiet", NOARG, 'q', CUSTOM(on_quiet))                        \
+	X(HELP, "help", NOARG, 'h', ACTION_NOW(JR_ACTION_HELP))                \
+	X(VERSION, "version", NOARG, 'V', ACTION_NOW(JR_ACTION_VERSION))
+
+/* Each row's index; getopt returns OPT_VAL_BASE + index for a long-only
+ * option (above every char, so no short letter collides). */
+enum opt_row {
+#define ROW_INDEX(id, name, has_arg, letter, ...) OPT_##id,
+	JR_OPTION_ROWS(ROW_INDEX)
+#undef ROW_INDEX
+};
+#define OPT_VAL_BASE 0x100
+
+static const struct opt_def opt_defs[] = {
+#define ROW_DEF(id, long_name, has_arg, letter, ...)                           \
+	[OPT_##id] = { .name = long_name, .short_name = letter, __VA_ARGS__ },
+	JR_OPTION_ROWS(ROW_DEF)
+#undef ROW_DEF
+};
+#define OPT_N_ROWS ARRAY_SIZE(opt_defs)
+
+/* One more entry than rows: the last stays zero, getopt_long's end. */
+static const struct option jr_long_options[OPT_N_ROWS + 1] = {
+#define ROW_GETOPT(id, long_name, has_arg, letter, ...)                        \
+	[OPT_##id] = { long_name, has_arg, NULL,                               \
+		       (letter) ? (letter) : OPT_VAL_BASE + OPT_##id },
+	JR_OPTION_ROWS(ROW_GETOPT)
+#undef ROW_GETOPT
+};
+
+#undef ARG
+#undef NOARG
+#undef FLAG
+#undef ON_OFF
+#undef DURATION
+#undef FD
+#undef STRING
+#undef ONCE
+#undef LIST
+#undef LIST_MAX
+#undef LIMIT
+#undef ACTION
+#undef ACTION_NOW
+#undef CHECK_ONLY
+#undef CUSTOM
+#undef FIELD
+
+const struct option *jr_options_long_table(void)
+{
+	return jr_long_options;
+}
+
+/* The row for what getopt_long() returned, or NULL for its '?' and ':'. */
+static const struct opt_def *find_def(int c)
+{
+	if (c >= OPT_VAL_BASE && (size_t)(c - OPT_VAL_BASE) < OPT_N_ROWS)
+		return &opt_defs[c - OPT_VAL_BASE];
+	for (size_t i = 0; i < OPT_N_ROWS; i++)
+		if (opt_defs[i].short_name && opt_defs[i].short_name == c)
+			return &opt_defs[i];
+	return NULL;
+}
+
+static bool is_list(const struct opt_def *d)
+{
+	return d->handle == add_to_list;
+}
+
+void jr_options_release(struct jr_options *opts)
+{
+	for (size_t i = 0; i < OPT_N_ROWS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		const char ***list = opt_field(opts, d->field);
+
+		if (!is_list(d))
+			continue;
+		free(*list);
+		*list = NULL;
+		*(size_t *)opt_field(opts, d->count) = 0;
+	}
+}
+
+/* Every list option's array, argc + 1 entries: argc bounds how many
+ * values any one option can have. */
+static int alloc_lists(int argc, struct jr_options *opts, struct jr_err *err)
+{
+	for (size_t i = 0; i < OPT_N_ROWS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		const char ***list = opt_field(opts, d->field);
+
+		if (!is_list(d))
+			continue;
+		*list = calloc((size_t)argc + 1, sizeof(**list));
+		if (!*list) {
+			jr_options_release(opts);
+			return jr_err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int set_defaults(int argc, struct jr_options *opts, struct jr_err *err)
+{
 	memset(opts, 0, sizeof(*opts));
 	opts->net = JR_NET_NONE;
 	opts->log_fd = -1;
@@ -626,400 +1069,40 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->transparent = true;
 	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
-	/* argc bounds how many of each there can be. */
-	opts->allow = calloc((size_t)argc + 1, sizeof(*opts->allow));
-	opts->allow_files =
-	    calloc((size_t)argc + 1, sizeof(*opts->allow_files));
-	opts->expose = calloc((size_t)argc + 1, sizeof(*opts->expose));
-	opts->rw = calloc((size_t)argc + 1, sizeof(*opts->rw));
-	opts->ro = calloc((size_t)argc + 1, sizeof(*opts->ro));
-	opts->hide = calloc((size_t)argc + 1, sizeof(*opts->hide));
-	opts->tmpfs = calloc((size_t)argc + 1, sizeof(*opts->tmpfs));
-	opts->allow_private =
-	    calloc((size_t)argc + 1, sizeof(*opts->allow_private));
-	opts->allow_http = calloc((size_t)argc + 1, sizeof(*opts->allow_http));
-	opts->secret = calloc((size_t)argc + 1, sizeof(*opts->secret));
-	opts->inspect = calloc((size_t)argc + 1, sizeof(*opts->inspect));
-	if (!opts->allow || !opts->allow_files || !opts->expose || !opts->rw ||
-	    !opts->ro || !opts->hide || !opts->tmpfs || !opts->allow_private ||
-	    !opts->allow_http || !opts->secret || !opts->inspect) {
-		jr_options_release(opts);
-		return jr_err_set(err, ENOMEM, "out of memory");
-	}
+	return alloc_lists(argc, opts, err);
+}
 
-	optind =
-	    0; /* full re-initialisation (glibc), so tests can call us again */
-	opterr = 0; /* our own messages, which name the rule */
-	while ((c = getopt_long(argc, argv, "+:hVvq", jr_long_options, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'h':
-			opts->action = JR_ACTION_HELP;
-			return 0;
-		case 'V':
-			opts->action = JR_ACTION_VERSION;
-			return 0;
-		case 'v':
-			if (opts->verbosity < 0)
-				return jr_err_set(
-				    err, EINVAL,
-				    "-v and -q cannot be combined");
-			opts->verbosity++;
-			break;
-		case 'q':
-			if (opts->verbosity > 0)
-				return jr_err_set(
-				    err, EINVAL,
-				    "-v and -q cannot be combined");
-			opts->verbosity = -1;
-			break;
-		case OPT_NET:
-			if (parse_net_mode(optarg, &opts->net,
-					   &opts->net_public, err) < 0)
-				return -EINVAL;
-			saw_net = true;
-			break;
-		case OPT_ALLOW:
-			opts->allow[opts->n_allow++] = optarg;
-			break;
-		case OPT_ALLOW_FILE:
-			opts->allow_files[opts->n_allow_files++] = optarg;
-			break;
-		case OPT_GATEWAY:
-			if (jr_parse_gateway(optarg, &opts->gateway) < 0)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--gateway %s: expected an IPv4 host address with a prefix of 1..30, e.g. " JR_DEFAULT_GATEWAY
-				    " (the next address, for the command, must be in the same network; not loopback, link-local or multicast)",
-				    optarg);
-			break;
-		case OPT_SECCOMP:
-			if (parse_on_off("seccomp", optarg, &opts->seccomp,
-					 err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_LANDLOCK:
-			if (strcmp(optarg, "auto") == 0)
-				opts->landlock = JR_LANDLOCK_AUTO;
-			else if (strcmp(optarg, "require") == 0)
-				opts->landlock = JR_LANDLOCK_REQUIRE;
-			else if (strcmp(optarg, "off") == 0)
-				opts->landlock = JR_LANDLOCK_OFF;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--landlock %s: expected auto, require or off",
-				    optarg);
-			break;
-		case OPT_ALLOW_NESTED:
-			opts->allow_nested = true;
-			break;
-		case OPT_EXPOSE:
-			if (optarg[0] != '/')
-				return jr_err_set(
-				    err, EINVAL,
-				    "--expose %s: expected an absolute path",
-				    optarg);
-			opts->expose[opts->n_expose++] = optarg;
-			break;
-		case OPT_ON_TAMPER:
-			if (strcmp(optarg, "restore") == 0)
-				opts->tamper_kill = false;
-			else if (strcmp(optarg, "kill") == 0)
-				opts->tamper_kill = true;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--on-tamper %s: expected restore or kill",
-				    optarg);
-			break;
-		case OPT_WATCHDOG_INTERVAL:
-			if (parse_timeout_option("watchdog-interval", optarg,
-						 &opts->watchdog_interval_ms,
-						 err) < 0)
-				return -EINVAL;
-			if (opts->watchdog_interval_ms < 10)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--watchdog-interval %s: at least 0.01 seconds",
-				    optarg);
-			break;
-		case OPT_LOG:
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--log: empty file name");
-			opts->log_path = optarg;
-			break;
-		case OPT_LOG_FD:
-			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--log-fd %s: expected an open file descriptor number >= 3",
-				    optarg);
-			opts->log_fd = (int)v;
-			break;
-		case OPT_MAX_CONNS:
-			if (parse_uint(optarg, 65536, &v) < 0 || v < 1)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--max-conns %s: expected a number from 1 to 65536",
-				    optarg);
-			opts->max_conns = (unsigned int)v;
-			break;
-		case OPT_HEADER_TIMEOUT:
-			if (parse_timeout_option("header-timeout", optarg,
-						 &opts->header_timeout_ms,
-						 err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			if (parse_timeout_option("connect-timeout", optarg,
-						 &opts->connect_timeout_ms,
-						 err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_IDLE_TIMEOUT:
-			if (parse_timeout_option("idle-timeout", optarg,
-						 &opts->idle_timeout_ms,
-						 err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_timeout_option("timeout", optarg,
-						 &opts->timeout_ms, err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_USER:
-			if (saw_user)
-				return jr_err_set(err, EINVAL,
-						  "--user given twice");
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--user: empty user name");
-			saw_user = true;
-			opts->user = optarg;
-			break;
-		case OPT_HOST_ROOT:
-			opts->host_root = true;
-			break;
-		case OPT_JSON:
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--json: empty file name");
-			opts->json_path = optarg;
-			break;
-		case OPT_RAW_TTY:
-			opts->raw_tty = true;
-			break;
-		case OPT_CHECK:
-			opts->action = JR_ACTION_CHECK;
-			break;
-		case OPT_RW:
-			if (check_path_option("rw", optarg, err) < 0)
-				return -EINVAL;
-			opts->rw[opts->n_rw++] = optarg;
-			break;
-		case OPT_RO:
-			if (check_path_option("ro", optarg, err) < 0)
-				return -EINVAL;
-			opts->ro[opts->n_ro++] = optarg;
-			break;
-		case OPT_HIDE:
-			if (check_path_option("hide", optarg, err) < 0)
-				return -EINVAL;
-			opts->hide[opts->n_hide++] = optarg;
-			break;
-		case OPT_TMPFS:
-			if (check_path_option("tmpfs", optarg, err) < 0)
-				return -EINVAL;
-			opts->tmpfs[opts->n_tmpfs++] = optarg;
-			break;
-		case OPT_TMPFS_SIZE:
-			if (jr_parse_size(optarg, &opts->tmpfs_size) < 0)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--tmpfs-size %s: expected bytes from 4096, optionally with k, m or g (e.g. 512m)",
-				    optarg);
-			break;
-		case OPT_WORKDIR:
-			if (opts->workdir)
-				return jr_err_set(err, EINVAL,
-						  "--workdir given twice");
-			if (check_path_option("workdir", optarg, err) < 0)
-				return -EINVAL;
-			opts->workdir = optarg;
-			break;
-		case OPT_FS:
-			if (strcmp(optarg, "host") == 0)
-				opts->fs_mode = JR_FS_HOST;
-			else if (strcmp(optarg, "isolated") == 0)
-				opts->fs_mode = JR_FS_ISOLATED;
-			else
-				return jr_err_set(
-				    err, EINVAL,
-				    "--fs %s: expected isolated or host",
-				    optarg);
-			break;
-		case OPT_TRANSPARENT:
-			if (parse_on_off("transparent", optarg,
-					 &opts->transparent, err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_ALLOW_PRIVATE:
-			if (jr_policy_parse_private(optarg, NULL, err) < 0)
-				return -EINVAL;
-			opts->allow_private[opts->n_allow_private++] = optarg;
-			break;
-		case OPT_DENY_MESSAGE:
-			if (check_deny_message(optarg, err) < 0)
-				return -EINVAL;
-			opts->deny_message = optarg;
-			break;
-		case OPT_LEARN:
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--learn: empty file name");
-			if (opts->learn_path)
-				return jr_err_set(err, EINVAL,
-						  "--learn given twice");
-			opts->learn_path = optarg;
-			break;
-		case OPT_LANE: {
-			static const uint16_t relay_ports[] = {
-				JR_PROXY_PORT, JR_DNS_PORT, JR_TRANSPARENT_PORT
-			};
+/* getopt_long()'s '?' or ':' (opterr is 0) put in words that name the
+ * option as the user wrote it. */
+static int getopt_error(int c, char **argv, struct jr_err *err)
+{
+	if (c == ':')
+		return jr_err_set(
+		    err, EINVAL,
+		    "option '%s' needs an argument; see jailrun --help",
+		    argv[optind - 1]);
+	if (optopt && optopt < 0x100)
+		return jr_err_set(err, EINVAL,
+				  "unknown option '-%c'; see jailrun --help",
+				  optopt);
+	if (optopt)
+		return jr_err_set(
+		    err, EINVAL,
+		    "option '%s' takes no argument; see jailrun --help",
+		    argv[optind - 1]);
+	return jr_err_set(err, EINVAL,
+			  "unknown option '%s'; see jailrun --help",
+			  argv[optind - 1]);
+}
 
-			if (jr_lanes_add_lane(&opts->lanes, optarg, relay_ports,
-					      3, err) < 0)
-				return -EINVAL;
-			break;
-		}
-		case OPT_PUBLISH:
-			if (jr_lanes_add_publish(&opts->lanes, optarg, err) < 0)
-				return -EINVAL;
-			break;
-		case OPT_CONTROL:
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--control: empty path");
-			if (strlen(optarg) >= 108)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--control %s: a unix socket path has at most 107 bytes",
-				    optarg);
-			opts->control_path = optarg;
-			break;
-		case OPT_CONTROL_FD:
-			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--control-fd %s: expected an open file descriptor number >= 3",
-				    optarg);
-			opts->control_fd = (int)v;
-			break;
-		case OPT_CONFIG:
-			if (!*optarg)
-				return jr_err_set(err, EINVAL,
-						  "--config: empty file name");
-			break;
-		case OPT_PROFILE:
-			if (!jr_profile_name_valid(optarg))
-				return jr_err_set(
-				    err, EINVAL,
-				    "--profile %s: expected a name of 1 to 64 letters, digits, '_' or '-'",
-				    optarg);
-			opts->profile = optarg;
-			break;
-		case OPT_PRINT_CONFIG:
-			opts->action = JR_ACTION_PRINT_CONFIG;
-			break;
-		case OPT_ALLOW_HTTP:
-			if (check_allow_http(optarg, err) < 0)
-				return -EINVAL;
-			opts->allow_http[opts->n_allow_http++] = optarg;
-			break;
-		case OPT_SECRET: {
-			struct jr_secret sec;
-
-			if (opts->n_secret == JR_SECRETS_MAX)
-				return jr_err_set(err, EINVAL,
-						  "--secret: at most %d",
-						  JR_SECRETS_MAX);
-			if (jr_secret_spec_parse(optarg, &sec, err) < 0)
-				return -EINVAL;
-			jr_secret_release(&sec);
-			opts->secret[opts->n_secret++] = optarg;
-			break;
-		}
-		case OPT_INSPECT: {
-			char host[JR_HOST_MAX + 1];
-
-			if (opts->n_inspect == JR_INSPECT_HOSTS_MAX)
-				return jr_err_set(err, EINVAL,
-						  "--inspect: at most %d",
-						  JR_INSPECT_HOSTS_MAX);
-			if (jr_inspect_host_parse(optarg, host, err) < 0)
-				return -EINVAL;
-			opts->inspect[opts->n_inspect++] = optarg;
-			break;
-		}
-		case OPT_UPSTREAM_CA:
-			if (opts->upstream_ca)
-				return jr_err_set(err, EINVAL,
-						  "--upstream-ca given twice");
-			if (!*optarg)
-				return jr_err_set(
-				    err, EINVAL,
-				    "--upstream-ca: expected a PEM file");
-			opts->upstream_ca = optarg;
-			break;
-		case OPT_SECRET_ALLOW_PLAINTEXT:
-			opts->secret_allow_plaintext = true;
-			break;
-		case OPT_RLIMIT:
-			if (jr_limits_parse_rlimit(optarg, &opts->limits, err) <
-			    0)
-				return -EINVAL;
-			break;
-		case OPT_MEMORY:
-			if (jr_limits_parse_memory(optarg, &opts->limits, err) <
-			    0)
-				return -EINVAL;
-			break;
-		case OPT_PIDS:
-			if (jr_limits_parse_pids(optarg, &opts->limits, err) <
-			    0)
-				return -EINVAL;
-			break;
-		case OPT_CPUS:
-			if (jr_limits_parse_cpus(optarg, &opts->limits, err) <
-			    0)
-				return -EINVAL;
-			break;
-		case ':':
-			return jr_err_set(
-			    err, EINVAL,
-			    "option '%s' needs an argument; see jailrun --help",
-			    argv[optind - 1]);
-		case '?':
-		default:
-			if (optopt && optopt < 0x100)
-				return jr_err_set(
-				    err, EINVAL,
-				    "unknown option '-%c'; see jailrun --help",
-				    optopt);
-			if (optopt)
-				return jr_err_set(
-				    err, EINVAL,
-				    "option '%s' takes no argument; see jailrun --help",
-				    argv[optind - 1]);
-			return jr_err_set(
-			    err, EINVAL,
-			    "unknown option '%s'; see jailrun --help",
-			    argv[optind - 1]);
-		}
-	}
-
+/*
+ * settle_net_mode() - the network mode the options add up to: --learn
+ * and --allow imply theirs unless --net said otherwise, and --net none
+ * with lanes runs on the allowlist plumbing.
+ */
+static int settle_net_mode(struct jr_options *opts, bool saw_net,
+			   struct jr_err *err)
+{
 	if (opts->learn_path) {
 		if (saw_net && !opts->net_public)
 			return jr_err_set(
@@ -1053,6 +1136,14 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		opts->net = JR_NET_ALLOWLIST;
 		opts->none_with_lanes = true;
 	}
+	return 0;
+}
+
+/* Secrets and inspection act on the relay's traffic: without a relay (or
+ * anything to inspect) they would silently do nothing. */
+static int check_relay_options(const struct jr_options *opts,
+			       struct jr_err *err)
+{
 	if ((opts->n_secret || opts->n_inspect || opts->upstream_ca ||
 	     opts->secret_allow_plaintext) &&
 	    opts->net != JR_NET_ALLOWLIST)
@@ -1064,12 +1155,24 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		return jr_err_set(
 		    err, EINVAL,
 		    "--upstream-ca verifies inspected upstreams: it needs --secret, --inspect or an https --allow-http rule");
+	return 0;
+}
+
+static int check_fs_options(const struct jr_options *opts, struct jr_err *err)
+{
 	if (opts->fs_mode == JR_FS_HOST &&
 	    (opts->n_rw || opts->n_ro || opts->n_hide || opts->n_tmpfs ||
 	     opts->tmpfs_size))
 		return jr_err_set(
 		    err, EINVAL,
 		    "--rw, --ro, --hide, --tmpfs and --tmpfs-size shape the isolated filesystem and mean nothing with --fs host; drop them or --fs host");
+	return 0;
+}
+
+/* The audit log and the control socket: each by path or by fd, not both;
+ * the control socket changes an allowlist, so it needs one. */
+static int check_channels(const struct jr_options *opts, struct jr_err *err)
+{
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
 				  "--log and --log-fd cannot be combined");
@@ -1083,6 +1186,14 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		    err, EINVAL,
 		    "--control/--control-fd change the allowlist and need --net allowlist, not --net %s",
 		    jr_net_mode_name(opts->net));
+	return 0;
+}
+
+/* What follows the options: the command, which --check must not have and
+ * --print-config ignores. */
+static int take_command(int argc, char **argv, struct jr_options *opts,
+			struct jr_err *err)
+{
 	if (opts->action == JR_ACTION_PRINT_CONFIG)
 		return 0; /* a command may follow; it is not run */
 	if (opts->action == JR_ACTION_CHECK) {
@@ -1101,6 +1212,37 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	opts->command = &argv[optind];
 	opts->command_argc = argc - optind;
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct jr_options *opts,
+		      struct jr_err *err)
+{
+	struct parse_state ps = { .opts = opts };
+	const struct opt_def *d;
+	int c, r;
+
+	r = set_defaults(argc, opts, err);
+	if (r < 0)
+		return r;
+	optind =
+	    0; /* full re-initialisation (glibc), so tests can call us again */
+	opterr = 0; /* our own messages, which name the rule */
+	while ((c = getopt_long(argc, argv, "+:hVvq", jr_long_options, NULL)) !=
+	       -1) {
+		d = find_def(c);
+		if (!d)
+			return getopt_error(c, argv, err);
+		r = d->handle(&ps, d, optarg, err);
+		if (r < 0)
+			return -EINVAL;
+		if (r == OPT_STOP)
+			return 0;
+	}
+	if (settle_net_mode(opts, ps.saw_net, err) < 0 ||
+	    check_relay_options(opts, err) < 0 ||
+	    check_fs_options(opts, err) < 0 || check_channels(opts, err) < 0)
+		return -EINVAL;
+	return take_command(argc, argv, opts, err);
 }
 
 int jr_options_parse(int argc, char **argv, struct jr_options *opts,

@@ -2,10 +2,12 @@
 /* Unit tests for options.c: every accepted form and every rejection. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -629,6 +631,91 @@ static void test_allow_http_option(void **state)
 	       "GET http://a.test/", "true");
 }
 
+/*
+ * The parser dispatches through a table made from the same rows as
+ * jr_options_long_table(): each option must reach its own rule. An empty
+ * value is refused by every option that takes one (but --allow and
+ * --allow-file, which keep it for the policy to refuse), and the refusal
+ * names that option; a row pointing at another option's handler or member
+ * would name the other one, or succeed.
+ */
+static void test_each_option_reaches_its_own_rule(void **state)
+{
+	for (const struct option *o = jr_options_long_table(); o->name; o++) {
+		char opt[64], *argv[] = { (char *)"jailrun", opt,
+					  (char *)"",	     (char *)"--",
+					  (char *)"true",    NULL };
+		struct jr_options opts;
+		struct jr_err e = { 0 };
+		size_t len;
+
+		if (o->has_arg != required_argument)
+			continue;
+		len = (size_t)snprintf(opt, sizeof(opt), "--%s", o->name);
+		if (!strcmp(o->name, "allow") ||
+		    !strcmp(o->name, "allow-file")) {
+			assert_int_equal(jr_options_parse(5, argv, &opts, &e),
+					 0);
+			assert_int_equal(opts.n_allow + opts.n_allow_files, 1);
+			assert_string_equal(!strcmp(o->name, "allow")
+						? opts.allow[0]
+						: opts.allow_files[0],
+					    "");
+			jr_options_release(&opts);
+			continue;
+		}
+		if (jr_options_parse(5, argv, &opts, &e) != -EINVAL)
+			fail_msg("%s '' was accepted", opt);
+		if (strncmp(e.msg, opt, len) != 0 ||
+		    (e.msg[len] != ' ' && e.msg[len] != ':'))
+			fail_msg("%s '': the error names another rule: %s", opt,
+				 e.msg);
+	}
+}
+
+/* The flags, each set by its own row (and --help/--version at once). */
+static void test_each_flag_sets_its_own_member(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	assert_int_equal(PARSE(&o, &e, "--allow-nested", "true"), 0);
+	assert_true(o.allow_nested);
+	assert_false(o.host_root || o.raw_tty || o.secret_allow_plaintext);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--raw-tty", "true"), 0);
+	assert_true(o.raw_tty);
+	assert_false(o.host_root || o.allow_nested);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.example",
+			       "--secret-allow-plaintext", "true"),
+			 0);
+	assert_true(o.secret_allow_plaintext);
+	assert_false(o.raw_tty || o.allow_nested || o.host_root);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--print-config", "--net", "bogus"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&o, &e, "--print-config"), 0);
+	assert_int_equal(o.action, JR_ACTION_PRINT_CONFIG);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--check"), 0);
+	assert_int_equal(o.action, JR_ACTION_CHECK);
+	jr_options_release(&o);
+	/* --help and --version end the parse: what follows is not read. */
+	assert_int_equal(PARSE(&o, &e, "--version", "--net", "bogus"), 0);
+	assert_int_equal(o.action, JR_ACTION_VERSION);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "-h", "--net", "bogus"), 0);
+	assert_int_equal(o.action, JR_ACTION_HELP);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--verbose", "-v", "true"), 0);
+	assert_int_equal(o.verbosity, 2);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--quiet", "true"), 0);
+	assert_int_equal(o.verbosity, -1);
+	jr_options_release(&o);
+}
+
 static void test_usage_mentions_every_option(void **state)
 {
 	static const char *const opts[] = { "--net",
@@ -950,6 +1037,8 @@ int main(void)
 		cmocka_unit_test(test_allow_http_option),
 		cmocka_unit_test(test_secret_options),
 		cmocka_unit_test(test_limits_options),
+		cmocka_unit_test(test_each_option_reaches_its_own_rule),
+		cmocka_unit_test(test_each_flag_sets_its_own_member),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
