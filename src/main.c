@@ -38,6 +38,7 @@
 #include "httprules.h"
 #include "sandbox.h"
 #include "gitsweep.h"
+#include "inspect_start.h"
 #include "secrets.h"
 #include "startup.h"
 #include "summary.h"
@@ -373,11 +374,14 @@ static int start_secrets(struct run *run, struct jr_err *err)
 	if (opts->secrets)
 		opts->secrets->http_rules = run->policy.http_rules;
 	if (!opts->secrets ||
-	    jr_secrets_start(opts->secrets, opts, &run->audit, err) < 0) {
-		if (!opts->secrets)
+	    jr_secrets_prepare(opts->secrets, opts, err) < 0 ||
+	    jr_inspect_start(opts->secrets, opts, &run->audit, err) < 0) {
+		if (!opts->secrets) {
 			jr_err_set(err, ENOMEM, "out of memory");
-		else
+		} else {
+			jr_inspect_stop(opts->secrets);
 			jr_secrets_release(opts->secrets);
+		}
 		free(opts->secrets);
 		opts->secrets = NULL;
 		return -EINVAL;
@@ -512,7 +516,7 @@ static size_t run_command(struct run *run)
 		jr_warn("%s", res->err.msg);
 
 	if (opts->secrets)
-		jr_secrets_stop(opts->secrets); /* inspected requests end */
+		jr_inspect_stop(opts->secrets); /* inspected requests end */
 	/* Every process of the sandbox is gone: nothing can race this. */
 	git_quarantined = jr_gitsweep_run(&run->gitsweep);
 	jr_gitsweep_release(&run->gitsweep);
@@ -599,6 +603,7 @@ static int finish_run(struct run *run, const struct jr_summary *sum)
 	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&run->fs);
 	if (opts->secrets) {
+		jr_inspect_stop(opts->secrets);
 		jr_secrets_release(opts->secrets);
 		free(opts->secrets);
 	}

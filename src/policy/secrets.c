@@ -61,10 +61,8 @@
 #include "host.h"
 #include "httprules.h"
 #include "log.h"
-#include "mounts.h"
 #include "options.h"
 #include "secrets.h"
-#include "tls_inspect.h"
 
 extern char **environ;
 
@@ -917,104 +915,9 @@ int jr_secrets_load(struct jr_secrets *set, struct jr_err *err)
 
 /* The system trust paths: Debian's and Fedora's (curl, OpenSSL, Python
  * and Node built by the distribution read one of them). */
-static const char *const trust_paths[] = {
-	"/etc/ssl/certs/ca-certificates.crt",
-	"/etc/pki/tls/certs/ca-bundle.crt",
-};
-
-#define TRUST_BUNDLE_MAX (16u << 20)
-
-int jr_secrets_trust_bundle(struct jr_secrets *set, const char *ca_pem,
-			    struct jr_err *err)
+int jr_secrets_prepare(struct jr_secrets *set, const struct jr_options *opts,
+		       struct jr_err *err)
 {
-	static const char *const vars[] = {
-		"SSL_CERT_FILE",  "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
-		"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
-	};
-	_cleanup_close_ int fd = -1;
-	const char *path = NULL;
-	size_t len = 0, cap = 0, pl = strlen(ca_pem);
-	char *buf = NULL;
-
-	for (size_t i = 0; i < ARRAY_SIZE(trust_paths) && fd < 0; i++) {
-		fd = open(trust_paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		path = trust_paths[i];
-	}
-	if (fd < 0)
-		return jr_err_set(
-		    err, ENOENT,
-		    "--secret/--inspect: no system CA bundle at %s or %s to add the sandbox's CA to (install ca-certificates)",
-		    trust_paths[0], trust_paths[1]);
-	for (;;) {
-		ssize_t k;
-
-		if (len + 65536 > cap) {
-			char *g;
-
-			cap = cap ? cap * 2 : 262144;
-			if (cap > TRUST_BUNDLE_MAX) {
-				free(buf);
-				return jr_err_set(err, EFBIG,
-						  "%s is larger than %u bytes",
-						  path, TRUST_BUNDLE_MAX);
-			}
-			g = realloc(buf, cap);
-			if (!g) {
-				free(buf);
-				return jr_err_set(err, ENOMEM, "out of memory");
-			}
-			buf = g;
-		}
-		k = read(fd, buf + len, cap - len - pl - 2);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			free(buf);
-			return jr_err_set(err, errno, "cannot read %s: %s",
-					  path, strerror(errno));
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	if (len && buf[len - 1] != '\n')
-		buf[len++] = '\n';
-	memcpy(buf + len, ca_pem, pl + 1);
-	set->trust_bundle = buf;
-	set->trust_path = path;
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
-		if (setenv(vars[i], path, 1) < 0)
-			return jr_err_set(err, errno, "setenv: %s",
-					  strerror(errno));
-	return 0;
-}
-
-int jr_secrets_mount_trust(const char *bundle, uid_t uid, gid_t gid,
-			   struct jr_err *err)
-{
-	struct stat st;
-	int r;
-
-	for (size_t i = 0; i < ARRAY_SIZE(trust_paths); i++) {
-		if (stat(trust_paths[i], &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		r = jr_mounts_bind_text(trust_paths[i], bundle, uid, gid, err);
-		if (r < 0)
-			return jr_err_prefix(
-			    err, "cannot show the sandbox's CA bundle: ");
-	}
-	return 0;
-}
-
-int jr_secrets_start(struct jr_secrets *set, const struct jr_options *opts,
-		     struct jr_audit *audit, struct jr_err *err)
-{
-	struct jr_inspect_config ic = {
-		.secrets = set,
-		.audit = audit,
-		.lifetime_ms = opts->timeout_ms,
-		.idle_timeout_ms = opts->idle_timeout_ms,
-	};
 	int r;
 
 	set->allow_plaintext = opts->secret_allow_plaintext;
@@ -1036,25 +939,11 @@ int jr_secrets_start(struct jr_secrets *set, const struct jr_options *opts,
 			return jr_err_set(err, ENOMEM, "out of memory");
 		set->n_inspect++;
 	}
-	r = jr_secrets_load(set, err);
-	if (r < 0)
-		return r;
-	r = jr_inspect_new(&ic, &set->inspect_ctx, err);
-	if (r < 0)
-		return r;
-	return jr_secrets_trust_bundle(set, jr_inspect_ca_pem(set->inspect_ctx),
-				       err);
-}
-
-void jr_secrets_stop(struct jr_secrets *set)
-{
-	jr_inspect_free(set->inspect_ctx);
-	set->inspect_ctx = NULL;
+	return jr_secrets_load(set, err);
 }
 
 void jr_secrets_release(struct jr_secrets *set)
 {
-	jr_secrets_stop(set);
 	free(set->trust_bundle);
 	set->trust_bundle = NULL;
 	for (size_t i = 0; i < set->n; i++) {

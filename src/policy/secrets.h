@@ -60,7 +60,8 @@ struct jr_secrets {
 	atomic_uint_fast64_t misuse;	/* requests refused secret-misuse */
 	atomic_uint_fast64_t injected;	/* requests a real value went into */
 	atomic_uint_fast64_t inspected; /* requests seen inside TLS */
-	struct jr_inspect *inspect_ctx; /* tls_inspect.h; the runner's */
+	/* Set by jr_inspect_start() (inspect_start.h), in the runner: */
+	struct jr_inspect *inspect_ctx; /* tls_inspect.h */
 	char *trust_bundle;		/* host bundle + our CA, PEM */
 	const char *trust_path;		/* where the command finds it */
 };
@@ -204,38 +205,18 @@ int jr_secret_file_canon(const struct jr_secret *s, char *out,
 			 struct jr_err *err);
 
 /*
- * jr_secrets_trust_bundle - @set->trust_bundle: the host's CA bundle (the
- * first of the system trust paths that exists) with @ca_pem appended, and
- * @set->trust_path; then SSL_CERT_FILE, NODE_EXTRA_CA_CERTS,
- * REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE and GIT_SSL_CAINFO point there in the
- * environment the command inherits. Return: 0 or -errno with @err set.
- */
-int jr_secrets_trust_bundle(struct jr_secrets *set, const char *ca_pem,
-			    struct jr_err *err);
-
-/*
- * jr_secrets_mount_trust - (init, in the sandbox's mount namespace) show
- * @bundle read-only over each system trust path that exists there, from a
- * private tmpfs (mounts.c). Return: 0 or -errno with @err set.
- */
-int jr_secrets_mount_trust(const char *bundle, uid_t uid, gid_t gid,
-			   struct jr_err *err);
-
-/*
- * jr_secrets_start - (runner) everything --secret and --inspect need before
- * the sandbox exists: the specs of @opts, the values (jr_secrets_load()),
- * the CA and TLS contexts (tls_inspect.h) and the trust bundle.
- * Return: 0 or -errno with @err set; jr_secrets_release() in every case.
+ * jr_secrets_prepare - (runner) what --secret and --inspect need of @set
+ * before the sandbox exists: the specs and hosts of @opts, and the values
+ * (jr_secrets_load()). Inspection itself is started by jr_inspect_start()
+ * (inspect_start.h). Return: 0 or -errno with @err set;
+ * jr_secrets_release() in every case.
  */
 struct jr_options;
-struct jr_audit;
-int jr_secrets_start(struct jr_secrets *set, const struct jr_options *opts,
-		     struct jr_audit *audit, struct jr_err *err);
+int jr_secrets_prepare(struct jr_secrets *set, const struct jr_options *opts,
+		       struct jr_err *err);
 
-/* End every inspected connection and free the CA (keeps the counts). */
-void jr_secrets_stop(struct jr_secrets *set);
-
-/* Wipe and unlock the values, free everything. */
+/* Wipe and unlock the values, free everything but the inspection context,
+ * which jr_inspect_stop() ends first. */
 void jr_secrets_release(struct jr_secrets *set);
 
 #endif

@@ -57,7 +57,6 @@
 #include "err.h"
 #include "fslayout.h"
 #include "init.h"
-#include "secrets.h"
 #include "limits.h"
 #include "link.h"
 #include "log.h"
@@ -201,7 +200,7 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				a->ids->gid, err);
 	if (r < 0 || !a->trust_bundle)
 		return r;
-	return jr_secrets_mount_trust(a->trust_bundle, a->ids->uid, a->ids->gid,
+	return jr_mounts_trust_bundle(a->trust_bundle, a->ids->uid, a->ids->gid,
 				      err);
 }
 

@@ -40,6 +40,7 @@
 #include "cleanup.h"
 #include "io.h"
 
+#include "inspect_start.h" /* jr_trust_paths */
 #include "mounts.h"
 
 /* Detached tmpfs mounts whose unmount waits for init's
@@ -395,6 +396,24 @@ int jr_mounts_hide_sockets(char *const *exposed, size_t n_exposed,
 			    path, path);
 		if (hidden)
 			(*hidden)++;
+	}
+	return 0;
+}
+
+int jr_mounts_trust_bundle(const char *bundle, uid_t uid, gid_t gid,
+			   struct jr_err *err)
+{
+	struct stat st;
+	int r;
+
+	for (size_t i = 0; i < JR_TRUST_PATHS_N; i++) {
+		if (stat(jr_trust_paths[i], &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = jr_mounts_bind_text(jr_trust_paths[i], bundle, uid, gid,
+					err);
+		if (r < 0)
+			return jr_err_prefix(
+			    err, "cannot show the sandbox's CA bundle: ");
 	}
 	return 0;
 }

@@ -43,6 +43,15 @@ int jr_mounts_bind_text(const char *target, const char *text, uid_t uid,
 			gid_t gid, struct jr_err *err);
 
 /*
+ * jr_mounts_trust_bundle - (init, in the sandbox's mount namespace) show
+ * @bundle (jr_inspect_start()'s host bundle + the sandbox's CA) read-only
+ * over each of jr_trust_paths that exists there, with jr_mounts_bind_text().
+ * Return: 0 or -errno with @err set.
+ */
+int jr_mounts_trust_bundle(const char *bundle, uid_t uid, gid_t gid,
+			   struct jr_err *err);
+
+/*
  * jr_mounts_close_detached - close the private tmpfs mounts that
  * jr_mounts_bind_text() kept open. Unmounting them waits for an RCU grace
  * period, so init does it once the command runs, not before (mounts.c).
