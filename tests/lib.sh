@@ -6,8 +6,10 @@
 #   rootless  jailrun started by an unprivileged user (nobody, via setpriv)
 # As a non-root user only "rootless" runs (as that user).
 #
-# Exit codes follow automake: 0 pass, 1 fail, 77 skip. With
-# JAILRUN_TEST_MUST_WORK=1 (CI) every skip is a failure.
+# Output is TAP (tests/tap.sh): ok and fail print "ok N - ..." and
+# "not ok N - ...", finish prints the plan; the exit status is 0, or 1 if a
+# check failed. skip ends the script as skipped ("1..0 # SKIP ..."); with
+# JAILRUN_TEST_MUST_WORK=1 (CI) a skip is a failure.
 set -euo pipefail
 
 : "${JAILRUN:?JAILRUN must point at the jailrun binary}"
@@ -21,32 +23,42 @@ JR_RUN_LIMIT=${JR_RUN_LIMIT:-150}
 # The default user when root runs jailrun depends on sudo: pin it.
 unset SUDO_UID SUDO_GID SUDO_USER
 
+# shellcheck source=tap.sh
+. "$JR_TOP_SRCDIR/tests/tap.sh"
 JR_FAILURES=0
 JR_PASSES=0
 JR_NOBODY_UID=$(id -u nobody 2>/dev/null || echo 65534)
 JR_NOBODY_GID=$(id -g nobody 2>/dev/null || echo 65534)
 
 skip() {
-	echo "SKIP: $*"
 	if [ "${JAILRUN_TEST_MUST_WORK:-0}" = 1 ]; then
-		echo "FAIL: JAILRUN_TEST_MUST_WORK=1 turns this skip into a failure"
-		exit 1
+		fail "SKIP: $* (JAILRUN_TEST_MUST_WORK=1 turns this skip into a failure)"
+		finish || exit 1
 	fi
-	exit 77
+	tap_skip_all "$*"
 }
+
+# skip_part REASON - a part of the test that cannot run here: a skipped
+# result ("ok N # SKIP REASON"), and the script goes on.
+skip_part() { tap_skip "$*"; }
 
 ok() {
 	JR_PASSES=$((JR_PASSES + 1))
-	echo "ok: $*"
+	tap_ok "$*"
 }
 
+# fail DESC - a failed check; DESC's first line is the result, the rest
+# (often a command's output) follows as TAP diagnostics.
 fail() {
 	JR_FAILURES=$((JR_FAILURES + 1))
-	echo "FAIL: $*"
+	tap_not_ok "$*"
 }
 
+# finish - the totals as a diagnostic and the plan, last; false if a check
+# failed (the script's exit status when it ends with finish).
 finish() {
-	echo "$JR_PASSES passed, $JR_FAILURES failed"
+	tap_diag "$JR_PASSES passed, $JR_FAILURES failed"
+	tap_plan
 	[ "$JR_FAILURES" -eq 0 ]
 }
 

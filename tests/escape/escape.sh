@@ -349,7 +349,7 @@ if [ -e /run/docker.sock ] || [ -L /run/docker.sock ]; then
 	if [ "${JAILRUN_TEST_MUST_WORK:-0}" = 1 ]; then
 		fail "docker-sock: /run/docker.sock exists on this machine; the probe will not replace it"
 	else
-		echo "SKIP (docker-sock): /run/docker.sock exists on this machine; the probe will not replace it"
+		skip_part "docker-sock: /run/docker.sock exists on this machine; the probe will not replace it"
 	fi
 else
 	FAKE_DOCKER=1

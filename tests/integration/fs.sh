@@ -333,7 +333,7 @@ host_unchanged "race: the secret never written" "$FH/.ssh/id_ed25519" SECRET-SSH
 # namespace root at /sys/fs/cgroup is read-only.
 CG2=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -n1 || true)
 if [ "$(id -u)" -ne 0 ] || [ -z "$CG2" ] || [ ! -e "$CG2/cgroup.procs" ]; then
-	echo "SKIP (cgroup): needs root and a cgroup2 mount"
+	skip_part "cgroup: needs root and a cgroup2 mount"
 	[ "${JAILRUN_TEST_MUST_WORK:-0}" != 1 ] || fail "cgroup: cannot set up a delegated cgroup"
 else
 	CG=$CG2/jailrun-fs-$$

@@ -341,7 +341,7 @@ root_jr() {
 		exec timeout -k 5 "$JR_RUN_LIMIT" "$JR" -- "$@")
 }
 if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP (homes): needs root"
+	skip_part "homes: needs root"
 	[ "${JAILRUN_TEST_MUST_WORK:-0}" != 1 ] || fail "homes: needs root"
 else
 	for own in "$JR_NOBODY_UID:0" 0:0; do

@@ -158,56 +158,56 @@ rm_new_cgroups() {
 	while read -r d; do rmdir "$d" 2>/dev/null || left=1; done <"$H/cg-new"
 	[ "$left" = 0 ]
 }
+# teardown - on any exit: the container goes, the host is checked for
+# what it left (these checks are results too), then the TAP plan, last.
 teardown() {
 	local st=$? left changed ncg
 	trap - EXIT
 	set +e
 	if [ "$st" != 0 ] && [ "$JR_FAILURES" != 0 ] && [ -n "$SD_PID" ]; then
-		echo "--- units:"
-		sctl status --no-pager --lines=0 'jailrun-worker@*' 2>&1 | head -n 60
+		tap_diag "--- units:"$'\n'"$(sctl status --no-pager --lines=0 'jailrun-worker@*' 2>&1 | head -n 60)"
 	fi
 	if [ -n "$UNSHARE_PID" ]; then
 		# SIGKILL to the container's init takes its PID namespace down.
 		[ -z "$SD_PID" ] || kill -KILL "$SD_PID" 2>/dev/null
 		kill -KILL "$UNSHARE_PID" 2>/dev/null
-		wait_until 30 unshare_gone || echo "FAIL: the container did not go away"
+		# Not a check of its own: cgroups left over fail below.
+		wait_until 30 unshare_gone || tap_diag "the container did not go away"
 	fi
 	# The kernel empties a dead namespace's cgroups asynchronously.
 	ncg=$(cgroup_dirs | comm -13 "$H/cg-before" - | wc -l)
 	if ! wait_until 30 rm_new_cgroups; then
 		left=$(cgroup_dirs | comm -13 "$H/cg-before" -)
-		echo "FAIL: cgroup directories left on the host: $left"
-		st=1
+		fail "cgroup directories left on the host: $left"
 	else
-		echo "ok: every cgroup directory made for the container was removed ($ncg of them)"
+		ok "every cgroup directory made for the container was removed ($ncg of them)"
 	fi
 	if [ "$(cat "$CANARY" 2>/dev/null)" != "$TAG" ]; then
-		echo "FAIL: the canary in the host's /tmp is gone or changed"
-		st=1
+		fail "the canary in the host's /tmp is gone or changed"
+	else
+		ok "the canary in the host's /tmp is unchanged"
 	fi
 	rm -f "$CANARY"
 	left=$(host_mounts | LC_ALL=C comm -3 "$H/mounts-before" -)
 	if [ -n "$left" ]; then
-		echo "FAIL: the host's mounts changed: $left"
-		st=1
+		fail "the host's mounts changed: $left"
 	else
-		echo "ok: the host's mounts are as they were"
+		ok "the host's mounts are as they were"
 	fi
 	changed=$(sysctl_changed)
 	if [ -n "$changed" ]; then
-		echo "FAIL: a host sysctl changed (< before, > now):"
-		echo "$changed"
-		sysctl_restore
-		st=1
+		fail "a host sysctl changed (< before, > now):"$'\n'"$changed"$'\n'"$(sysctl_restore)"
 	else
-		echo "ok: no host sysctl changed ($(wc -l <<<"$SYSCTL_BEFORE") compared)"
+		ok "no host sysctl changed ($(wc -l <<<"$SYSCTL_BEFORE") compared)"
 	fi
+	[ "$JR_FAILURES" = 0 ] || st=1
 	if [ "$st" != 0 ] && [ -f "$H/console.log" ]; then
-		echo "--- container console:"; tail -n 30 "$H/console.log"
+		tap_diag "--- container console:"$'\n'"$(tail -n 30 "$H/console.log")"
 		for f in "$H"/log/*.log; do
-			[ -f "$f" ] && { echo "--- $f:"; tail -n 15 "$f"; }
+			[ -f "$f" ] && tap_diag "--- $f:"$'\n'"$(tail -n 15 "$f")"
 		done
 	fi
+	finish
 	jr_cleanup_tmp
 	exit "$st"
 }
@@ -560,5 +560,5 @@ if [ -z "$nsfs" ] && [ -z "$tables" ] && [ "$nets" = 1 ]; then
 else
 	fail "left behind: nsfs mounts '$nsfs', tables '$tables', $nets netns in use"
 fi
-# The container and its cgroups go in teardown, checked there.
-finish
+# The container and its cgroups go in teardown, checked there; it prints
+# the plan (finish).

@@ -9,10 +9,18 @@
 #   sudo tests/lab/demo.sh            (JAILRUN=/path/to/jailrun to choose the
 #                                      binary; default: the in-tree build)
 # Exit 0 if everything behaved as described, 1 otherwise, 77 if this machine
-# cannot build labs (not root, no `ip netns`).
+# cannot build labs (not root, no `ip netns`). Under make check (which sets
+# JR_TEST_RUN) it is a TAP test (tests/tap.sh): each thing the demo shows is
+# also an "ok N" / "not ok N" line, a skip is "1..0 # SKIP" with exit 0.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+tap=0
+if [[ -n ${JR_TEST_RUN:-} ]]; then
+	tap=1
+	# shellcheck source=../tap.sh
+	. "$here/../tap.sh"
+fi
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
@@ -26,7 +34,14 @@ else
 fi
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 status=0
-bad() { status=1; printf '%s\n' "$*"; }
+# good DESC - a check passed (a TAP line under make check, else nothing);
+# bad TEXT - one failed: TEXT is shown (under make check as a "not ok"
+# line, TEXT's later lines as diagnostics).
+good() { ((!tap)) || tap_ok "$*"; }
+bad() {
+	status=1
+	if ((tap)); then tap_not_ok "${1#"${1%%[! ]*}"}"; else printf '%s\n' "$1"; fi
+}
 
 t=$(date +%s%N)
 lab_setup --timeout 300 demo   # a hang guard, not a time limit: generous
@@ -40,6 +55,7 @@ printf '%s1. Without a sandbox, the lab host reaches both servers:%s\n' "$B" "$N
 for n in allowed.test denied.test; do
 	if out=$(lab_host curl -sS --max-time 5 "http://$n/" 2>&1); then
 		printf '   $ curl http://%s/\n     %s%s%s\n' "$n" "$G" "$(head -1 <<<"$out")" "$N"
+		good "without a sandbox, the lab host reaches $n"
 	else
 		bad "   \$ curl http://$n/"$'\n'"     ${R}failed: $(head -1 <<<"$out")${N}"
 	fi
@@ -109,8 +125,10 @@ while IFS='|' read -r label rc ms out; do
 	kind=$(refusal "$label" "$rc" "$out")
 	if [[ $want == ok && $rc == 0 && $out == "served-by: allowed.test" ]]; then
 		printf '   $ %-42s %sreached%s  %s\n' "$label" "$G" "$N" "$out"
+		good "under jailrun --allow allowed.test: $label is reached"
 	elif [[ $want == refused && -n $kind ]]; then
 		printf '   $ %-42s %srefused%s  (%s) in %s ms: %s\n' "$label" "$G" "$N" "$kind" "$ms" "${out:-no such host}"
+		good "under jailrun --allow allowed.test: $label is refused ($kind)"
 	else
 		bad "   \$ $label"$'\n'"     ${R}unexpected (exit $rc after $ms ms): $out${N}"
 	fi
@@ -120,12 +138,15 @@ if ((ntries == 0)); then
 	bad "   ${R}jailrun did not run the command:${N} $results"
 elif ((ntries != $(grep -c '^try ' <<<"$inner"))); then
 	bad "   ${R}only $ntries tries reported:${N} $results"
+else
+	good "every one of the $ntries tries reported"
 fi
 if lab_web_served denied.test || lab_dns_queried denied.test; then
 	bad "   ${R}denied.test was reached or looked up in the lab internet${N}"
 else
 	printf '   %sThe lab'"'"'s own logs confirm: denied.test was never contacted, never even\n' "$D"
 	printf '   looked up. The whole sandbox ran in %s ms.%s\n' "$total" "$N"
+	good "the lab's logs: denied.test was never contacted or looked up"
 fi
 printf '   %sThe command reaches the world only through jailrun'"'"'s relay, which forwards\n' "$D"
 printf '   to allowlisted hosts; nftables rules installed and verified before the\n'
@@ -144,6 +165,7 @@ print("   {")
 for i, (k, v) in enumerate(items):
     print("     %s: %s%s" % (json.dumps(k), json.dumps(v), "," if i < len(items) - 1 else ""))
 print("   }")' "$json"
+	good "jailrun wrote a valid --json summary"
 elif [[ -e $json ]]; then
 	bad "   ${R}not valid JSON:${N} $(head -c 400 "$json")"
 else
@@ -154,6 +176,7 @@ printf '%s4. And the audit log (--log audit.log), one JSON line per connection, 
 if [[ -s $jsondir/audit.log ]]; then
 	grep '"verdict":"deny"' "$jsondir/audit.log" | head -n1 | sed 's/^/   /'
 	grep '"verdict":"allow"' "$jsondir/audit.log" | grep '"via":"proxy"' | head -n1 | sed 's/^/   /'
+	good "jailrun wrote an audit log"
 else
 	bad "   ${R}no audit log written${N}"
 fi
@@ -163,4 +186,5 @@ if ((status == 0)); then
 else
 	printf '%sSomething did not behave as described (above).%s The lab is torn down now.\n' "$R" "$N"
 fi
+((!tap)) || tap_plan
 exit "$status"

@@ -4,8 +4,9 @@
 # leftovers.sh - run after the whole suite: fail if any lab of this test
 # run left anything behind: a jrlab-* network namespace, a lab server or
 # watchdog process, state under /run/jailrun-lab, or an /etc/netns/jrlab-*
-# directory. Automake test: 0 nothing left, 1 something left (listed), 77
-# not root.
+# directory. Automake test in TAP (tests/tap.sh), one check: "ok 1" if
+# nothing is left, "not ok 1" and the list (exit 1) if something is; a
+# skip when not root.
 #
 # Only this run's labs are judged: the harness sets JR_TEST_RUN once per
 # `make check`, and lib.sh starts every lab name with it ("RUN.",
@@ -19,6 +20,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../tap.sh
+. "$here/../tap.sh"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
@@ -107,17 +110,18 @@ left=$(leftovers)
 whose=${RUN:+"run ${RUN%.} (JR_TEST_RUN)"}
 whose=${whose:-"this machine (no JR_TEST_RUN: every lab)"}
 if [[ -z $left ]]; then
-	echo "ok - no lab of $whose left anything behind (netns, processes, /run/jailrun-lab, /etc/netns)"
+	tap_ok "no lab of $whose left anything behind (netns, processes, /run/jailrun-lab, /etc/netns)"
+	tap_plan
 	exit 0
 fi
-echo "FAIL - labs of $whose left these behind:"
-printf '%s\n' "$left" | sed 's/^/    /'
+tap_not_ok "labs of $whose left these behind:"$'\n'"    ${left//$'\n'/$'\n'    }"
 if [[ ${LAB_LEFTOVERS_CLEAN:-0} == 1 ]]; then
 	for n in $("$here/lab" list | awk '{ print $1 }'); do
-		if ours "$n"; then "$here/lab" down "$n"; fi
+		if ours "$n"; then "$here/lab" down "$n" >&2; fi
 	done
-	echo "    (removed with: lab down NAME, for each of this run's labs)"
+	tap_diag "    (removed with: lab down NAME, for each of this run's labs)"
 else
-	echo "    remove them with: $here/lab down NAME (each listed lab), or every lab: $here/lab down --all"
+	tap_diag "    remove them with: $here/lab down NAME (each listed lab), or every lab: $here/lab down --all"
 fi
+tap_plan
 exit 1

@@ -20,6 +20,11 @@
 #   skip MSG / fail MSG        exit 77 / exit 1 (skip becomes fail when
 #                              JAILRUN_TEST_MUST_WORK=1); also lab_skip, lab_fail
 #
+# A test that sourced tests/tap.sh first (tests/lib.sh does) reports in TAP,
+# as make check reads it: lab_check prints "ok N - LABEL" / "not ok N -
+# LABEL", lab_finish the plan, a skip "1..0 # SKIP MSG" with exit 0, a
+# failure "not ok" and the plan. Without it (bench/), the lines above.
+#
 # lab_setup installs EXIT/INT/TERM/HUP traps that take every lab of this test
 # down (use lab_on_exit rather than your own EXIT trap), and starts a watchdog
 # in its own session that takes the lab down when the test exits however it
@@ -33,17 +38,24 @@ _jrlab_failed=0
 _jrlab_traps=
 
 _jrlab_me() { basename "$0"; }
+# True if the test speaks TAP (it sourced tests/tap.sh).
+_jrlab_tap() { declare -F tap_plan >/dev/null; }
 
 lab_skip() {
 	if [[ ${JAILRUN_TEST_MUST_WORK:-0} == 1 ]]; then
-		echo "FAIL: $(_jrlab_me): $* (this would be a skip, but JAILRUN_TEST_MUST_WORK=1)" >&2
-		exit 1
+		lab_fail "$* (this would be a skip, but JAILRUN_TEST_MUST_WORK=1)"
 	fi
+	_jrlab_tap && tap_skip_all "$(_jrlab_me): $*"
 	echo "SKIP: $(_jrlab_me): $*" >&2
 	exit 77
 }
 
 lab_fail() {
+	if _jrlab_tap; then
+		tap_not_ok "$(_jrlab_me): $*"
+		tap_plan
+		exit 1
+	fi
 	echo "FAIL: $(_jrlab_me): $*" >&2
 	exit 1
 }
@@ -180,7 +192,10 @@ lab_check() {
 	shift
 	out=$("$@" 2>&1) || rc=$?
 	if ((rc == 0)); then
-		echo "ok   - $label"
+		if _jrlab_tap; then tap_ok "$label"; else echo "ok   - $label"; fi
+	elif _jrlab_tap; then
+		tap_not_ok "$label (exit $rc)${out:+$'\n'$(head -20 <<<"$out")}"
+		_jrlab_failed=1
 	else
 		echo "FAIL - $label (exit $rc)"
 		[[ -z $out ]] || printf '%s\n' "$out" | head -20 | sed 's/^/       | /'
@@ -190,6 +205,7 @@ lab_check() {
 }
 
 lab_finish() {
+	! _jrlab_tap || tap_plan
 	if ((_jrlab_failed)); then
 		echo "$(_jrlab_me): some checks FAILED"
 		exit 1

@@ -5,10 +5,12 @@
 # selftest.sh - the lab works and is closed: build a lab, reach every service
 # from the lab host with no sandbox involved, prove the lab is not connected
 # to this machine's network, tear it down and prove nothing is left.
-# Automake test: 0 pass, 1 fail, 77 skip. Prints one line per check.
+# Automake test in TAP (tests/tap.sh): one "ok N" / "not ok N" per check.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../tap.sh
+. "$here/../tap.sh"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
