@@ -426,7 +426,7 @@ static int scan_options(int argc, char **argv,
 	opterr = 0;
 	for (;;) {
 		li = -1;
-		c = getopt_long(argc, argv, "+:hVvq", table, &li);
+		c = getopt_long(argc, argv, JR_OPTIONS_SHORT, table, &li);
 		if (c == -1)
 			break;
 		if (c == '?' || c == ':')

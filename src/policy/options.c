@@ -1227,8 +1227,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	optind =
 	    0; /* full re-initialisation (glibc), so tests can call us again */
 	opterr = 0; /* our own messages, which name the rule */
-	while ((c = getopt_long(argc, argv, "+:hVvq", jr_long_options, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, JR_OPTIONS_SHORT, jr_long_options,
+				NULL)) != -1) {
 		d = find_def(c);
 		if (!d)
 			return getopt_error(c, argv, err);

@@ -214,6 +214,10 @@ int jr_parse_size(const char *s, uint64_t *bytes);
 struct option;
 const struct option *jr_options_long_table(void);
 
+/* getopt's optstring beside that table: stop at the first operand ('+'),
+ * ':' for a missing value, and the table's short letters (-h -V -v -q). */
+#define JR_OPTIONS_SHORT "+:hVvq"
+
 /* jr_profile_name_valid - a --profile NAME: [A-Za-z0-9_-], 1..64 chars
  * (it becomes a file name, so no '/' and no '.'). */
 bool jr_profile_name_valid(const char *name);
