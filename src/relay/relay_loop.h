@@ -212,7 +212,7 @@ struct conn {
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
 	bool
 	    sni_pending; /* tunnel: client bytes held until the SNI is checked */
-	bool late_head;	 /* ...by relay_transparent_late_head() instead: a
+	bool late_head;	 /* ...by c->ops->late_head() instead: a
 			    captured connection connected before its client
 			    spoke */
 	size_t
