@@ -38,7 +38,7 @@ allowed() {
 
 # check_tree SRC - print each offending line of SRC/src; return how many.
 check_tree() {
-	local src=$1 bad=0 f base from to lto lfrom line num inc
+	local src=$1 bad=0 f base from lto lfrom line num inc
 	for f in "$src"/src/relay/relay_*.[ch]; do
 		base=$(basename "$f")
 		from=${base%.*}
@@ -66,15 +66,16 @@ check_tree() {
 	return "$bad"
 }
 
-out=$(check_tree "$JR_TOP_SRCDIR") && n=0 || n=$?
-if [ "$n" -eq 0 ]; then
+out=$(check_tree "$JR_TOP_SRCDIR") && n0=0 || n0=$?
+if [ "$n0" -eq 0 ]; then
 	ok "src/relay/ keeps its layers (loop <- services <- protocols)"
 else
 	echo "$out"
-	fail "$n include line(s) break the relay's layers"
+	fail "$n0 include line(s) break the relay's layers"
 fi
 
-# The check must see a forbidden include: plant one of each kind in a copy.
+# The check must see a forbidden include: plant one of each kind in a copy
+# (one more offending line than the tree itself has).
 plant() {
 	local desc=$1 file=$2 header=$3 copy="$JR_TMP/tree" got
 	rm -rf "$copy"
@@ -82,8 +83,8 @@ plant() {
 	cp -r "$JR_TOP_SRCDIR/src/relay" "$copy/src/"
 	sed -i "0,/^#include \"/s//#include \"$header\"\n&/" "$copy/src/relay/$file"
 	got=$(check_tree "$copy") && n=0 || n=$?
-	if [ "$n" -eq 1 ] && grep -q "relay/$file:.*$header" <<<"$got"; then
-		ok "the check refuses $desc: $(head -1 <<<"$got" | sed "s|$copy/||")"
+	if [ "$n" -eq $((n0 + 1)) ] && grep -q "relay/$file:.*$header" <<<"$got"; then
+		ok "the check refuses $desc: $(grep "relay/$file:.*$header" <<<"$got" | sed "s|$copy/||")"
 	else
 		fail "the check missed $desc ($n offending lines: $got)"
 	fi
