@@ -47,7 +47,8 @@
 #include "json.h"
 #include "livepolicy.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_inspect.h"
+#include "relay_loop.h"
 
 #define RELAY_CONTROL_CLIENTS 8
 
@@ -165,7 +166,7 @@ static bool client_add(struct jr_relay *r, int fd)
 	return false;
 }
 
-void relay_control_accept(struct jr_relay *r)
+static void control_accept(struct jr_relay *r)
 {
 	struct relay_control *ctl = r->control;
 
@@ -471,7 +472,8 @@ static void client_flush(struct jr_relay *r, struct control_client *cl)
 	client_lines(r, cl);
 }
 
-void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events)
+static void control_client_event(struct jr_relay *r, uint32_t slot,
+				 uint32_t events)
 {
 	struct control_client *cl;
 	ssize_t n;
@@ -506,13 +508,16 @@ void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events)
 
 /* ------------------------------------------------------------ setup */
 
-int relay_control_start(struct jr_relay *r, struct jr_err *err)
+/* control_start - with --control: take the socket and watch it. */
+static int control_start(struct jr_relay *r, struct jr_err *err)
 {
 	struct relay_control *ctl;
 	int fd = r->cfg.control_fd, listening = 0;
 	socklen_t len = sizeof(listening);
 	struct epoll_event ev = { .events = EPOLLIN };
 
+	if (!r->cfg.control)
+		return 0;
 	r->cfg.control_fd = -1; /* ours now, whatever happens */
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl) {
@@ -562,7 +567,7 @@ int relay_control_start(struct jr_relay *r, struct jr_err *err)
 	return 0;
 }
 
-void relay_control_free(struct jr_relay *r)
+static void control_free(struct jr_relay *r)
 {
 	struct relay_control *ctl = r->control;
 
@@ -578,3 +583,20 @@ void relay_control_free(struct jr_relay *r)
 	free(ctl);
 	r->control = NULL;
 }
+
+/* REF_CONTROL_LISTEN: clients to accept; REF_CONTROL_CLIENT: a client. */
+static void control_event(struct jr_relay *r, union relay_ref ref,
+			  uint32_t events)
+{
+	if (ref.type == REF_CONTROL_LISTEN)
+		control_accept(r);
+	else
+		control_client_event(r, ref.slot, events);
+}
+
+/* The live policy socket: no connection of the table is its. */
+const struct relay_module relay_control_module = {
+	.start = control_start,
+	.stop = control_free,
+	.event = control_event,
+};

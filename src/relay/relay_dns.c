@@ -18,8 +18,8 @@
  *
  * A query waits in one of RELAY_DNS_PENDING slots (r->dns) while the
  * resolver works, tagged with REF_RESOLVE_DNS, its slot and generation;
- * relay.c's sweep answers SERVFAIL to one that waited longer than the
- * connect timeout. A UDP query is answered with sendto() to its peer; a
+ * the relay's sweep answers SERVFAIL to one that waited longer than the
+ * connect timeout (dns_sweep()). A UDP query is answered with sendto() to its peer; a
  * DNS/TCP connection (a struct conn of KIND_DNS_TCP) gets its answer
  * queued as its REPLY, then reads the next query. Each query writes one
  * audit line ("via":"dns"); the DNS/TCP connection itself writes none.
@@ -30,11 +30,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "clock.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_dns.h"
+#include "relay_loop.h"
 #include "selfcheck.h"
 
 #define RELAY_DNS_TTL 30 /* seconds; short: the host's view may change */
@@ -50,7 +52,7 @@
  */
 #define RELAY_FAKEIP_TTL 60
 
-void relay_dns_release(struct jr_relay *r, int slot)
+static void dns_release(struct jr_relay *r, int slot)
 {
 	r->dns[slot].used = false;
 	r->dns[slot].gen++;
@@ -119,7 +121,7 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 		c->dns_slot = -1;
 		if (relay_queue_out(c, pfx, 2) < 0 ||
 		    relay_queue_out(c, ans, (size_t)len) < 0) {
-			relay_dns_release(r, slot);
+			dns_release(r, slot);
 			relay_out_of_memory(r, c);
 			return;
 		}
@@ -128,7 +130,7 @@ static void dns_send(struct jr_relay *r, int slot, const uint8_t *ans, long len)
 		c->deadline = c->t_last + r->cfg.header_timeout_ms;
 		relay_want_events(r, c);
 	}
-	relay_dns_release(r, slot);
+	dns_release(r, slot);
 }
 
 static void dns_answer_ttl(struct jr_relay *r, int slot, int rcode,
@@ -247,6 +249,13 @@ static void dns_lane_host(struct jr_relay *r, int slot)
 	dns_answer(r, slot, JR_DNS_RCODE_NOERROR, &addr, n);
 }
 
+/* Is @name the host lanes' name (and are there any)? */
+static bool lane_dns_name(const struct jr_relay *r, const char *name)
+{
+	return r->cfg.lanes && r->cfg.lanes->n_host &&
+	       strcasecmp(name, JR_LANE_HOST_NAME) == 0;
+}
+
 /* A query sits parsed in r->dns[slot]: answer it or start resolving. */
 static void dns_query(struct jr_relay *r, int slot)
 {
@@ -257,7 +266,7 @@ static void dns_query(struct jr_relay *r, int slot)
 		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
 		return;
 	}
-	if (relay_lane_dns_name(r, d->q.name)) {
+	if (lane_dns_name(r, d->q.name)) {
 		dns_lane_host(r, slot);
 		return;
 	}
@@ -289,8 +298,8 @@ static void dns_query(struct jr_relay *r, int slot)
 	}
 }
 
-void relay_dns_resolved(struct jr_relay *r, int slot,
-			const struct jr_resolve_result *res)
+static void dns_resolved(struct jr_relay *r, int slot,
+			 const struct jr_resolve_result *res)
 {
 	struct dns_pending *d = &r->dns[slot];
 	struct jr_dns_addr addrs[JR_RESOLVE_MAX_ADDRS];
@@ -343,11 +352,11 @@ static int dns_parse(struct jr_relay *r, int slot)
 		}
 	}
 	if (e < 0)
-		relay_dns_release(r, slot);
+		dns_release(r, slot);
 	return e < 0 ? -1 : 0;
 }
 
-void relay_dns_udp_readable(struct jr_relay *r)
+static void dns_udp_readable(struct jr_relay *r)
 {
 	for (int i = 0; i < RELAY_ACCEPT_BATCH; i++) {
 		struct dns_pending tmp;
@@ -375,7 +384,7 @@ void relay_dns_udp_readable(struct jr_relay *r)
 }
 
 /* DNS over TCP: a complete length-prefixed query in c->in? */
-void relay_dns_tcp_input(struct jr_relay *r, struct conn *c)
+static void dns_tcp_input(struct jr_relay *r, struct conn *c)
 {
 	size_t len;
 	int slot;
@@ -413,7 +422,7 @@ void relay_dns_tcp_input(struct jr_relay *r, struct conn *c)
 }
 
 /* Queries the resolver did not answer in time get SERVFAIL. */
-void relay_dns_sweep(struct jr_relay *r, uint64_t now)
+static void dns_sweep(struct jr_relay *r, uint64_t now)
 {
 	for (int i = 0; i < RELAY_DNS_PENDING; i++) {
 		struct dns_pending *d = &r->dns[i];
@@ -425,3 +434,61 @@ void relay_dns_sweep(struct jr_relay *r, uint64_t now)
 		}
 	}
 }
+
+/* A DNS/TCP connection's client sent more (@before: unused). */
+static void dns_tcp_head(struct jr_relay *r, struct conn *c, size_t before)
+{
+	(void)before;
+	dns_tcp_input(r, c);
+}
+
+/* A DNS/TCP answer is out: ready for the next query on the connection. */
+static void dns_tcp_replied(struct jr_relay *r, struct conn *c)
+{
+	c->st = ST_HEAD;
+	c->deadline = jr_clock_ms() + r->cfg.header_timeout_ms;
+	relay_want_events(r, c);
+	if (c->in_len)
+		dns_tcp_input(r, c);
+}
+
+/* A DNS/TCP connection is freed: so is the query it waits for. */
+static void dns_tcp_release(struct jr_relay *r, struct conn *c)
+{
+	if (c->dns_slot >= 0)
+		dns_release(r, c->dns_slot);
+}
+
+/* The resolver answered a pending query, if it is still the one asked. */
+static void dns_module_resolved(struct jr_relay *r, union relay_ref ref,
+				const struct jr_resolve_result *res)
+{
+	struct dns_pending *d = &r->dns[ref.slot % RELAY_DNS_PENDING];
+
+	if (ref.slot < RELAY_DNS_PENDING && d->used &&
+	    relay_ref_gen_is(ref, d->gen))
+		dns_resolved(r, (int)ref.slot, res);
+}
+
+/* REF_DNS_UDP: queries on the UDP socket. */
+static void dns_module_event(struct jr_relay *r, union relay_ref ref,
+			     uint32_t events)
+{
+	(void)ref;
+	(void)events;
+	dns_udp_readable(r);
+}
+
+/* DNS/TCP connections: queries in, answers out, never an upstream. */
+const struct relay_ops relay_dns_tcp_ops = {
+	.head = dns_tcp_head,
+	.replied = dns_tcp_replied,
+	.release = dns_tcp_release,
+};
+
+/* The forwarder outside connections: UDP, pending queries, timeouts. */
+const struct relay_module relay_dns_module = {
+	.event = dns_module_event,
+	.resolved = dns_module_resolved,
+	.sweep = dns_sweep,
+};

@@ -43,7 +43,8 @@
 #include <string.h>
 
 #include "httprules.h"
-#include "relay-internal.h"
+#include "relay_httprules.h"
+#include "relay_loop.h"
 #include "secrets.h"
 
 static const struct jr_httprules *rules_of(const struct jr_relay *r)

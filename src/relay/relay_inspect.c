@@ -37,7 +37,8 @@
 #include <sys/epoll.h>
 
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_inspect.h"
+#include "relay_loop.h"
 #include "secrets.h"
 #include "tls_inspect.h"
 

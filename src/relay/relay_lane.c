@@ -37,7 +37,9 @@
 
 #include "clock.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_loop.h"
+#include "relay_tunnel.h"
+#include "relay_upstream.h"
 
 static int lane_add_fd(struct jr_relay *r, int fd, enum relay_ref_type t,
 		       uint32_t slot)
@@ -49,11 +51,11 @@ static int lane_add_fd(struct jr_relay *r, int fd, enum relay_ref_type t,
 }
 
 /*
- * relay_lane_start - register the lane and publish listeners and the
+ * lanes_register - register the lane and publish listeners and the
  * factory, and note each host lane's endpoint for the audit.
  * Return: 0 or -errno.
  */
-int relay_lane_start(struct jr_relay *r)
+static int lanes_register(struct jr_relay *r)
 {
 	const struct jr_lanes *l = r->cfg.lanes;
 	uint32_t h = 0;
@@ -103,8 +105,20 @@ int relay_lane_start(struct jr_relay *r)
 	return 0;
 }
 
+/* lane_start - lanes_register(), or @err saying what failed. */
+static int lane_start(struct jr_relay *r, struct jr_err *err)
+{
+	int e = lanes_register(r);
+
+	if (e < 0)
+		return jr_err_set(err, -e,
+				  "cannot set up the relay's lanes: %s",
+				  strerror(-e));
+	return 0;
+}
+
 /* Close every fd of the lanes (the relay owns them). */
-void relay_lane_close(struct jr_relay *r)
+static void lane_close(struct jr_relay *r)
 {
 	for (size_t i = 0; i < JR_LANE_MAX; i++)
 		relay_close_fd(&r->cfg.lane_listen[i]);
@@ -114,7 +128,7 @@ void relay_lane_close(struct jr_relay *r)
 }
 
 /* Pause or resume accepting on the lanes' listeners (out of fds). */
-void relay_lane_arm(struct jr_relay *r, bool on)
+static void lane_arm(struct jr_relay *r, bool on)
 {
 	const struct jr_lanes *l = r->cfg.lanes;
 	struct epoll_event ev = { .events = on ? EPOLLIN : 0 };
@@ -156,11 +170,11 @@ static void lane_connect(struct jr_relay *r, struct conn *c,
 }
 
 /*
- * relay_lane_accepted - a connection came in on host lane @idx's gateway
+ * lane_accepted - a connection came in on host lane @idx's gateway
  * listener (KIND_LANE) or on published port @idx's host listener
  * (KIND_PUBLISH).
  */
-void relay_lane_accepted(struct jr_relay *r, struct conn *c, uint32_t idx)
+static void lane_accepted(struct jr_relay *r, struct conn *c, uint32_t idx)
 {
 	const struct jr_lanes *l = r->cfg.lanes;
 	char one = 'S';
@@ -206,11 +220,11 @@ static struct conn *oldest_waiting(struct jr_relay *r)
 }
 
 /*
- * relay_factory_readable - the factory sent sockets (or errors): each goes
+ * factory_readable - the factory sent sockets (or errors): each goes
  * to the oldest connection waiting, which connects it to the command.
  * Sockets for connections that ended meanwhile are closed.
  */
-void relay_factory_readable(struct jr_relay *r)
+static void factory_readable(struct jr_relay *r)
 {
 	for (int i = 0; i < RELAY_ACCEPT_BATCH; i++) {
 		char status = 0;
@@ -291,20 +305,53 @@ void relay_factory_readable(struct jr_relay *r)
 }
 
 /*
- * relay_lane_connected - the lane's endpoint (or the command's published
+ * lane_connected - the lane's endpoint (or the command's published
  * port) accepted: a bare tunnel both ways from the first byte, nothing to
  * check in it.
  */
-void relay_lane_connected(struct jr_relay *r, struct conn *c)
+static void lane_connected(struct jr_relay *r, struct conn *c)
 {
 	relay_tunnel_start(c, true);
 	c->sni_pending = false;
 	relay_tunnel_run(r, c);
 }
 
-/* Is @name the host lanes' name (and are there any)? */
-bool relay_lane_dns_name(const struct jr_relay *r, const char *name)
+/* REF_FACTORY: the publish socket factory answered. */
+static void lane_event(struct jr_relay *r, union relay_ref ref, uint32_t events)
 {
-	return r->cfg.lanes && r->cfg.lanes->n_host &&
-	       strcasecmp(name, JR_LANE_HOST_NAME) == 0;
+	(void)ref;
+	(void)events;
+	factory_readable(r);
 }
+
+/* Host lanes: a fixed endpoint, connected at once, a bare tunnel. */
+const struct relay_ops relay_lane_ops = {
+	.accepted = lane_accepted,
+	.refuse = relay_refuse_reset,
+	.connect_done = relay_connect_done,
+	.connect_timeout = relay_connect_timeout,
+	.connected = lane_connected,
+	.pump = relay_pump,
+	.upstream_error = relay_upstream_error,
+	.release = relay_tunnel_release,
+};
+
+/* Published ports: a socket from the factory, then as a lane. */
+const struct relay_ops relay_publish_ops = {
+	.accepted = lane_accepted,
+	.refuse = relay_refuse_reset,
+	.connect_done = relay_connect_done,
+	.connect_timeout = relay_connect_timeout,
+	.connected = lane_connected,
+	.pump = relay_pump,
+	.upstream_error = relay_upstream_error,
+	.release = relay_tunnel_release,
+};
+
+/* The lanes' listeners and the factory, outside any connection. */
+const struct relay_module relay_lane_module = {
+	.start = lane_start,
+	.stop = lane_close,
+	.event = lane_event,
+	.arm = lane_arm,
+};

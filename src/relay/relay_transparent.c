@@ -26,7 +26,7 @@
  *     nothing within RELAY_TRANSPARENT_PEEK_MS (a server-speaks-first
  *     protocol: SMTP, databases; or a slow client) -> go on, and the
  *     first client bytes, whenever they come, meet the same checks
- *     before any reaches the upstream (relay_transparent_late_head())
+ *     before any reaches the upstream (transparent_late_head())
  *   relay_upstream_start(): the relay's resolver (cached), the SSRF
  *   guard on every address, connect to the address that passed, then a
  *   spliced tunnel whose first bytes are the ones peeked at; or, for an
@@ -79,7 +79,12 @@
 #include "host.h"
 #include "http.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_httprules.h"
+#include "relay_inspect.h"
+#include "relay_loop.h"
+#include "relay_transparent.h"
+#include "relay_tunnel.h"
+#include "relay_upstream.h"
 #include "tls.h"
 
 #ifndef SO_ORIGINAL_DST
@@ -95,41 +100,6 @@ static const char *const http_methods[] = {
 	"GET",	   "HEAD",    "POST",  "PUT",	"DELETE",
 	"CONNECT", "OPTIONS", "TRACE", "PATCH",
 };
-
-/**
- * transparent_reset() - refuse @c with a TCP reset and audit it.
- * @r: relay
- * @c: a KIND_TRANSPARENT connection, before any byte went upstream
- * @reason: the audit reason
- * @allowed: the policy's verdict (true when the refusal is a failure of
- *	an allowed connection, e.g. the upstream did not answer)
- */
-static void transparent_reset(struct jr_relay *r, struct conn *c,
-			      const char *reason, bool allowed)
-{
-	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
-
-	c->reason = reason;
-	c->allowed = allowed;
-	if (setsockopt(c->cfd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)) <
-	    0) {
-		/* then the client sees a FIN: still refused, still at once */
-	}
-	relay_conn_free(r, c);
-}
-
-/*
- * relay_transparent_refuse - how relay_reply() ends a captured connection
- * that did not speak HTTP: a reset, audited with @status and @reason.
- */
-void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
-			      const char *reason, bool allowed)
-{
-	relay_close_fd(&c->ufd);
-	c->uev = UINT32_MAX;
-	c->status = status;
-	transparent_reset(r, c, reason, allowed);
-}
 
 /**
  * original_dst() - where the command meant to connect, from the conntrack
@@ -176,23 +146,25 @@ static int original_dst(int fd, struct sockaddr_storage *ss)
 }
 
 /*
- * relay_transparent_accepted - a captured connection was accepted into @c
+ * transparent_accepted - a captured connection was accepted into @c
  * (KIND_TRANSPARENT, ST_HEAD): find its destination, check the policy,
- * and wait for its first bytes.
+ * and wait for its first bytes. @idx: unused (one listener per family).
  */
-void relay_transparent_accepted(struct jr_relay *r, struct conn *c)
+static void transparent_accepted(struct jr_relay *r, struct conn *c,
+				 uint32_t idx)
 {
 	struct sockaddr_storage ss;
 	enum jr_deny_reason why;
 	const void *a;
 	int e;
 
+	(void)idx;
 	e = original_dst(c->cfd, &ss);
 	if (e < 0) {
 		jr_debug(
 		    "relay: a captured connection has no original destination: %s",
 		    strerror(-e));
-		transparent_reset(r, c, "no-original-destination", false);
+		relay_conn_reset(r, c, "no-original-destination", false);
 		return;
 	}
 	a = ss.ss_family == AF_INET
@@ -211,8 +183,8 @@ void relay_transparent_accepted(struct jr_relay *r, struct conn *c)
 		if (!c->host) {
 			/* In the pool but never handed out: no name, so no
 			 * decision but no. */
-			transparent_reset(r, c, "unknown-synthetic-address",
-					  false);
+			relay_conn_reset(r, c, "unknown-synthetic-address",
+					 false);
 			return;
 		}
 	} else {
@@ -222,7 +194,7 @@ void relay_transparent_accepted(struct jr_relay *r, struct conn *c)
 	}
 	why = jr_policy_check_name(r->cfg.policy, c->host, c->port);
 	if (why != JR_ALLOWED) {
-		transparent_reset(r, c, jr_deny_reason_name(why), false);
+		relay_conn_reset(r, c, jr_deny_reason_name(why), false);
 		return;
 	}
 	/* Allowed so far: a client that goes away now was not refused. */
@@ -513,7 +485,7 @@ static bool transparent_half_closed(struct jr_relay *r, struct conn *c)
 		return false;
 	}
 	if (c->in_len && (uint8_t)c->in[0] == 0x16) {
-		transparent_reset(r, c, "tls-incomplete", false);
+		relay_conn_reset(r, c, "tls-incomplete", false);
 		return false;
 	}
 	return true;
@@ -636,7 +608,7 @@ static bool transparent_refused(struct jr_relay *r, struct conn *c,
 		if (d->seen[0])
 			jr_debug("relay: captured %s carried TLS for %s",
 				 c->host, d->seen);
-		transparent_reset(r, c, d->reason, false);
+		relay_conn_reset(r, c, d->reason, false);
 		return true;
 	case RELAY_HEAD_HTTP_400:
 		relay_reply(
@@ -655,11 +627,11 @@ static bool transparent_refused(struct jr_relay *r, struct conn *c,
 }
 
 /*
- * relay_transparent_head - more first bytes of a captured connection
+ * transparent_head - more first bytes of a captured connection
  * arrived (c->in, @before of them were there already): decide by the TLS
  * name or the HTTP Host, or wait for more.
  */
-void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before)
+static void transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 {
 	struct relay_head_decision d;
 
@@ -675,17 +647,17 @@ void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 }
 
 /*
- * relay_transparent_client_eof - the client of @c (ST_HEAD) ended its side
+ * transparent_client_eof - the client of @c (ST_HEAD) ended its side
  * after first bytes that decided nothing yet: decide with them.
  */
-void relay_transparent_client_eof(struct jr_relay *r, struct conn *c)
+static void transparent_client_eof(struct jr_relay *r, struct conn *c)
 {
 	if (transparent_half_closed(r, c))
 		transparent_go(r, c);
 }
 
 /*
- * relay_transparent_late_head - the first client bytes of a captured
+ * transparent_late_head - the first client bytes of a captured
  * connection that was connected on the peek's timeout: nothing came
  * within RELAY_TRANSPARENT_PEEK_MS, so the server may speak first (SMTP,
  * databases), or the client is slow. Whenever those bytes come, and
@@ -699,7 +671,7 @@ void relay_transparent_client_eof(struct jr_relay *r, struct conn *c)
  * -1 when @c was closed, answered or became an HTTP exchange: the caller
  * stops there.
  */
-int relay_transparent_late_head(struct jr_relay *r, struct conn *c)
+static int transparent_late_head(struct jr_relay *r, struct conn *c)
 {
 	struct relay_head_decision d = { .verdict = RELAY_HEAD_MORE };
 
@@ -739,22 +711,65 @@ int relay_transparent_late_head(struct jr_relay *r, struct conn *c)
 	if (transparent_refused(r, c, &d) || !transparent_checks(r, c))
 		return -1;
 	if (c->have_req) {
-		relay_proxy_connected(r, c);
+		relay_tunnel_exchange(r, c);
 		return -1;
 	}
 	return relay_tunnel_pass_head(r, c);
 }
 
 /*
- * relay_transparent_timeout - the sweep found @c (ST_HEAD) past its
+ * transparent_timeout - the sweep found @c (ST_HEAD) past its
  * deadline: with no byte yet, the server speaks first, so connect; with a
  * partial TLS hello or HTTP head, the client is too slow: reset.
  */
-void relay_transparent_timeout(struct jr_relay *r, struct conn *c)
+static void transparent_timeout(struct jr_relay *r, struct conn *c)
 {
 	if (!c->in_len) {
 		transparent_go(r, c);
 		return;
 	}
-	transparent_reset(r, c, "header-timeout", false);
+	relay_conn_reset(r, c, "header-timeout", false);
 }
+
+/*
+ * transparent_connected - the upstream of a captured connection accepted.
+ * A plain HTTP request, read and checked, is relayed as the proxy's one
+ * request; a TLS hello to an inspected name goes to TLS inspection; else
+ * a tunnel from the first byte, its TLS name checked against c->host.
+ * Connected on the peek's timeout, before any client byte: those bytes,
+ * whenever they come, are decided as at the peek (transparent_late_head())
+ * before any goes upstream.
+ */
+static void transparent_connected(struct jr_relay *r, struct conn *c)
+{
+	if (c->have_req) {
+		relay_tunnel_exchange(r, c);
+		return;
+	}
+	if (relay_inspect_captured(r, c)) /* TLS inspection */
+		return;
+	relay_tunnel_start(c, true);
+	c->late_head = !c->in_len;
+	relay_tunnel_run(r, c);
+	/* The bytes peeked at are in c->in and the client may send nothing
+	 * more before an answer: pass them on now rather than wait for an
+	 * event that may never come. */
+	relay_pump(r, c);
+}
+
+/* Captured connections: a peek, then the upstream path and a tunnel. */
+const struct relay_ops relay_transparent_ops = {
+	.accepted = transparent_accepted,
+	.head = transparent_head,
+	.client_eof = transparent_client_eof,
+	.head_timeout = transparent_timeout,
+	.refuse = relay_refuse_reset,
+	.resolved = relay_upstream_resolved,
+	.connect_done = relay_connect_done,
+	.connect_timeout = relay_connect_timeout,
+	.connected = transparent_connected,
+	.pump = relay_pump,
+	.upstream_error = relay_upstream_error,
+	.late_head = transparent_late_head,
+	.release = relay_tunnel_release,
+};

@@ -26,8 +26,8 @@
  * Before a tunnel forwards anything from the client, its first bytes are
  * read as a TLS ClientHello: the server name in it must be the host the
  * policy allowed (sni_check()). A captured connection connected before its
- * client spoke has them decided as at its peek instead, TLS or HTTP
- * (relay_transparent_late_head()).
+ * client spoke has them decided as at its peek instead, TLS or HTTP, by
+ * its kind (c->ops->late_head(), relay_transparent.c).
  *
  * A relayed connection that one side resets is reset on the other side
  * too, and its audit line says which side ("upstream-reset").
@@ -46,7 +46,9 @@
 #include "clock.h"
 #include "host.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_loop.h"
+#include "relay_tunnel.h"
+#include "relay_upstream.h"
 #include "tls.h"
 
 /*
@@ -112,8 +114,8 @@ void relay_tunnel_release(struct jr_relay *r, struct conn *c)
 	c->cu_pending = c->uc_pending = 0;
 }
 
-/* relay_pipes_free - the relay is going away: close the pooled pipes. */
-void relay_pipes_free(struct jr_relay *r)
+/* pipes_free - the relay is going away: close the pooled pipes. */
+static void pipes_free(struct jr_relay *r)
 {
 	while (r->pipe_pool_n) {
 		struct relay_pipe *rp = &r->pipe_pool[--r->pipe_pool_n];
@@ -172,6 +174,60 @@ void relay_tunnel_run(struct jr_relay *r, struct conn *c)
 	c->st = ST_RELAY;
 	c->t_last = jr_clock_ms();
 	relay_want_events(r, c);
+}
+
+/*
+ * relay_tunnel_exchange - relay the one request in c->req over @c's
+ * connected upstream: our "200" and a tunnel for a CONNECT, else the
+ * rewritten head, its body by its framing, and the response. The proxy's
+ * requests, and a captured HTTP request read the same way.
+ */
+void relay_tunnel_exchange(struct jr_relay *r, struct conn *c)
+{
+	bool tunnel = c->req.form == JR_HTTP_FORM_CONNECT;
+	char head[64];
+	int n, e;
+
+	relay_tunnel_start(c, tunnel);
+	if (tunnel) {
+		n = jr_http_connect_established(head, sizeof(head));
+		if (n < 0 || relay_queue_out(c, head, (size_t)n) < 0) {
+			relay_out_of_memory(r, c);
+			return;
+		}
+		/* Keep what followed the head: it may be the ClientHello. Most
+		 * clients wait for our answer first; then the head buffer is
+		 * released and sni_check() allocates when bytes arrive, so an
+		 * idle tunnel holds no buffer. */
+		memmove(c->in, c->in + c->req.head_len,
+			c->in_len - c->req.head_len);
+		c->in_len -= c->req.head_len;
+		if (!c->in_len) {
+			free(c->in);
+			c->in = NULL;
+			c->in_cap = 0;
+		}
+	} else {
+		jr_http_body_init(&c->body, &c->req);
+		c->c_done = c->body.done;
+		e = relay_queue_up(c, c->req.upstream_head,
+				   c->req.upstream_head_len);
+		if (!e)
+			e = relay_feed_body(c, c->in + c->req.head_len,
+					    c->in_len - c->req.head_len);
+		if (e == -ENOMEM) {
+			relay_out_of_memory(r, c);
+			return;
+		}
+		if (e < 0) {
+			relay_conn_free(r, c); /* malformed chunked framing */
+			return;
+		}
+		free(c->in);
+		c->in = NULL;
+		c->in_len = c->in_cap = 0;
+	}
+	relay_tunnel_run(r, c);
 }
 
 /* Which end of a splice_dir() failed, or that it had no pipe to use. */
@@ -370,7 +426,7 @@ pass:
 /*
  * relay_tunnel_pass_head - the first client bytes of a tunnel, held in
  * c->in until they were judged (sni_check(), or for a captured connection
- * relay_transparent_late_head()), passed: they go upstream first, and the
+ * c->ops->late_head()), passed: they go upstream first, and the
  * tunnel splices from now on.
  * Return: 0, or -1 when @c was closed (out of memory).
  */
@@ -567,8 +623,7 @@ void relay_pump(struct jr_relay *r, struct conn *c)
 		goto failed;
 	}
 	if (c->sni_pending && c->out_off == c->out_len &&
-	    (c->late_head ? relay_transparent_late_head(r, c)
-			  : sni_check(r, c)) < 0)
+	    (c->late_head ? c->ops->late_head(r, c) : sni_check(r, c)) < 0)
 		return;
 	if (relay_flush_buf(c->ufd, c->up, c->up_len, &c->up_off) < 0) {
 		fail = PUMP_UPSTREAM_FAILED;
@@ -637,3 +692,8 @@ void relay_upstream_error(struct jr_relay *r, struct conn *c)
 		soerr = ECONNRESET;
 	pump_failed(r, c, PUMP_UPSTREAM_FAILED, soerr);
 }
+
+/* The tunnel's part outside connections: its pool of empty pipes. */
+const struct relay_module relay_tunnel_module = {
+	.stop = pipes_free,
+};

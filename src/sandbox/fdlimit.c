@@ -7,7 +7,7 @@
  * while bytes sit in it, relay_tunnel.c), so --max-conns connections
  * need max_conns x 2 descriptors plus the runner's own. When the limit is
  * lower, start-up warns (main.c) and the relay answers 503 once it runs
- * out (relay.c): both say the same numbers from here, so a user knows how
+ * out (relay_loop.c): both say the same numbers from here, so a user knows how
  * far to raise `ulimit -n`, or how far to lower --max-conns instead.
  * jr_fds_explain() is pure (unit-tested); jr_fds_explain_current() reads
  * the limit (getrlimit(2)) and calls it.

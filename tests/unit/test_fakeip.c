@@ -22,7 +22,7 @@
 #include "dns.h"
 #include "fakeip.h"
 #include "host.h"
-#include "relay-internal.h"
+#include "relay_dns.h"
 
 static struct sockaddr_storage sa4(const char *text, uint16_t port)
 {

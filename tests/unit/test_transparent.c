@@ -19,7 +19,8 @@
 
 #include <cmocka.h>
 
-#include "relay-internal.h"
+#include "http.h"
+#include "relay_transparent.h"
 
 /* A minimal TLS 1.2 ClientHello record, with an SNI of @sni unless NULL. */
 static size_t hello(uint8_t *w, const char *sni)

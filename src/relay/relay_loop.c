@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * relay.c - the relay thread (see relay.h): the loop, the slots, the sweep.
+ * relay_loop.c - the relay thread (see relay.h): the loop, the slots, the
+ * sweep.
  *
  * Theory of operation
  *
  * One thread, one epoll instance, level-triggered, non-blocking sockets.
  * Every registration carries a typed reference in epoll_data.u64 (union
- * relay_ref in relay-internal.h: a type and a slot index) and relay_loop()
+ * relay_ref in relay_loop.h: a type and a slot index) and relay_loop()
  * dispatches on the type in one switch. Resolver jobs carry the same
  * union as their tag, with the slot's generation in it. Connections live
  * in a table of --max-conns slots allocated once; a slot's generation
  * counter is bumped when it is freed, so a resolver result that arrives
  * for a slot that has since been reused is recognised and dropped.
  *
- * The modules around this loop (relay-internal.h lists them): the DNS
- * forwarder in relay_dns.c, the proxy request path in relay_proxy.c, the
- * byte moving of a connected connection in relay_tunnel.c. This file
- * owns what they share: a connection's slot and its events, its HEAD
- * state reads, its answer writes (REPLY, LINGER), the timeouts, accepting,
- * and the audit line, which relay_audit() alone writes.
+ * The modules around this loop (relay_loop.h draws their layers) are
+ * reached through tables only: a connection's kind gives its struct
+ * relay_ops, an epoll reference's type (or a resolver tag's) the struct
+ * relay_module that owns it. This file names none of them but in those
+ * tables. It owns what they share: a connection's slot and its events,
+ * its HEAD state reads, its answers (relay_reply(), REPLY, LINGER), the
+ * timeouts, accepting, and the audit line, which relay_audit() alone
+ * writes.
  *
- * Refusals are answered, never left hanging (relay_proxy.c builds the
- * answers); out of memory, out_of_memory() says why 503. A timer sweeps
+ * Refusals are answered, never left hanging (relay_reply() builds every
+ * answer); out of memory, out_of_memory() says why 503. A timer sweeps
  * the slots four times a second for header, connect and idle timeouts.
  *
  * Out of file descriptors: one spare descriptor is held from the start.
@@ -37,6 +40,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +58,37 @@
 #include "fdlimit.h"
 #include "localaddr.h"
 #include "log.h"
-#include "relay-internal.h"
+#include "relay_loop.h"
 #include "selfcheck.h"
 
 #define NO_SLOT UINT32_MAX
+
+/* Each connection kind's handlers (relay_loop.h, the registry). */
+static const struct relay_ops *const kind_ops[] = {
+	[KIND_PROXY] = &relay_proxy_ops,
+	[KIND_DNS_TCP] = &relay_dns_tcp_ops,
+	[KIND_TRANSPARENT] = &relay_transparent_ops,
+	[KIND_LANE] = &relay_lane_ops,
+	[KIND_PUBLISH] = &relay_publish_ops,
+};
+
+/* The module that owns each epoll reference type and resolver tag the
+ * loop does not handle itself. */
+static const struct relay_module *const ref_module[] = {
+	[REF_FACTORY] = &relay_lane_module,
+	[REF_DNS_UDP] = &relay_dns_module,
+	[REF_CONTROL_LISTEN] = &relay_control_module,
+	[REF_CONTROL_CLIENT] = &relay_control_module,
+	[REF_RESOLVE_DNS] = &relay_dns_module,
+};
+
+/* Every module, in the order they start (and are swept and stopped). */
+static const struct relay_module *const modules[] = {
+	&relay_lane_module,
+	&relay_control_module,
+	&relay_dns_module,
+	&relay_tunnel_module,
+};
 
 /* ------------------------------------------------------------ epoll */
 
@@ -99,6 +130,7 @@ static struct conn *conn_alloc(struct jr_relay *r, enum conn_kind kind, int cfd)
 	memset(c, 0, sizeof(*c));
 	c->gen = gen;
 	c->kind = kind;
+	c->ops = kind_ops[kind];
 	c->st = ST_HEAD;
 	c->cfd = cfd;
 	c->ufd = -1;
@@ -191,15 +223,14 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
 	relay_close_fd(&c->ufd);
-	relay_tunnel_release(r, c); /* its pipes: to the pool, or closed */
+	if (c->ops->release) /* a tunnel's pipes, a DNS/TCP query's slot */
+		c->ops->release(r, c);
 	free(c->in);
 	free(c->out);
 	free(c->up);
 	free(c->res);
 	if (c->have_req)
 		jr_http_request_release(&c->req);
-	if (c->dns_slot >= 0)
-		relay_dns_release(r, c->dns_slot);
 	c->in = c->out = c->up = NULL;
 	c->res = NULL;
 	c->st = ST_FREE;
@@ -232,6 +263,90 @@ int relay_queue_out(struct conn *c, const void *buf, size_t len)
 	c->out = n;
 	c->out_len += len;
 	return 0;
+}
+
+/*
+ * relay_reply - answer @c ourselves and close after (REPLY -> LINGER): the
+ * one place an answer is built (jr_http_response()). A connection with no
+ * protocol to answer in (its ops' refuse(), unless its first bytes were an
+ * HTTP request) is ended that way instead, with the same audit fields.
+ * @status: the HTTP status, also the audit line's
+ * @deny_tag: X-Jailrun-Deny, or NULL
+ * @reason: the audit reason
+ * @allowed: the policy's verdict
+ * @fmt: the one-line body (--deny-message goes under a 403's)
+ */
+void relay_reply(struct jr_relay *r, struct conn *c, int status,
+		 const char *deny_tag, const char *reason, bool allowed,
+		 const char *fmt, ...)
+{
+	/* Room for the longest host, its reason and --deny-message. */
+	char body[1024], resp[1536];
+	va_list ap;
+	int n;
+
+	if (c->ops->refuse && !c->answer_http) {
+		c->ops->refuse(r, c, status, reason, allowed);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	/* --deny-message: on a line of its own under every refusal. */
+	if (status == 403 && r->cfg.deny_message)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "\n%s", r->cfg.deny_message);
+	n = jr_http_response(resp, sizeof(resp), status, deny_tag, body);
+	c->status = status;
+	c->reason = reason;
+	c->allowed = allowed;
+	relay_close_fd(&c->ufd);
+	c->uev = UINT32_MAX;
+	if (n < 0 || relay_queue_out(c, resp, (size_t)n) < 0) {
+		relay_conn_free(r, c);
+		return;
+	}
+	relay_audit_conn(r, c);
+	c->st = ST_REPLY;
+	c->deadline = jr_clock_ms() + RELAY_LINGER_MS;
+	relay_want_events(r, c);
+}
+
+/**
+ * relay_conn_reset() - refuse @c with a TCP reset and audit it: how a
+ * connection with no protocol to answer in is refused (captured
+ * connections, lanes).
+ * @r: relay
+ * @c: the connection, before any of its bytes went upstream
+ * @reason: the audit reason
+ * @allowed: the policy's verdict (true when the refusal is a failure of
+ *	an allowed connection, e.g. the upstream did not answer)
+ */
+void relay_conn_reset(struct jr_relay *r, struct conn *c, const char *reason,
+		      bool allowed)
+{
+	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+
+	c->reason = reason;
+	c->allowed = allowed;
+	if (setsockopt(c->cfd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)) <
+	    0) {
+		/* then the client sees a FIN: still refused, still at once */
+	}
+	relay_conn_free(r, c);
+}
+
+/*
+ * relay_refuse_reset - a refuse() for struct relay_ops: relay_reply() on
+ * such a connection resets it instead, audited with @status and @reason.
+ */
+void relay_refuse_reset(struct jr_relay *r, struct conn *c, int status,
+			const char *reason, bool allowed)
+{
+	relay_close_fd(&c->ufd);
+	c->uev = UINT32_MAX;
+	c->status = status;
+	relay_conn_reset(r, c, reason, allowed);
 }
 
 /*
@@ -307,9 +422,9 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 			relay_conn_free(r, c);
 		return;
 	}
-	if (n == 0 && c->kind == KIND_TRANSPARENT && c->in_len) {
+	if (n == 0 && c->ops->client_eof && c->in_len) {
 		/* first bytes that decided nothing yet, and no more to come */
-		relay_transparent_client_eof(r, c);
+		c->ops->client_eof(r, c);
 		return;
 	}
 	if (n == 0) {
@@ -322,13 +437,7 @@ static void head_readable(struct jr_relay *r, struct conn *c)
 	}
 	c->in_len += (size_t)n;
 	c->t_last = jr_clock_ms();
-
-	if (c->kind == KIND_DNS_TCP)
-		relay_dns_tcp_input(r, c);
-	else if (c->kind == KIND_TRANSPARENT)
-		relay_transparent_head(r, c, before);
-	else
-		relay_proxy_head(r, c, before);
+	c->ops->head(r, c, before);
 }
 
 /* ------------------------------------------------------------ events */
@@ -392,13 +501,8 @@ static void reply_writable(struct jr_relay *r, struct conn *c)
 	free(c->out);
 	c->out = NULL;
 	c->out_len = c->out_off = 0;
-	if (c->kind == KIND_DNS_TCP) {
-		/* Ready for the next query on this connection. */
-		c->st = ST_HEAD;
-		c->deadline = jr_clock_ms() + r->cfg.header_timeout_ms;
-		relay_want_events(r, c);
-		if (c->in_len)
-			relay_dns_tcp_input(r, c);
+	if (c->ops->replied) {
+		c->ops->replied(r, c);
 		return;
 	}
 	/* Half-close, then wait (bounded) for the client's EOF: closing with
@@ -432,7 +536,8 @@ static void client_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 		linger_readable(r, c);
 		break;
 	case ST_RELAY:
-		relay_pump(r, c);
+		if (c->ops->pump)
+			c->ops->pump(r, c);
 		break;
 	default:
 		if (ev & (EPOLLERR | EPOLLHUP))
@@ -443,12 +548,13 @@ static void client_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 
 static void upstream_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 {
-	if (c->st == ST_CONNECT) {
-		relay_connect_done(r, c);
-	} else if (c->st == ST_RELAY && (ev & EPOLLERR)) {
-		relay_upstream_error(r, c);
-	} else if (c->st == ST_RELAY) {
-		relay_pump(r, c);
+	if (c->st == ST_CONNECT && c->ops->connect_done) {
+		c->ops->connect_done(r, c);
+	} else if (c->st == ST_RELAY && (ev & EPOLLERR) &&
+		   c->ops->upstream_error) {
+		c->ops->upstream_error(r, c);
+	} else if (c->st == ST_RELAY && c->ops->pump) {
+		c->ops->pump(r, c);
 	}
 }
 
@@ -509,7 +615,9 @@ static void listeners_arm(struct jr_relay *r, bool on)
 	    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.listeners.transparent6,
 		      &ev) < 0)
 		jr_debug("relay: epoll_ctl: %s", strerror(errno));
-	relay_lane_arm(r, on);
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++)
+		if (modules[i]->arm)
+			modules[i]->arm(r, on);
 	r->accept_paused = !on;
 }
 
@@ -607,13 +715,17 @@ static void accept_conns(struct jr_relay *r, int lfd, enum conn_kind kind,
 			    "jailrun: too many connections, try again later");
 			continue;
 		}
-		if (kind == KIND_TRANSPARENT)
-			relay_transparent_accepted(r, c);
-		else if (kind == KIND_LANE || kind == KIND_PUBLISH)
-			relay_lane_accepted(r, c, idx);
+		if (c->ops->accepted)
+			c->ops->accepted(r, c, idx);
 		else
 			relay_want_events(r, c);
 	}
+}
+
+/* The module that owns @ref's type, or NULL (the loop's own). */
+static const struct relay_module *module_of(union relay_ref ref)
+{
+	return ref.type < ARRAY_SIZE(ref_module) ? ref_module[ref.type] : NULL;
 }
 
 /* Hand each resolver result to the slot it was asked for, if still there. */
@@ -625,21 +737,17 @@ static void resolver_results(struct jr_relay *r)
 		return;
 	while (jr_resolver_take(r->resolver, res) == 1) {
 		union relay_ref ref = { .u64 = res->tag };
+		const struct relay_module *m = module_of(ref);
 
-		if (ref.type == REF_RESOLVE_DNS) {
-			struct dns_pending *d =
-			    &r->dns[ref.slot % RELAY_DNS_PENDING];
-
-			if (ref.slot < RELAY_DNS_PENDING && d->used &&
-			    relay_ref_gen_is(ref, d->gen))
-				relay_dns_resolved(r, (int)ref.slot, res);
+		if (m && m->resolved) {
+			m->resolved(r, ref, res);
 		} else if (ref.type == REF_RESOLVE_CONN &&
 			   ref.slot < r->cfg.max_conns) {
 			struct conn *c = &r->conns[ref.slot];
 
 			if (c->st == ST_RESOLVE &&
-			    relay_ref_gen_is(ref, c->gen))
-				relay_upstream_resolved(r, c, res);
+			    relay_ref_gen_is(ref, c->gen) && c->ops->resolved)
+				c->ops->resolved(r, c, res);
 		}
 	}
 	free(res);
@@ -659,8 +767,8 @@ static void sweep(struct jr_relay *r)
 
 		switch (c->st) {
 		case ST_HEAD:
-			if (now >= c->deadline && c->kind == KIND_TRANSPARENT) {
-				relay_transparent_timeout(r, c);
+			if (now >= c->deadline && c->ops->head_timeout) {
+				c->ops->head_timeout(r, c);
 			} else if (now >= c->deadline) {
 				/* A slow client cannot hold a slot forever. */
 				c->reason = "header-timeout";
@@ -679,21 +787,8 @@ static void sweep(struct jr_relay *r)
 					r->cfg.connect_timeout_ms);
 			break;
 		case ST_CONNECT:
-			if (now >= c->deadline) {
-				c->last_errno = ETIMEDOUT;
-				relay_close_fd(&c->ufd);
-				c->uev = UINT32_MAX;
-				if (c->next_addr < c->res->n)
-					relay_connect_next(r, c);
-				else
-					relay_reply(
-					    r, c, 504, NULL, "upstream-timeout",
-					    true,
-					    "jailrun: %s port %u (%s) did not answer within %llu ms",
-					    c->host, c->port, c->addr,
-					    (unsigned long long)
-						r->cfg.connect_timeout_ms);
-			}
+			if (now >= c->deadline && c->ops->connect_timeout)
+				c->ops->connect_timeout(r, c);
 			break;
 		case ST_RELAY:
 			if (now - c->t_last >= r->cfg.idle_timeout_ms) {
@@ -712,7 +807,9 @@ static void sweep(struct jr_relay *r)
 			break;
 		}
 	}
-	relay_dns_sweep(r, now);
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++)
+		if (modules[i]->sweep)
+			modules[i]->sweep(r, now);
 	/* A flood's count is written soon after it stops (audit.c). */
 	if (r->cfg.audit)
 		jr_audit_flush_expired(r->cfg.audit);
@@ -781,10 +878,10 @@ static void *relay_loop(void *arg)
 					    KIND_PUBLISH, ref.slot);
 				break;
 			case REF_FACTORY:
-				relay_factory_readable(r);
-				break;
 			case REF_DNS_UDP:
-				relay_dns_udp_readable(r);
+			case REF_CONTROL_LISTEN:
+			case REF_CONTROL_CLIENT:
+				module_of(ref)->event(r, ref, evs[i].events);
 				break;
 			case REF_CLIENT:
 				if (c && c->st != ST_FREE)
@@ -793,12 +890,6 @@ static void *relay_loop(void *arg)
 			case REF_UPSTREAM:
 				if (c && c->st != ST_FREE)
 					upstream_event(r, c, evs[i].events);
-				break;
-			case REF_CONTROL_LISTEN:
-				relay_control_accept(r);
-				break;
-			case REF_CONTROL_CLIENT:
-				relay_control_event(r, ref.slot, evs[i].events);
 				break;
 			case REF_RESOLVE_CONN:
 			case REF_RESOLVE_DNS:
@@ -825,8 +916,9 @@ static void relay_free(struct jr_relay *r)
 		for (uint32_t i = 0; i < r->n_fresh; i++)
 			relay_conn_free(r, &r->conns[i]);
 	free(r->conns);
-	relay_pipes_free(r);
-	relay_control_free(r);
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++)
+		if (modules[i]->stop)
+			modules[i]->stop(r);
 	jr_resolver_stop(r->resolver);
 	jr_localaddr_close(r->localaddr);
 	relay_close_fd(&r->cfg.listeners.proxy);
@@ -834,7 +926,6 @@ static void relay_free(struct jr_relay *r)
 	relay_close_fd(&r->cfg.listeners.dns_tcp);
 	relay_close_fd(&r->cfg.listeners.transparent);
 	relay_close_fd(&r->cfg.listeners.transparent6);
-	relay_lane_close(r);
 	relay_close_fd(&r->epfd);
 	relay_close_fd(&r->stopfd);
 	relay_close_fd(&r->timerfd);
@@ -936,16 +1027,11 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		return jr_err_set(err, -e, "cannot set up the relay: %s",
 				  strerror(-e));
 	}
-	e = relay_lane_start(r);
-	if (e < 0) {
-		relay_free(r);
-		return jr_err_set(err, -e,
-				  "cannot set up the relay's lanes: %s",
-				  strerror(-e));
-	}
-	if (cfg->control && (e = relay_control_start(r, err)) < 0) {
-		relay_free(r);
-		return e;
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++) {
+		if (modules[i]->start && (e = modules[i]->start(r, err)) < 0) {
+			relay_free(r);
+			return e;
+		}
 	}
 
 	/* The relay thread must never take the runner's signals. */

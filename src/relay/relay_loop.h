@@ -1,38 +1,54 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * relay-internal.h - the inside of the relay thread. Private to the relay's
- * modules; the rest of jailrun starts and stops a relay through relay.h.
+ * relay_loop.h - the relay loop's interface: the one header every module
+ * of the relay thread builds on. Private to src/relay/; the rest of
+ * jailrun starts and stops a relay through relay.h.
  *
- *   relay.c         the loop, the epoll references, the connection slots,
- *                   accepting, the sweep, and the one audit writer
- *   relay_dns.c     the DNS forwarder (UDP and TCP)
- *   relay_proxy.c   the proxy request path: head, policy, resolve, guard,
- *                   connect, and the proxy's own answers
- *   relay_tunnel.c  moving bytes once connected: splice tunnel, SNI check,
- *                   request body copy, the pump
+ * Layers, and who may include whom (tests/integration/layering.sh checks
+ * the #include lines of src/relay/ against this):
  *
- *   relay_lane.c    host lanes (--lane HOST:PORT) and published ports
- *                   (--publish): fixed destinations, bare tunnels
- *   relay_transparent.c  captured TCP (transparent egress, issue 10):
- *                   the original destination, the name behind a synthetic
- *                   address, the policy, a peek at the first bytes (TLS
- *                   name, HTTP Host), then relay_upstream_start()
+ *   protocols   relay_proxy.c  relay_transparent.c  relay_dns.c
+ *               relay_lane.c   relay_control.c
+ *                   |  each exports only its handlers, as a
+ *                   |  struct relay_ops per connection kind and a
+ *                   |  struct relay_module (see the registry below);
+ *                   |  never includes another protocol's header
+ *                   v
+ *   services    relay_upstream.h  resolve -> guard -> connect -> next address
+ *               relay_tunnel.h    the pump: splice tunnel, SNI check, body copy
+ *               relay_httprules.h --allow-http checks of a request
+ *               relay_inspect.h   secrets and the TLS inspection hand-off
+ *                   |  used by several protocols; include the loop's
+ *                   |  header and other services', never a protocol's
+ *                   v
+ *   loop        relay_loop.h / relay_loop.c: the connection table, the
+ *               epoll references and the dispatch, accepting, answers
+ *               (relay_reply(), REPLY, LINGER), timeouts, the audit
+ *               writer, out of memory. Includes no other relay header.
  *
- * A captured connection (KIND_TRANSPARENT) is accepted by relay.c's
- * accept_conns() like the others and handed to
- * relay_transparent_accepted(); its first bytes come through
- * head_readable() to relay_transparent_head(), a silent one through the
- * sweep to relay_transparent_timeout(). Once decided it takes the proxy's
- * path from RESOLVE on (resolver, SSRF guard, connect), and
- * upstream_connected() makes it a bare tunnel whose first bytes are the
- * ones peeked at, or, for an HTTP request, the proxy's one-request
- * exchange; one connected before its client spoke has its first bytes
- * decided when they come (relay_transparent_late_head()). relay_reply()
- * resets it (SO_LINGER 0) instead of answering, unless its first bytes
- * were an HTTP request (answer_http).
+ * The loop reaches what is above it only through tables: a connection's
+ * kind picks its struct relay_ops (c->ops), an epoll reference's type or a
+ * resolver tag picks the struct relay_module that owns it, and each module
+ * is started, swept, paused and stopped through its struct relay_module.
+ * A service that finishes its part (the upstream connected, a tunnel's
+ * first bytes are due) calls back through c->ops, never a protocol by name.
+ * A protocol's own header (relay_transparent.h, relay_dns.h) holds only
+ * its pure, unit-tested functions, for its tests.
+ *
+ * A captured connection (KIND_TRANSPARENT) is accepted like the others
+ * and handed to its ops' accepted(); its first bytes come through the
+ * loop's HEAD read to head(), a silent one through the sweep to
+ * head_timeout(). Once decided it takes the upstream path
+ * (relay_upstream_start(): resolver, SSRF guard, connect), and connected()
+ * makes it a bare tunnel whose first bytes are the ones peeked at, or, for
+ * an HTTP request, the proxy's one-request exchange; one connected before
+ * its client spoke has its first bytes decided when they come (late_head(),
+ * called by the tunnel). relay_reply() resets it (its ops' refuse())
+ * instead of answering, unless its first bytes were an HTTP request
+ * (answer_http).
  */
-#ifndef JR_RELAY_INTERNAL_H
-#define JR_RELAY_INTERNAL_H
+#ifndef JR_RELAY_LOOP_H
+#define JR_RELAY_LOOP_H
 
 #include <assert.h>
 #include <netinet/in.h>
@@ -160,6 +176,7 @@ enum conn_state {
 struct conn {
 	enum conn_state st;
 	enum conn_kind kind;
+	const struct relay_ops *ops; /* the kind's handlers, set at accept */
 	uint32_t gen;
 	uint32_t next_free;
 	uint64_t id;
@@ -195,7 +212,7 @@ struct conn {
 	bool c_eof, u_eof, c_shut, u_shut, c_done;
 	bool
 	    sni_pending; /* tunnel: client bytes held until the SNI is checked */
-	bool late_head;	 /* ...by relay_transparent_late_head() instead: a
+	bool late_head;	 /* ...by c->ops->late_head() instead: a
 			    captured connection connected before its client
 			    spoke */
 	size_t
@@ -274,7 +291,7 @@ struct jr_relay {
 	struct relay_control *control;
 };
 
-/* relay.c */
+/* relay_loop.c: the loop's services to every module */
 uint32_t relay_slot_of(const struct jr_relay *r, const struct conn *c);
 void relay_close_fd(int *fd);
 void relay_conn_free(struct jr_relay *r, struct conn *c);
@@ -286,98 +303,98 @@ void relay_out_of_memory(struct jr_relay *r, struct conn *c);
 void relay_audit(struct jr_relay *r, enum conn_kind kind,
 		 struct jr_audit_record *rec, uint64_t t_start);
 void relay_audit_conn(struct jr_relay *r, struct conn *c);
-
-/* relay_dns.c */
-void relay_dns_udp_readable(struct jr_relay *r);
-void relay_dns_tcp_input(struct jr_relay *r, struct conn *c);
-void relay_dns_resolved(struct jr_relay *r, int slot,
-			const struct jr_resolve_result *res);
-void relay_dns_release(struct jr_relay *r, int slot);
-void relay_dns_sweep(struct jr_relay *r, uint64_t now);
-int relay_dns_synthetic(struct jr_fakeip *f, const struct jr_dns_query *q,
-			bool ipv6, struct jr_dns_addr *addr, size_t *n,
-			const char **reason);
-
-/* relay_proxy.c */
+void relay_conn_reset(struct jr_relay *r, struct conn *c, const char *reason,
+		      bool allowed);
+void relay_refuse_reset(struct jr_relay *r, struct conn *c, int status,
+			const char *reason, bool allowed);
 void relay_reply(struct jr_relay *r, struct conn *c, int status,
 		 const char *deny_tag, const char *reason, bool allowed,
 		 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-void relay_proxy_head(struct jr_relay *r, struct conn *c, size_t before);
-void relay_proxy_connected(struct jr_relay *r, struct conn *c);
-bool relay_literal_address(const char *host, struct sockaddr_storage *ss,
-			   socklen_t *len);
-void relay_upstream_start(struct jr_relay *r, struct conn *c);
-void relay_upstream_resolved(struct jr_relay *r, struct conn *c,
-			     const struct jr_resolve_result *res);
-void relay_connect_next(struct jr_relay *r, struct conn *c);
-void relay_connect_done(struct jr_relay *r, struct conn *c);
 
-/* relay_transparent.c */
-void relay_transparent_accepted(struct jr_relay *r, struct conn *c);
-void relay_transparent_head(struct jr_relay *r, struct conn *c, size_t before);
-void relay_transparent_timeout(struct jr_relay *r, struct conn *c);
-int relay_transparent_late_head(struct jr_relay *r, struct conn *c);
-void relay_transparent_client_eof(struct jr_relay *r, struct conn *c);
-void relay_transparent_refuse(struct jr_relay *r, struct conn *c, int status,
-			      const char *reason, bool allowed);
-
-/* What the first bytes of a captured connection decide (pure; unit tested
- * in tests/unit/test_transparent.c). */
-enum relay_head_verdict {
-	RELAY_HEAD_MORE,     /* too few bytes to tell: wait */
-	RELAY_HEAD_GO,	     /* connect: the name matched, or none to see */
-	RELAY_HEAD_RESET,    /* refuse with a TCP reset (TLS) */
-	RELAY_HEAD_HTTP_400, /* HTTP without exactly one valid Host */
-	RELAY_HEAD_HTTP_403, /* HTTP whose Host is another name */
-};
-struct relay_head_decision {
-	enum relay_head_verdict verdict;
-	bool http;		    /* the bytes began an HTTP request */
-	const char *reason;	    /* the audit reason of a refusal */
-	char seen[JR_HOST_MAX + 1]; /* the SNI or Host found, or "" */
-};
-void relay_transparent_decide(const char *buf, size_t len, const char *host,
-			      bool host_is_address, uint16_t port,
-			      struct relay_head_decision *d);
-
-/* relay_lane.c */
-int relay_lane_start(struct jr_relay *r);
-void relay_lane_close(struct jr_relay *r);
-void relay_lane_arm(struct jr_relay *r, bool on);
-void relay_lane_accepted(struct jr_relay *r, struct conn *c, uint32_t idx);
-void relay_factory_readable(struct jr_relay *r);
-void relay_lane_connected(struct jr_relay *r, struct conn *c);
-bool relay_lane_dns_name(const struct jr_relay *r, const char *name);
-/* relay_control.c */
-int relay_control_start(struct jr_relay *r, struct jr_err *err);
-void relay_control_accept(struct jr_relay *r);
-void relay_control_event(struct jr_relay *r, uint32_t slot, uint32_t events);
-void relay_control_free(struct jr_relay *r);
-/* relay_httprules.c (--allow-http) */
-bool relay_httprules_proxy(struct jr_relay *r, struct conn *c);
-bool relay_httprules_transparent(struct jr_relay *r, struct conn *c);
-/* relay_inspect.c (issue 13: secrets and TLS inspection) */
-bool relay_inspect_connect(struct jr_relay *r, struct conn *c);
-bool relay_inspect_plain(struct jr_relay *r, struct conn *c);
-bool relay_inspect_captured(struct jr_relay *r, struct conn *c);
-unsigned relay_inspect_cut_removed(struct jr_relay *r,
-				   const struct jr_policy *removed);
-
-/* relay_tunnel.c */
-void relay_tunnel_start(struct conn *c, bool tunnel);
-void relay_tunnel_release(struct jr_relay *r, struct conn *c);
-void relay_pipes_free(struct jr_relay *r);
 /* May a tunnel direction with @pending bytes in its pipe @p (of @size
  * bytes; none held: p[0] < 0) read more from its source? */
 static inline bool relay_pipe_room(const int p[2], size_t pending, size_t size)
 {
 	return p[0] < 0 || pending < size;
 }
-void relay_tunnel_run(struct jr_relay *r, struct conn *c);
-int relay_tunnel_pass_head(struct jr_relay *r, struct conn *c);
-int relay_queue_up(struct conn *c, const void *buf, size_t len);
-int relay_feed_body(struct conn *c, const char *buf, size_t n);
-void relay_pump(struct jr_relay *r, struct conn *c);
-void relay_upstream_error(struct jr_relay *r, struct conn *c);
+
+/**
+ * struct relay_ops - what the loop and the services call for a connection
+ *	of one kind (c->ops). A protocol fills in its own handlers and picks
+ *	the services its connections go through. A NULL member means the
+ *	loop's default, said for each.
+ * @accepted: a connection was accepted (@idx: the listener's .slot);
+ *	NULL: wait for its first bytes in ST_HEAD
+ * @head: more client bytes arrived in ST_HEAD (@before were there)
+ * @client_eof: the client ended its side in ST_HEAD after bytes that
+ *	decided nothing yet; NULL: close, as for an idle client
+ * @head_timeout: ST_HEAD past its deadline; NULL: close, "header-timeout"
+ * @replied: our answer is out (ST_REPLY); NULL: half-close and LINGER
+ * @refuse: end @c instead of an HTTP answer, in relay_reply() (unless its
+ *	first bytes were HTTP: c->answer_http); NULL: answer in HTTP
+ * @resolved: the resolver answered for @c in ST_RESOLVE
+ * @connect_done: the upstream connect in progress finished (ST_CONNECT)
+ * @connect_timeout: ST_CONNECT past its deadline
+ * @connected: the upstream accepted (the upstream service's callback)
+ * @pump: an event on either socket in ST_RELAY
+ * @upstream_error: EPOLLERR on the upstream socket in ST_RELAY
+ * @late_head: the tunnel holds the first client bytes of a connection
+ *	connected before its client spoke (c->late_head): judge them.
+ *	Return: 0 to go on, -1 when @c was closed, answered or taken over
+ * @release: @c is being freed: let go of what the kind holds for it
+ */
+struct relay_ops {
+	void (*accepted)(struct jr_relay *r, struct conn *c, uint32_t idx);
+	void (*head)(struct jr_relay *r, struct conn *c, size_t before);
+	void (*client_eof)(struct jr_relay *r, struct conn *c);
+	void (*head_timeout)(struct jr_relay *r, struct conn *c);
+	void (*replied)(struct jr_relay *r, struct conn *c);
+	void (*refuse)(struct jr_relay *r, struct conn *c, int status,
+		       const char *reason, bool allowed);
+	void (*resolved)(struct jr_relay *r, struct conn *c,
+			 const struct jr_resolve_result *res);
+	void (*connect_done)(struct jr_relay *r, struct conn *c);
+	void (*connect_timeout)(struct jr_relay *r, struct conn *c);
+	void (*connected)(struct jr_relay *r, struct conn *c);
+	void (*pump)(struct jr_relay *r, struct conn *c);
+	void (*upstream_error)(struct jr_relay *r, struct conn *c);
+	int (*late_head)(struct jr_relay *r, struct conn *c);
+	void (*release)(struct jr_relay *r, struct conn *c);
+};
+
+/**
+ * struct relay_module - what a module does outside any one connection:
+ *	its own epoll registrations and resolver tags, its part of starting,
+ *	sweeping and stopping the relay. Every member may be NULL.
+ * @start: register its listeners, set up its state (jr_relay_start())
+ * @stop: close and free what it owns (the thread has ended, or never ran)
+ * @event: an epoll event on one of its reference types
+ * @resolved: a resolver result for one of its tags
+ * @sweep: the timer's tick, after the connections' timeouts
+ * @arm: accept again (@on) or pause its listeners (out of descriptors)
+ */
+struct relay_module {
+	int (*start)(struct jr_relay *r, struct jr_err *err);
+	void (*stop)(struct jr_relay *r);
+	void (*event)(struct jr_relay *r, union relay_ref ref, uint32_t events);
+	void (*resolved)(struct jr_relay *r, union relay_ref ref,
+			 const struct jr_resolve_result *res);
+	void (*sweep)(struct jr_relay *r, uint64_t now);
+	void (*arm)(struct jr_relay *r, bool on);
+};
+
+/*
+ * The registry: each table is defined by the module that owns it and used
+ * by relay_loop.c only, which maps kinds and reference types to them.
+ */
+extern const struct relay_ops relay_proxy_ops;	       /* relay_proxy.c */
+extern const struct relay_ops relay_transparent_ops;   /* relay_transparent.c */
+extern const struct relay_ops relay_dns_tcp_ops;       /* relay_dns.c */
+extern const struct relay_ops relay_lane_ops;	       /* relay_lane.c */
+extern const struct relay_ops relay_publish_ops;       /* relay_lane.c */
+extern const struct relay_module relay_dns_module;     /* relay_dns.c */
+extern const struct relay_module relay_lane_module;    /* relay_lane.c */
+extern const struct relay_module relay_control_module; /* relay_control.c */
+extern const struct relay_module relay_tunnel_module;  /* relay_tunnel.c */
 
 #endif
