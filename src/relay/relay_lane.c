@@ -296,11 +296,7 @@ static void factory_readable(struct jr_relay *r)
 			relay_out_of_memory(r, c);
 			continue;
 		}
-		c->ufd = fd;
-		c->uev = UINT32_MAX;
-		c->st = ST_CONNECT;
-		c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
-		relay_want_events(r, c);
+		relay_connect_wait(r, c, fd);
 	}
 }
 
@@ -324,20 +320,9 @@ static void lane_event(struct jr_relay *r, union relay_ref ref, uint32_t events)
 	factory_readable(r);
 }
 
-/* Host lanes: a fixed endpoint, connected at once, a bare tunnel. */
+/* Host lanes (a fixed endpoint, connected at once) and published ports
+ * (a socket from the factory): both then a bare tunnel. */
 const struct relay_ops relay_lane_ops = {
-	.accepted = lane_accepted,
-	.refuse = relay_refuse_reset,
-	.connect_done = relay_connect_done,
-	.connect_timeout = relay_connect_timeout,
-	.connected = lane_connected,
-	.pump = relay_pump,
-	.upstream_error = relay_upstream_error,
-	.release = relay_tunnel_release,
-};
-
-/* Published ports: a socket from the factory, then as a lane. */
-const struct relay_ops relay_publish_ops = {
 	.accepted = lane_accepted,
 	.refuse = relay_refuse_reset,
 	.connect_done = relay_connect_done,

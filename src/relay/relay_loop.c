@@ -69,7 +69,7 @@ static const struct relay_ops *const kind_ops[] = {
 	[KIND_DNS_TCP] = &relay_dns_tcp_ops,
 	[KIND_TRANSPARENT] = &relay_transparent_ops,
 	[KIND_LANE] = &relay_lane_ops,
-	[KIND_PUBLISH] = &relay_publish_ops,
+	[KIND_PUBLISH] = &relay_lane_ops,
 };
 
 /* The module that owns each epoll reference type and resolver tag the

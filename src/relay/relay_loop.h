@@ -387,11 +387,10 @@ struct relay_module {
  * The registry: each table is defined by the module that owns it and used
  * by relay_loop.c only, which maps kinds and reference types to them.
  */
-extern const struct relay_ops relay_proxy_ops;	       /* relay_proxy.c */
-extern const struct relay_ops relay_transparent_ops;   /* relay_transparent.c */
-extern const struct relay_ops relay_dns_tcp_ops;       /* relay_dns.c */
-extern const struct relay_ops relay_lane_ops;	       /* relay_lane.c */
-extern const struct relay_ops relay_publish_ops;       /* relay_lane.c */
+extern const struct relay_ops relay_proxy_ops;	     /* relay_proxy.c */
+extern const struct relay_ops relay_transparent_ops; /* relay_transparent.c */
+extern const struct relay_ops relay_dns_tcp_ops;     /* relay_dns.c */
+extern const struct relay_ops relay_lane_ops; /* relay_lane.c: and publish */
 extern const struct relay_module relay_dns_module;     /* relay_dns.c */
 extern const struct relay_module relay_lane_module;    /* relay_lane.c */
 extern const struct relay_module relay_control_module; /* relay_control.c */

@@ -234,6 +234,15 @@ static void upstream_connected(struct jr_relay *r, struct conn *c)
  * relay_connect_next - connect to the next of c->res (guard-checked) on
  * c->port; when none is left, 502.
  */
+void relay_connect_wait(struct jr_relay *r, struct conn *c, int fd)
+{
+	c->ufd = fd;
+	c->uev = UINT32_MAX;
+	c->st = ST_CONNECT;
+	c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
+	relay_want_events(r, c);
+}
+
 void relay_connect_next(struct jr_relay *r, struct conn *c)
 {
 	while (c->next_addr < c->res->n) {
@@ -256,11 +265,7 @@ void relay_connect_next(struct jr_relay *r, struct conn *c)
 			close(fd);
 			continue;
 		}
-		c->ufd = fd;
-		c->uev = UINT32_MAX;
-		c->st = ST_CONNECT;
-		c->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
-		relay_want_events(r, c);
+		relay_connect_wait(r, c, fd);
 		return;
 	}
 	relay_reply(r, c, 502, NULL, "upstream-refused", true,

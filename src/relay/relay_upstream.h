@@ -31,6 +31,13 @@ const char *relay_deny_text(enum jr_deny_reason why);
 /* Connect to the next address in c->res (already guard-checked). */
 void relay_connect_next(struct jr_relay *r, struct conn *c);
 
+/*
+ * relay_connect_wait - @fd, a socket whose connect(2) is under way, becomes
+ * @c's upstream: ST_CONNECT until it is writable (relay_connect_done()) or
+ * the connect timeout passes.
+ */
+void relay_connect_wait(struct jr_relay *r, struct conn *c, int fd);
+
 /* The handlers a kind that connects out puts in its struct relay_ops:
  * .resolved, .connect_done, .connect_timeout. */
 void relay_upstream_resolved(struct jr_relay *r, struct conn *c,
