@@ -1767,11 +1767,97 @@ static int pin_exposed(struct jr_unixguard *g,
 	return 0;
 }
 
+/*
+ * alloc_notif - the kernel's notification sizes, and everything a
+ * notification needs allocated now: an allocation failing later would
+ * leave a trapped call unanswered. Return: 0 or -errno, @err set.
+ */
+static int alloc_notif(struct jr_unixguard *g, struct jr_err *err)
+{
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0)
+		return jr_err_set(
+		    err, errno,
+		    "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
+		    strerror(errno));
+	if (g->sizes.seccomp_notif < sizeof(struct seccomp_notif))
+		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
+	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
+		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	g->notif = calloc(1, g->sizes.seccomp_notif);
+	g->resp = calloc(1, g->sizes.seccomp_notif_resp);
+	if (!g->notif || !g->resp)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
+		g->workers[i].resp = calloc(1, g->sizes.seccomp_notif_resp);
+		if (!g->workers[i].resp)
+			return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* pin_control - jailrun's own --control socket, by inode, if there is
+ * one: never reachable from inside, whatever names it. */
+static void pin_control(struct jr_unixguard *g,
+			const struct jr_unixguard_config *cfg)
+{
+	struct stat st;
+
+	if (cfg->control_path && stat(cfg->control_path, &st) == 0 &&
+	    S_ISSOCK(st.st_mode)) {
+		g->control =
+		    (struct ug_inode){ .dev = st.st_dev, .ino = st.st_ino };
+		g->has_control = true;
+	}
+}
+
+/* copy_ports - Landlock's TCP connect ports, when the guard applies that
+ * rule itself (connects on behalf escape the command's domain). */
+static int copy_ports(struct jr_unixguard *g,
+		      const struct jr_unixguard_config *cfg, struct jr_err *err)
+{
+	if (!cfg->tcp)
+		return 0;
+	g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
+	if (!g->ports)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	if (cfg->n_ports)
+		memcpy(g->ports, cfg->ports, cfg->n_ports * sizeof(*g->ports));
+	g->n_ports = cfg->n_ports;
+	g->tcp = true;
+	return 0;
+}
+
+/*
+ * run_thread - start serve() and wait until it has a descriptor table of
+ * its own (own_table()), or failed to: fail closed.
+ * Return: 0 or -errno, @err set.
+ */
+static int run_thread(struct jr_unixguard *g, struct jr_err *err)
+{
+	int r = pthread_create(&g->thread, NULL, serve, g);
+
+	if (r != 0)
+		return jr_err_set(err, r,
+				  "unix socket guard: pthread_create: %s",
+				  strerror(r));
+	g->running = true;
+	pthread_mutex_lock(&g->lock);
+	while (g->table == 0)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (g->table < 0) {
+		*err = g->start_err;
+		return g->table;
+	}
+	return 0;
+}
+
 int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		       struct jr_unixguard **out, struct jr_err *err)
 {
 	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag,
 			    userns = cfg->userns;
+	struct sigaction sa = { .sa_handler = stop_signal_handler };
 	struct jr_unixguard *g;
 	struct timeval tv = { .tv_sec = 2 };
 	int r;
@@ -1789,31 +1875,9 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	}
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
-		r = jr_err_set(err, errno,
-			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
-			       strerror(errno));
+	r = alloc_notif(g, err);
+	if (r < 0)
 		goto fail;
-	}
-	if (g->sizes.seccomp_notif < sizeof(struct seccomp_notif))
-		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
-	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
-		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
-	/* Everything a notification needs is allocated now: an allocation
-	 * failing later would leave a trapped call unanswered. */
-	g->notif = calloc(1, g->sizes.seccomp_notif);
-	g->resp = calloc(1, g->sizes.seccomp_notif_resp);
-	if (!g->notif || !g->resp) {
-		r = jr_err_set(err, ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
-		g->workers[i].resp = calloc(1, g->sizes.seccomp_notif_resp);
-		if (!g->workers[i].resp) {
-			r = jr_err_set(err, ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
 	/* A dump that never ends must not stall every connect: fail closed. */
 	if (setsockopt(diag, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
 		r = jr_err_set(err, errno, "unix socket guard: SO_RCVTIMEO: %s",
@@ -1823,27 +1887,10 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	r = pin_exposed(g, cfg, err);
 	if (r < 0)
 		goto fail;
-	if (cfg->control_path) {
-		struct stat st;
-
-		if (stat(cfg->control_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-			g->control = (struct ug_inode){ .dev = st.st_dev,
-							.ino = st.st_ino };
-			g->has_control = true;
-		}
-	}
-	if (cfg->tcp) {
-		g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
-		if (!g->ports) {
-			r = jr_err_set(err, ENOMEM, "out of memory");
-			goto fail;
-		}
-		if (cfg->n_ports)
-			memcpy(g->ports, cfg->ports,
-			       cfg->n_ports * sizeof(*g->ports));
-		g->n_ports = cfg->n_ports;
-		g->tcp = true;
-	}
+	pin_control(g, cfg);
+	r = copy_ports(g, cfg, err);
+	if (r < 0)
+		goto fail;
 	init_abis(g);
 	g->sigpipe = -1;
 	g->interruptible = cfg->interruptible;
@@ -1855,36 +1902,18 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
 		jr_debug("unix socket guard: no synchronous wake-ups (%s)",
 			 strerror(errno));
-	{
-		struct sigaction sa = { .sa_handler = stop_signal_handler };
-
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
-			r = jr_err_set(err, errno,
-				       "unix socket guard: sigaction: %s",
-				       strerror(errno));
-			goto fail;
-		}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
+		r = jr_err_set(err, errno, "unix socket guard: sigaction: %s",
+			       strerror(errno));
+		goto fail;
 	}
 	g->listener = steal_fd(&listener);
 	g->diag = steal_fd(&diag);
 	g->userns = steal_fd(&userns);
-	r = pthread_create(&g->thread, NULL, serve, g);
-	if (r != 0) {
-		r = jr_err_set(err, r, "unix socket guard: pthread_create: %s",
-			       strerror(r));
+	r = run_thread(g, err);
+	if (r < 0)
 		goto fail;
-	}
-	g->running = true;
-	pthread_mutex_lock(&g->lock);
-	while (g->table == 0)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-	if (g->table < 0) {
-		*err = g->start_err;
-		r = g->table;
-		goto fail;
-	}
 	*out = g;
 	return 0;
 fail:
