@@ -417,6 +417,207 @@ static int build_seccomp(struct sandbox *sb, const struct jr_options *opts,
 }
 
 /*
+ * install_worker_table - with init's early netfilter sockets (NFT_EARLY,
+ * into @fds): install the worker ruleset (@params) as the table's owner
+ * and read it back. On failure, init's own message names the cause when
+ * its setup failed too (init_failure_first()). @nl, @mon and @rs are the
+ * caller's (cleanup attributes); *@nft0 is when the sockets came.
+ * Return: 0 or -errno with @err set.
+ */
+static int install_worker_table(struct sandbox *sb,
+				const struct jr_ruleset_params *params,
+				int *fds, struct mnl_socket **nl,
+				struct mnl_socket **mon, struct jr_ruleset **rs,
+				uint64_t *nft0, struct jr_err *err)
+{
+	struct jr_initproto_msg m;
+	int r;
+
+	r = recv_setup_msg(sb, JR_INITPROTO_NFT_EARLY, JR_INITPROTO_FDS_EARLY,
+			   &m, fds, err);
+	if (r < 0)
+		return r;
+	*nft0 = jr_startup_waited(sb->startup);
+	r = jr_nft_socket_from_fd(fds[JR_INITPROTO_FD_NFT], nl, err);
+	fds[JR_INITPROTO_FD_NFT] = -1;
+	if (r == 0)
+		r = jr_nft_monitor_open(fds[JR_INITPROTO_FD_NFT_MONITOR], mon,
+					err);
+	fds[JR_INITPROTO_FD_NFT_MONITOR] = -1;
+	if (r < 0)
+		return r;
+	r = jr_nft_install_owned(*nl, params, rs, err);
+	if (r < 0)
+		jr_err_prefix(err, "cannot install the sandbox firewall: ");
+	if (r == 0) {
+		r = jr_nft_verify(*nl, *rs, err);
+		if (r < 0)
+			jr_err_prefix(
+			    err,
+			    "the sandbox firewall did not verify, refusing to run the command: ");
+	}
+	if (r < 0) {
+		init_failure_first(sb, err);
+		return r;
+	}
+	return 0;
+}
+
+/* The start-up laps of the runner's work beside init's setup: what
+ * lockdown() measured, for SETUP_OK's figures. */
+struct lockdown_laps {
+	uint64_t sc0, sc1; /* the seccomp filter (with --seccomp) */
+	uint64_t nft0, nft1;
+};
+
+/*
+ * recv_setup_ok - init's SETUP_OK with the rest of its fds, @want in all,
+ * into the slots of @fds after the early ones; count its phases, and
+ * what of the runner's own work (@laps) ran beside them. Keeps the
+ * unix_diag socket for the guard. Return: 0 or -errno with @err set.
+ */
+static int recv_setup_ok(struct sandbox *sb, const struct jr_options *opts,
+			 size_t want, const struct lockdown_laps *laps,
+			 int *fds, struct jr_err *err)
+{
+	struct jr_initproto_msg m;
+	int r;
+
+	r = recv_setup_msg(sb, JR_INITPROTO_SETUP_OK,
+			   want - JR_INITPROTO_FDS_EARLY, &m,
+			   &fds[JR_INITPROTO_FDS_EARLY], err);
+	if (r < 0)
+		return r;
+	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
+			     JR_PHASE_RELAYNET, m.phase_us[1]);
+	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
+	/* What of the runner's own work ran beside init's setup. */
+	if (opts->seccomp)
+		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1],
+				   laps->sc0, laps->sc1);
+	jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], laps->nft0,
+			   laps->nft1);
+	sb->unix_diag = steal_fd(&fds[JR_INITPROTO_FD_UNIX_DIAG]);
+	return 0;
+}
+
+/* The worker table is verified: say so (result, systemd, -v). */
+static void report_verified(const struct jr_options *opts,
+			    const struct jr_ruleset *rs,
+			    struct jr_run_result *res)
+{
+	res->rules_verified = true;
+	jr_notify_verified();
+	res->nft_chains = jr_ruleset_chain_count(rs);
+	res->nft_rules = jr_ruleset_rule_count(rs);
+	jr_verbose(
+	    "nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
+	    JR_NFT_TABLE, res->nft_chains, res->nft_rules,
+	    jr_options_net_mode(opts));
+}
+
+/*
+ * start_relay - (allowlist) the relay thread on the listeners init sent
+ * in @fds (@nfds of them, the lanes' from @lane_base), with the lanes'
+ * published ports bound first. Until jr_relay_start() the fds are ours
+ * to close on failure; from then the relay's, and the process has
+ * threads. Return: 0 or -errno with @err set.
+ */
+static int start_relay(struct sandbox *sb, const struct jr_options *opts,
+		       const struct jr_policy *policy, struct jr_audit *audit,
+		       int *fds, size_t nfds, size_t lane_base,
+		       pid_t *factory_pid, struct jr_err *err)
+{
+	bool transparent = opts->net == JR_NET_ALLOWLIST && opts->transparent;
+	struct jr_relay_config rc = {
+		.policy = policy,
+		.listeners = {
+			.proxy = fds[JR_INITPROTO_FD_PROXY],
+			.dns_udp = fds[JR_INITPROTO_FD_DNS_UDP],
+			.dns_tcp = fds[JR_INITPROTO_FD_DNS_TCP],
+			.transparent = transparent
+					   ? fds[JR_INITPROTO_FD_TRANSPARENT]
+					   : -1,
+			.transparent6 = sb->ipv6
+					    ? fds[JR_INITPROTO_FD_TRANSPARENT6]
+					    : -1,
+		},
+		.transparent = transparent,
+		.ipv6 = sb->ipv6,
+		.max_conns = opts->max_conns,
+		.header_timeout_ms = opts->header_timeout_ms,
+		.connect_timeout_ms = opts->connect_timeout_ms,
+		.idle_timeout_ms = opts->idle_timeout_ms,
+		.audit = audit,
+		.deny_message = opts->deny_message,
+		.control = opts->control_fd >= 0,
+		.control_fd = opts->control_fd,
+		.control_check_uid = opts->control_path != NULL,
+		.secrets = opts->secrets,
+		.inspect = opts->secrets ? opts->secrets->inspect_ctx : NULL,
+	};
+	char gw[INET_ADDRSTRLEN];
+	int r;
+
+	r = lanes_config(opts, &fds[lane_base], &rc, factory_pid, err);
+	if (r < 0) {
+		close_fds(fds, nfds);
+		return r;
+	}
+	/* From here the process has threads: no more fork()s. */
+	r = jr_relay_start(&rc, &sb->relay, err);
+	if (r < 0)
+		return r;
+	inet_ntop(AF_INET, &opts->gateway.relay, gw, sizeof(gw));
+	jr_verbose(
+	    "relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
+	    gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
+	if (transparent)
+		jr_verbose(
+		    "IPv6: %s",
+		    sb->ipv6
+			? "on (link " JR_LINK6_WORKER
+			  "/64, synthetic pool " JR_FAKEIP_V6_PREFIX "/64)"
+			: "off (the kernel gives new network namespaces no IPv6: " JR_LINK_IPV6_SYSCTL
+			  " is missing or not 0); IPv4 only, IPv6 refused");
+	return 0;
+}
+
+/*
+ * start_watchdog - the watchdog, which from here on alone uses the
+ * owner sockets of the tables (@mon moves to it) and re-verifies them.
+ * Return: 0 or -errno with @err set.
+ */
+static int start_watchdog(struct sandbox *sb, const struct jr_options *opts,
+			  struct jr_audit *audit, struct mnl_socket **mon,
+			  pid_t factory_pid, struct jr_err *err)
+{
+	struct jr_watchdog_config wc = {
+		.nl = sb->nft,
+		.mon = steal_pointer(mon),
+		.rs = sb->rs,
+		.interval_ms = opts->watchdog_interval_ms,
+		.kill_on_tamper = opts->tamper_kill,
+		.allow_nested = opts->allow_nested,
+		.init_pid = sb->init_pid,
+		.audit = audit,
+		.factory_pid = factory_pid,
+		.relay_nl = sb->nft_relay,
+		.relay_mon = steal_pointer(&sb->mon_relay),
+		.relay_rs = sb->rs_relay,
+	};
+	int r;
+
+	r = jr_watchdog_start(&wc, &sb->watchdog, err);
+	if (r < 0)
+		return r;
+	jr_verbose(
+	    "watchdog armed: rules re-verified on every change and every %.3f s",
+	    (double)opts->watchdog_interval_ms / 1000.0);
+	return 0;
+}
+
+/*
  * Build the seccomp filter and install the worker ruleset through init's
  * early netfilter sockets, verify it, both while init sets up; then, with
  * SETUP_OK, (allowlist) the relay netns's table and the relay on the
@@ -451,78 +652,34 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	size_t lane_base = want; /* the lanes' fds follow (initproto.h) */
 	pid_t factory_pid = 0;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
-	struct jr_initproto_msg m;
+	struct lockdown_laps laps = { 0 };
 	int fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = 0;
-	uint64_t sc0 = 0, sc1 = 0, nft0, nft1;
 	int r;
 
 	/* While init sets up (it got MAPS_DONE): the filter first, as the
 	 * early sockets are on their way meanwhile. */
 	if (opts->seccomp) {
-		sc0 = sb->startup->last;
+		laps.sc0 = sb->startup->last;
 		r = build_seccomp(sb, opts, err);
 		if (r < 0)
 			return r;
-		sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
+		laps.sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
 	}
-
-	r = recv_setup_msg(sb, JR_INITPROTO_NFT_EARLY, JR_INITPROTO_FDS_EARLY,
-			   &m, fds, err);
+	r = install_worker_table(sb, &params, fds, &nl, &mon, &rs, &laps.nft0,
+				 err);
 	if (r < 0)
 		return r;
-	nft0 = jr_startup_waited(sb->startup);
-	r = jr_nft_socket_from_fd(fds[JR_INITPROTO_FD_NFT], &nl, err);
-	fds[JR_INITPROTO_FD_NFT] = -1;
-	if (r == 0)
-		r = jr_nft_monitor_open(fds[JR_INITPROTO_FD_NFT_MONITOR], &mon,
-					err);
-	fds[JR_INITPROTO_FD_NFT_MONITOR] = -1;
-	if (r < 0)
-		return r;
-	r = jr_nft_install_owned(nl, &params, &rs, err);
-	if (r < 0)
-		jr_err_prefix(err, "cannot install the sandbox firewall: ");
-	if (r == 0) {
-		r = jr_nft_verify(nl, rs, err);
-		if (r < 0)
-			jr_err_prefix(
-			    err,
-			    "the sandbox firewall did not verify, refusing to run the command: ");
-	}
-	if (r < 0) {
-		init_failure_first(sb, err);
-		return r;
-	}
-	nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
+	laps.nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
 
 	/* The rest of init's fds fill the slots after the early ones. */
 	if (opts->net == JR_NET_ALLOWLIST)
 		want += jr_lanes_nfds(&opts->lanes);
-	r = recv_setup_msg(sb, JR_INITPROTO_SETUP_OK,
-			   want - JR_INITPROTO_FDS_EARLY, &m,
-			   &fds[JR_INITPROTO_FDS_EARLY], err);
+	r = recv_setup_ok(sb, opts, want, &laps, fds, err);
 	if (r < 0)
 		return r;
 	nfds = want;
-	jr_startup_wait_done(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[0],
-			     JR_PHASE_RELAYNET, m.phase_us[1]);
-	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
-	/* What of the runner's own work ran beside init's setup. */
-	if (opts->seccomp)
-		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], sc0,
-				   sc1);
-	jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], nft0, nft1);
-	sb->unix_diag = steal_fd(&fds[JR_INITPROTO_FD_UNIX_DIAG]);
-
-	res->rules_verified = true;
-	jr_notify_verified();
-	res->nft_chains = jr_ruleset_chain_count(rs);
-	res->nft_rules = jr_ruleset_rule_count(rs);
-	jr_verbose(
-	    "nftables table inet %s installed and verified (%zu chains, %zu rules, network mode %s)",
-	    JR_NFT_TABLE, res->nft_chains, res->nft_rules,
-	    jr_options_net_mode(opts));
+	report_verified(opts, rs, res);
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
 	 * until the command is gone. Without NFT_TABLE_F_PERSIST, closing it
@@ -541,85 +698,14 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 			return r;
 		}
 	}
-
 	if (opts->net == JR_NET_ALLOWLIST) {
-		struct jr_relay_config rc = {
-			.policy = policy,
-			.listeners = {
-				.proxy = fds[JR_INITPROTO_FD_PROXY],
-				.dns_udp = fds[JR_INITPROTO_FD_DNS_UDP],
-				.dns_tcp = fds[JR_INITPROTO_FD_DNS_TCP],
-				.transparent = transparent
-						   ? fds[JR_INITPROTO_FD_TRANSPARENT]
-						   : -1,
-				.transparent6 = sb->ipv6
-						    ? fds[JR_INITPROTO_FD_TRANSPARENT6]
-						    : -1,
-			},
-			.transparent = transparent,
-			.ipv6 = sb->ipv6,
-			.max_conns = opts->max_conns,
-			.header_timeout_ms = opts->header_timeout_ms,
-			.connect_timeout_ms = opts->connect_timeout_ms,
-			.idle_timeout_ms = opts->idle_timeout_ms,
-			.audit = audit,
-			.deny_message = opts->deny_message,
-			.control = opts->control_fd >= 0,
-			.control_fd = opts->control_fd,
-			.control_check_uid = opts->control_path != NULL,
-			.secrets = opts->secrets,
-			.inspect =
-			    opts->secrets ? opts->secrets->inspect_ctx : NULL,
-		};
-
-		r = lanes_config(opts, &fds[lane_base], &rc, &factory_pid, err);
-		if (r < 0) {
-			close_fds(fds, nfds);
-			return r;
-		}
-		/* From here the process has threads: no more fork()s. */
-		r = jr_relay_start(&rc, &sb->relay, err);
+		r = start_relay(sb, opts, policy, audit, fds, nfds, lane_base,
+				&factory_pid, err);
 		if (r < 0)
 			return r;
-		char gw[INET_ADDRSTRLEN];
-
-		inet_ntop(AF_INET, &opts->gateway.relay, gw, sizeof(gw));
-		jr_verbose(
-		    "relay listening on %s:%d (proxy) and :%d (DNS), %zu allow entries",
-		    gw, JR_PROXY_PORT, JR_DNS_PORT, policy->n);
-		if (transparent)
-			jr_verbose(
-			    "IPv6: %s",
-			    sb->ipv6
-				? "on (link " JR_LINK6_WORKER
-				  "/64, synthetic pool " JR_FAKEIP_V6_PREFIX
-				  "/64)"
-				: "off (the kernel gives new network namespaces no IPv6: " JR_LINK_IPV6_SYSCTL
-				  " is missing or not 0); IPv4 only, IPv6 refused");
 	}
-
-	struct jr_watchdog_config wc = {
-		.nl = sb->nft,
-		.mon = steal_pointer(&mon),
-		.rs = sb->rs,
-		.interval_ms = opts->watchdog_interval_ms,
-		.kill_on_tamper = opts->tamper_kill,
-		.allow_nested = opts->allow_nested,
-		.init_pid = sb->init_pid,
-		.audit = audit,
-		.factory_pid = factory_pid,
-		.relay_nl = sb->nft_relay,
-		.relay_mon = steal_pointer(&sb->mon_relay),
-		.relay_rs = sb->rs_relay,
-	};
 	/* From here on only the watchdog uses the owner socket. */
-	r = jr_watchdog_start(&wc, &sb->watchdog, err);
-	if (r < 0)
-		return r;
-	jr_verbose(
-	    "watchdog armed: rules re-verified on every change and every %.3f s",
-	    (double)opts->watchdog_interval_ms / 1000.0);
-	return 0;
+	return start_watchdog(sb, opts, audit, &mon, factory_pid, err);
 }
 
 static int arm_timeout(struct sandbox *sb, uint64_t ms, struct jr_err *err)

@@ -1225,44 +1225,52 @@ static ssize_t mmsg_on_behalf(struct jr_unixguard *g,
 	return ret;
 }
 
-/* Handle one notification; fill @resp. */
-static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
-		   struct seccomp_notif_resp *resp)
-{
-	const struct seccomp_data *d = &n->data;
-	_cleanup_close_ int pidfd = -1, sfd = -1, pinned = -1;
-	char path[JR_UG_PATH_MAX + 1];
-	union ug_addr sa, to;
-	struct jr_ug_msghdr h;
-	struct ug_send snd;
-	bool handed = false;
+/*
+ * One notification as handle() learns it, phase by phase: the call, the
+ * task's socket, what was read of its arguments, and the decision's pin.
+ */
+struct ug_notif {
 	enum jr_ug_call call;
-	enum jr_ug_addr kind;
-	enum jr_ug_action act;
-	size_t salen = 0;
-	int domain = 0, type = 0, r;
-	socklen_t ol = sizeof(int);
 	bool compat;
-	ssize_t res;
+	int pidfd;  /* the task */
+	int sfd;    /* its socket, our pidfd_getfd(2) copy */
+	int pinned; /* the checked unix socket's O_PATH fd, or -1 */
+	int domain; /* SO_DOMAIN and SO_TYPE of @sfd */
+	int type;
+	union ug_addr sa; /* the address, our copy */
+	size_t salen;	  /* 0: none, or the executor names @pinned */
+	struct jr_ug_msghdr h;
+	struct ug_send snd; /* a sendto's or sendmsg's bytes and control */
+	char path[JR_UG_PATH_MAX + 1];
+};
 
-	resp->id = n->id;
-	resp->val = 0;
-	resp->error = 0;
-	resp->flags = 0;
-	g->stats.notifications++;
+/* Same order as handle()'s locals went out of scope: the send's copies,
+ * then the pin, the socket and the pidfd. */
+static void ug_notif_free(struct ug_notif *c)
+{
+	ug_send_free(&c->snd);
+	jr_closep(&c->pinned);
+	jr_closep(&c->sfd);
+	jr_closep(&c->pidfd);
+}
 
-	call = which_call(g, d, &compat);
-	if (call == JR_UG_OTHER) {
-		resp->error = -ENOSYS;
-		g->stats.refused++;
-		return;
-	}
-	pidfd = task_pidfd(n->pid);
-	if (pidfd < 0 && fd_shortage(g, errno))
-		return;
-	if (pidfd < 0 || !id_valid(g, n->id)) {
+/*
+ * take_socket - phase 1: the task (a pidfd), still the one the
+ * notification names, and its socket, by pidfd_getfd(2), with SO_DOMAIN
+ * and SO_TYPE of that file. Return: true to go on; false when @resp is
+ * filled, or left to handle_checked() when out of descriptors.
+ */
+static bool take_socket(struct jr_unixguard *g, const struct seccomp_notif *n,
+			struct ug_notif *c, struct seccomp_notif_resp *resp)
+{
+	socklen_t ol = sizeof(int);
+
+	c->pidfd = task_pidfd(n->pid);
+	if (c->pidfd < 0 && fd_shortage(g, errno))
+		return false;
+	if (c->pidfd < 0 || !id_valid(g, n->id)) {
 		resp->error = -ESRCH; /* the task is gone: nobody reads it */
-		return;
+		return false;
 	}
 	/*
 	 * Never CONTINUE, and never when we could not look: the fd could be
@@ -1270,152 +1278,240 @@ static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
 	 * gets the answer the kernel would give for what we saw (EBADF,
 	 * ENOTSOCK).
 	 */
-	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
-	if (sfd < 0 && fd_shortage(g, errno))
-		return;
-	if (sfd < 0) {
+	c->sfd =
+	    (int)syscall(SYS_pidfd_getfd, c->pidfd, (int)n->data.args[0], 0);
+	if (c->sfd < 0 && fd_shortage(g, errno))
+		return false;
+	if (c->sfd < 0) {
 		resp->error = errno == EBADF ? -EBADF : -EPERM;
 		if (errno != EBADF)
 			jr_warn("unix socket guard: pidfd_getfd: %s: refused",
 				strerror(errno));
-		return;
+		return false;
 	}
-	if (getsockopt(sfd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
-	    getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
+	if (getsockopt(c->sfd, SOL_SOCKET, SO_DOMAIN, &c->domain, &ol) < 0 ||
+	    getsockopt(c->sfd, SOL_SOCKET, SO_TYPE, &c->type, &ol) < 0) {
 		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
-		return;
+		return false;
 	}
+	return true;
+}
 
-	memset(&sa, 0, sizeof(sa));
-	memset(&h, 0, sizeof(h));
-	ug_send_init(&snd);
-	if (call == JR_UG_CONNECT) {
+/*
+ * read_args - phase 2: copy out of the task what the call names: a
+ * connect's address; a sendto's or sendmsg's address, bytes and control
+ * (a sendmmsg's are read later, message by message, by mmsg_on_behalf()).
+ * The caller checks the notification still valid after this. Return:
+ * true to go on; false with @resp->error set.
+ */
+static bool read_args(struct jr_unixguard *g, const struct seccomp_notif *n,
+		      struct ug_notif *c, struct seccomp_notif_resp *resp)
+{
+	const struct seccomp_data *d = &n->data;
+	int r;
+
+	if (c->call == JR_UG_CONNECT) {
 		uint64_t len = (uint32_t)d->args[2];
 
 		/* move_addr_to_kernel(): the kernel's own limits and errors
 		 * (EINVAL above a sockaddr_storage, EFAULT unreadable). */
-		if (len > sizeof(sa.ss)) {
+		if (len > sizeof(c->sa.ss)) {
 			resp->error = -EINVAL;
-			return;
+			return false;
 		}
-		r = read_task(n->pid, d->args[1], &sa, (size_t)len);
+		r = read_task(n->pid, d->args[1], &c->sa, (size_t)len);
 		if (r < 0) {
 			resp->error = r;
-			return;
+			return false;
 		}
-		salen = (size_t)len;
-	} else if (call != JR_UG_SENDMMSG) {
+		c->salen = (size_t)len;
+	} else if (c->call != JR_UG_SENDMMSG) {
 		/* The bytes too: all of it is read before the validity
-		 * check below, so none of it can be another process's. */
-		r = read_send_addr(n->pid, call, d, compat, &sa, &salen, &h);
+		 * check in handle(), so none of it can be another process's. */
+		r = read_send_addr(n->pid, c->call, d, c->compat, &c->sa,
+				   &c->salen, &c->h);
 		if (r == 0)
-			r = take_send(g, n->pid, pidfd, call, d, compat, domain,
-				      type, &h, &snd);
+			r = take_send(g, n->pid, c->pidfd, c->call, d,
+				      c->compat, c->domain, c->type, &c->h,
+				      &c->snd);
 		if (r < 0) {
-			ug_send_free(&snd);
+			ug_send_free(&c->snd);
 			resp->error = r;
-			return;
+			return false;
 		}
 	}
-	/* What we read belongs to the task the notification names. */
-	if (!id_valid(g, n->id)) {
-		ug_send_free(&snd);
-		resp->error = -ESRCH;
-		return;
-	}
-	kind = jr_unixguard_parse_addr(salen ? &sa : NULL, salen, path);
-	act = jr_unixguard_decide(call, domain, type, kind);
+	return true;
+}
 
-	switch (act) {
+/*
+ * decide - phase 3: what may be done with the address read, for this
+ * call on this socket: refuse; pin the unix socket a path leads to and
+ * check that inode (@c->pinned, @c->salen cleared); or run it on behalf,
+ * TCP within Landlock's ports. Return: true to act; false when @resp is
+ * filled, or left to handle_checked() when out of descriptors.
+ */
+static bool decide(struct jr_unixguard *g, const struct seccomp_notif *n,
+		   struct ug_notif *c, struct seccomp_notif_resp *resp)
+{
+	enum jr_ug_addr kind;
+
+	kind = jr_unixguard_parse_addr(c->salen ? &c->sa : NULL, c->salen,
+				       c->path);
+	switch (jr_unixguard_decide(c->call, c->domain, c->type, kind)) {
 	case JR_UG_REFUSE:
 		/* A bad address gets the kernel's EINVAL; a sendmmsg on a
 		 * unix datagram socket is not run on behalf (see the top). */
-		resp->error = call == JR_UG_SENDMMSG ? -EPERM : -EINVAL;
+		resp->error = c->call == JR_UG_SENDMMSG ? -EPERM : -EINVAL;
 		g->stats.refused++;
-		ug_send_free(&snd);
-		return;
+		ug_send_free(&c->snd);
+		return false;
 	case JR_UG_CHECK_PATH:
-		pinned = pin_path(g, n, path);
-		if (pinned < 0 && g->out_of_fds) {
-			ug_send_free(&snd);
-			return;
+		c->pinned = pin_path(g, n, c->path);
+		if (c->pinned < 0 && g->out_of_fds) {
+			ug_send_free(&c->snd);
+			return false;
 		}
-		if (pinned < 0) {
-			resp->error = pinned;
-			if (pinned == -ECONNREFUSED)
+		if (c->pinned < 0) {
+			resp->error = c->pinned;
+			if (c->pinned == -ECONNREFUSED)
 				g->stats.refused++;
-			ug_send_free(&snd);
-			return;
+			ug_send_free(&c->snd);
+			return false;
 		}
-		salen = 0; /* the executor names the pinned inode itself */
+		c->salen = 0; /* the executor names the pinned inode itself */
 		break;
 	case JR_UG_ON_BEHALF:
 		/* The executor is not under the command's Landlock domain:
 		 * its TCP rule is applied here, with Landlock's answer. A
 		 * TCP Fast Open send connects as well. */
-		if ((call == JR_UG_CONNECT ||
-		     (call != JR_UG_SENDMMSG && (snd.flags & MSG_FASTOPEN))) &&
+		if ((c->call == JR_UG_CONNECT ||
+		     (c->call != JR_UG_SENDMMSG &&
+		      (c->snd.flags & MSG_FASTOPEN))) &&
 		    g->tcp &&
-		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports, domain,
-						   type, &sa, salen)) {
+		    !jr_unixguard_tcp_port_allowed(g->ports, g->n_ports,
+						   c->domain, c->type, &c->sa,
+						   c->salen)) {
 			jr_debug("unix socket guard: TCP connect to a port "
 				 "Landlock does not allow: EACCES");
 			resp->error = -EACCES;
 			g->stats.refused++;
-			ug_send_free(&snd);
-			return;
+			ug_send_free(&c->snd);
+			return false;
 		}
-		to = sa;
 		break;
 	}
+	return true;
+}
 
-	g->stats.on_behalf++;
-	if (call == JR_UG_CONNECT) {
-		/*
-		 * @sfd shares the task's open file, O_NONBLOCK included: a
-		 * non-blocking connect answers EINPROGRESS at once and the
-		 * task waits for it itself. A blocking one holds the
-		 * executor and this thread (and every other trapped call
-		 * of the sandbox) until it completes. Inside the sandbox
-		 * that is short: every TCP destination is local (the relay
-		 * on the veth, or loopback) or gets an immediate reset from
-		 * nft, and a unix one is a socket of the sandbox or an
-		 * --expose'd one.
-		 */
-		struct jr_behalf_req rq = { .op = JR_BEHALF_CONNECT,
-					    .pinned = pinned >= 0 };
+/*
+ * connect_on_behalf - phase 4 for a connect: the executor connects the
+ * task's socket, to the pinned inode or to our copy of the address.
+ *
+ * @c->sfd shares the task's open file, O_NONBLOCK included: a
+ * non-blocking connect answers EINPROGRESS at once and the task waits for
+ * it itself. A blocking one holds the executor and this thread (and every
+ * other trapped call of the sandbox) until it completes. Inside the
+ * sandbox that is short: every TCP destination is local (the relay on the
+ * veth, or loopback) or gets an immediate reset from nft, and a unix one
+ * is a socket of the sandbox or an --expose'd one.
+ */
+static void connect_on_behalf(struct jr_unixguard *g, struct ug_notif *c,
+			      struct seccomp_notif_resp *resp)
+{
+	struct jr_behalf_req rq = { .op = JR_BEHALF_CONNECT,
+				    .pinned = c->pinned >= 0 };
+	ssize_t res;
 
-		if (pinned < 0 && salen) {
-			memcpy(&rq.addr, &to, salen);
-			rq.addrlen = (uint32_t)salen;
-		}
-		res = jr_behalf_call(g->behalf, 0, &rq, sfd, pinned, NULL, 0);
-		if (res == -ECHILD)
-			jr_warn("unix socket guard: its executor is gone: "
-				"the command's connects fail");
-		resp->error =
-		    res < 0 ? (int)(res == -ECHILD ? -EPERM : res) : 0;
-		return;
+	if (c->pinned < 0 && c->salen) {
+		memcpy(&rq.addr, &c->sa, c->salen);
+		rq.addrlen = (uint32_t)c->salen;
 	}
-	if (call == JR_UG_SENDMMSG) {
+	res = jr_behalf_call(g->behalf, 0, &rq, c->sfd, c->pinned, NULL, 0);
+	if (res == -ECHILD)
+		jr_warn("unix socket guard: its executor is gone: "
+			"the command's connects fail");
+	resp->error = res < 0 ? (int)(res == -ECHILD ? -EPERM : res) : 0;
+}
+
+/*
+ * sends_on_behalf - phase 4 for a send: a sendmmsg message by message, a
+ * sendto or sendmsg with the copies read in phase 2 (its descriptors move
+ * into the send, which may go to a worker). The task's pidfd is kept in
+ * g->sigpipe when the kernel would have sent it SIGPIPE.
+ * Return: as mmsg_on_behalf() or send_on_behalf(); *@handed as the latter.
+ */
+static ssize_t sends_on_behalf(struct jr_unixguard *g,
+			       const struct seccomp_notif *n,
+			       struct ug_notif *c, bool *handed)
+{
+	ssize_t res;
+
+	if (c->call == JR_UG_SENDMMSG) {
 		ssize_t last;
 
-		res = mmsg_on_behalf(g, n, pidfd, sfd, compat, domain, type,
-				     &last);
-		if (wants_sigpipe(last, (int)d->args[3]))
-			g->sigpipe = steal_fd(&pidfd);
-	} else {
-		snd.sfd = steal_fd(&sfd);
-		snd.pinned = steal_fd(&pinned);
-		snd.pidfd = steal_fd(&pidfd);
-		if (salen)
-			memcpy(&snd.to, &to, salen);
-		snd.tolen = (socklen_t)salen;
-		res = send_on_behalf(g, n->id, &snd, &handed);
-		if (!handed && wants_sigpipe(res, snd.flags))
-			g->sigpipe = steal_fd(&snd.pidfd);
-		ug_send_free(&snd);
+		res = mmsg_on_behalf(g, n, c->pidfd, c->sfd, c->compat,
+				     c->domain, c->type, &last);
+		if (wants_sigpipe(last, (int)n->data.args[3]))
+			g->sigpipe = steal_fd(&c->pidfd);
+		return res;
 	}
+	c->snd.sfd = steal_fd(&c->sfd);
+	c->snd.pinned = steal_fd(&c->pinned);
+	c->snd.pidfd = steal_fd(&c->pidfd);
+	if (c->salen)
+		memcpy(&c->snd.to, &c->sa, c->salen);
+	c->snd.tolen = (socklen_t)c->salen;
+	res = send_on_behalf(g, n->id, &c->snd, handed);
+	if (!*handed && wants_sigpipe(res, c->snd.flags))
+		g->sigpipe = steal_fd(&c->snd.pidfd);
+	ug_send_free(&c->snd);
+	return res;
+}
+
+/*
+ * handle - handle one notification and fill @resp (see the top): take the
+ * task's socket, read the call's arguments, check the notification is
+ * still valid, decide, then act on behalf and answer with the result.
+ */
+static void handle(struct jr_unixguard *g, const struct seccomp_notif *n,
+		   struct seccomp_notif_resp *resp)
+{
+	_cleanup_(ug_notif_free) struct ug_notif c;
+	bool handed = false;
+	ssize_t res;
+
+	memset(&c, 0, sizeof(c));
+	c.pidfd = c.sfd = c.pinned = -1;
+	ug_send_init(&c.snd);
+	resp->id = n->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = 0;
+	g->stats.notifications++;
+
+	c.call = which_call(g, &n->data, &c.compat);
+	if (c.call == JR_UG_OTHER) {
+		resp->error = -ENOSYS;
+		g->stats.refused++;
+		return;
+	}
+	if (!take_socket(g, n, &c, resp) || !read_args(g, n, &c, resp))
+		return;
+	/* What we read belongs to the task the notification names. */
+	if (!id_valid(g, n->id)) {
+		ug_send_free(&c.snd);
+		resp->error = -ESRCH;
+		return;
+	}
+	if (!decide(g, n, &c, resp))
+		return;
+
+	g->stats.on_behalf++;
+	if (c.call == JR_UG_CONNECT) {
+		connect_on_behalf(g, &c, resp);
+		return;
+	}
+	res = sends_on_behalf(g, n, &c, &handed);
 	if (handed) {
 		g->handed = true; /* the worker answers */
 		return;
@@ -1671,11 +1767,97 @@ static int pin_exposed(struct jr_unixguard *g,
 	return 0;
 }
 
+/*
+ * alloc_notif - the kernel's notification sizes, and everything a
+ * notification needs allocated now: an allocation failing later would
+ * leave a trapped call unanswered. Return: 0 or -errno, @err set.
+ */
+static int alloc_notif(struct jr_unixguard *g, struct jr_err *err)
+{
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0)
+		return jr_err_set(
+		    err, errno,
+		    "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
+		    strerror(errno));
+	if (g->sizes.seccomp_notif < sizeof(struct seccomp_notif))
+		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
+	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
+		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	g->notif = calloc(1, g->sizes.seccomp_notif);
+	g->resp = calloc(1, g->sizes.seccomp_notif_resp);
+	if (!g->notif || !g->resp)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
+		g->workers[i].resp = calloc(1, g->sizes.seccomp_notif_resp);
+		if (!g->workers[i].resp)
+			return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* pin_control - jailrun's own --control socket, by inode, if there is
+ * one: never reachable from inside, whatever names it. */
+static void pin_control(struct jr_unixguard *g,
+			const struct jr_unixguard_config *cfg)
+{
+	struct stat st;
+
+	if (cfg->control_path && stat(cfg->control_path, &st) == 0 &&
+	    S_ISSOCK(st.st_mode)) {
+		g->control =
+		    (struct ug_inode){ .dev = st.st_dev, .ino = st.st_ino };
+		g->has_control = true;
+	}
+}
+
+/* copy_ports - Landlock's TCP connect ports, when the guard applies that
+ * rule itself (connects on behalf escape the command's domain). */
+static int copy_ports(struct jr_unixguard *g,
+		      const struct jr_unixguard_config *cfg, struct jr_err *err)
+{
+	if (!cfg->tcp)
+		return 0;
+	g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
+	if (!g->ports)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	if (cfg->n_ports)
+		memcpy(g->ports, cfg->ports, cfg->n_ports * sizeof(*g->ports));
+	g->n_ports = cfg->n_ports;
+	g->tcp = true;
+	return 0;
+}
+
+/*
+ * run_thread - start serve() and wait until it has a descriptor table of
+ * its own (own_table()), or failed to: fail closed.
+ * Return: 0 or -errno, @err set.
+ */
+static int run_thread(struct jr_unixguard *g, struct jr_err *err)
+{
+	int r = pthread_create(&g->thread, NULL, serve, g);
+
+	if (r != 0)
+		return jr_err_set(err, r,
+				  "unix socket guard: pthread_create: %s",
+				  strerror(r));
+	g->running = true;
+	pthread_mutex_lock(&g->lock);
+	while (g->table == 0)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (g->table < 0) {
+		*err = g->start_err;
+		return g->table;
+	}
+	return 0;
+}
+
 int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		       struct jr_unixguard **out, struct jr_err *err)
 {
 	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag,
 			    userns = cfg->userns;
+	struct sigaction sa = { .sa_handler = stop_signal_handler };
 	struct jr_unixguard *g;
 	struct timeval tv = { .tv_sec = 2 };
 	int r;
@@ -1693,31 +1875,9 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	}
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &g->sizes) < 0) {
-		r = jr_err_set(err, errno,
-			       "unix socket guard: SECCOMP_GET_NOTIF_SIZES: %s",
-			       strerror(errno));
+	r = alloc_notif(g, err);
+	if (r < 0)
 		goto fail;
-	}
-	if (g->sizes.seccomp_notif < sizeof(struct seccomp_notif))
-		g->sizes.seccomp_notif = sizeof(struct seccomp_notif);
-	if (g->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
-		g->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
-	/* Everything a notification needs is allocated now: an allocation
-	 * failing later would leave a trapped call unanswered. */
-	g->notif = calloc(1, g->sizes.seccomp_notif);
-	g->resp = calloc(1, g->sizes.seccomp_notif_resp);
-	if (!g->notif || !g->resp) {
-		r = jr_err_set(err, ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < JR_UG_WORKERS; i++) {
-		g->workers[i].resp = calloc(1, g->sizes.seccomp_notif_resp);
-		if (!g->workers[i].resp) {
-			r = jr_err_set(err, ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
 	/* A dump that never ends must not stall every connect: fail closed. */
 	if (setsockopt(diag, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
 		r = jr_err_set(err, errno, "unix socket guard: SO_RCVTIMEO: %s",
@@ -1727,27 +1887,10 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	r = pin_exposed(g, cfg, err);
 	if (r < 0)
 		goto fail;
-	if (cfg->control_path) {
-		struct stat st;
-
-		if (stat(cfg->control_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-			g->control = (struct ug_inode){ .dev = st.st_dev,
-							.ino = st.st_ino };
-			g->has_control = true;
-		}
-	}
-	if (cfg->tcp) {
-		g->ports = calloc(cfg->n_ports + 1, sizeof(*g->ports));
-		if (!g->ports) {
-			r = jr_err_set(err, ENOMEM, "out of memory");
-			goto fail;
-		}
-		if (cfg->n_ports)
-			memcpy(g->ports, cfg->ports,
-			       cfg->n_ports * sizeof(*g->ports));
-		g->n_ports = cfg->n_ports;
-		g->tcp = true;
-	}
+	pin_control(g, cfg);
+	r = copy_ports(g, cfg, err);
+	if (r < 0)
+		goto fail;
 	init_abis(g);
 	g->sigpipe = -1;
 	g->interruptible = cfg->interruptible;
@@ -1759,36 +1902,18 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
 		jr_debug("unix socket guard: no synchronous wake-ups (%s)",
 			 strerror(errno));
-	{
-		struct sigaction sa = { .sa_handler = stop_signal_handler };
-
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
-			r = jr_err_set(err, errno,
-				       "unix socket guard: sigaction: %s",
-				       strerror(errno));
-			goto fail;
-		}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
+		r = jr_err_set(err, errno, "unix socket guard: sigaction: %s",
+			       strerror(errno));
+		goto fail;
 	}
 	g->listener = steal_fd(&listener);
 	g->diag = steal_fd(&diag);
 	g->userns = steal_fd(&userns);
-	r = pthread_create(&g->thread, NULL, serve, g);
-	if (r != 0) {
-		r = jr_err_set(err, r, "unix socket guard: pthread_create: %s",
-			       strerror(r));
+	r = run_thread(g, err);
+	if (r < 0)
 		goto fail;
-	}
-	g->running = true;
-	pthread_mutex_lock(&g->lock);
-	while (g->table == 0)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-	if (g->table < 0) {
-		*err = g->start_err;
-		r = g->table;
-		goto fail;
-	}
 	*out = g;
 	return 0;
 fail:

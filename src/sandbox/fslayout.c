@@ -289,17 +289,226 @@ static void sort_ops(struct jr_fs_plan *p)
 	}
 }
 
+static int plan_oom(struct jr_err *err)
+{
+	return jr_err_set(err, ENOMEM, "out of memory");
+}
+
+/*
+ * plan_both_layouts - what the host layout takes as well: the --expose
+ * paths, normalized and canonical (the environment scrub), the
+ * --workdir, and the --secret files to hide. Return: 0 or -errno, @err set.
+ */
+static int plan_both_layouts(const struct jr_options *opts, const char *cwd,
+			     struct jr_fs_plan *p, struct jr_err *err)
+{
+	char canon[PATH_MAX], norm[PATH_MAX];
+	int r;
+
+	for (size_t i = 0; i < opts->n_expose; i++) {
+		if (jr_fs_normalize(cwd, opts->expose[i], norm, sizeof(norm)) ==
+			0 &&
+		    push_str(&p->exposed, &p->n_exposed, norm) < 0)
+			return plan_oom(err);
+		if (realpath(opts->expose[i], canon) &&
+		    !has_str(p->exposed, p->n_exposed, canon) &&
+		    push_str(&p->exposed, &p->n_exposed, canon) < 0)
+			return plan_oom(err);
+	}
+	if (opts->workdir) {
+		r = canon_option("workdir", opts->workdir, canon, err);
+		if (r < 0)
+			return r;
+		p->workdir = strdup(canon);
+		if (!p->workdir)
+			return plan_oom(err);
+	}
+	return add_secret_files(p, opts, err);
+}
+
+/* The homes whose table entries are hidden: the caller's $HOME as
+ * written, resolved, and the command user's when it is another. */
+struct plan_homes {
+	const char *env;   /* $HOME as written, or NULL */
+	const char *home;  /* $HOME resolved, or NULL */
+	const char *home2; /* the command user's, resolved, or NULL */
+	char home_c[PATH_MAX], home_u[PATH_MAX];
+};
+
+static void plan_find_homes(const struct jr_ids *ids, struct plan_homes *h)
+{
+	struct passwd *pw;
+
+	if (h->env && realpath(h->env, h->home_c))
+		h->home = h->home_c;
+	pw = getpwuid(ids->host_uid);
+	if (pw && pw->pw_dir && realpath(pw->pw_dir, h->home_u) &&
+	    (!h->home || strcmp(h->home, h->home_u) != 0))
+		h->home2 = h->home_u;
+}
+
+/*
+ * plan_workdir - the working directory (--workdir, or the current one),
+ * writable unless it is / or a home or a parent of one: then refused,
+ * or, with --rw and no --workdir, read-only.
+ * Return: 0 or -errno, @err set.
+ */
+static int plan_workdir(const struct jr_options *opts, const char *cwd,
+			const struct plan_homes *h, struct jr_fs_plan *p,
+			struct jr_err *err)
+{
+	char canon[PATH_MAX];
+
+	if (!p->workdir) {
+		if (!realpath(cwd, canon))
+			return jr_err_set(
+			    err, errno,
+			    "cannot resolve the current directory: %s",
+			    strerror(errno));
+		p->workdir = strdup(canon);
+		if (!p->workdir)
+			return plan_oom(err);
+	} else {
+		struct stat st;
+
+		if (stat(p->workdir, &st) < 0 || !S_ISDIR(st.st_mode))
+			return jr_err_set(err, ENOTDIR,
+					  "--workdir %s: not a directory",
+					  opts->workdir);
+	}
+	p->workdir_writable = true;
+	if (refuse_workdir(p->workdir, h->home, h->home2)) {
+		if (opts->workdir || !opts->n_rw)
+			return jr_err_set(
+			    err, EPERM,
+			    "the working directory %s is /, your home directory or a parent of it, and everything in it would become writable; pass --workdir DIR or --rw DIR",
+			    p->workdir);
+		/* The command starts here read-only; --rw says what it may
+		 * change. */
+		p->workdir_writable = false;
+	}
+	if (p->workdir_writable && push_op(p, JR_FS_OP_RW, p->workdir) < 0)
+		return plan_oom(err);
+	return 0;
+}
+
+/* The --workdir, --rw and --ro arguments as given, for add_hidden().
+ * Return: 0 or -ENOMEM. */
+static int plan_named(const struct jr_options *opts, const char *cwd,
+		      char ***named, size_t *n_named)
+{
+	char norm[PATH_MAX];
+
+	if (opts->workdir &&
+	    jr_fs_normalize(cwd, opts->workdir, norm, sizeof(norm)) == 0 &&
+	    push_str(named, n_named, norm) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < opts->n_rw + opts->n_ro; i++) {
+		const char *a =
+		    i < opts->n_rw ? opts->rw[i] : opts->ro[i - opts->n_rw];
+
+		if (jr_fs_normalize(cwd, a, norm, sizeof(norm)) == 0 &&
+		    push_str(named, n_named, norm) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * plan_mount_ops - one op per --rw, --ro, --tmpfs (a directory) and
+ * --expose (something there), canonical. Return: 0 or -errno, @err set.
+ */
+static int plan_mount_ops(const struct jr_options *opts, struct jr_fs_plan *p,
+			  struct jr_err *err)
+{
+	char canon[PATH_MAX];
+	int r;
+
+	for (size_t i = 0; i < opts->n_rw; i++) {
+		r = canon_option("rw", opts->rw[i], canon, err);
+		if (r < 0)
+			return r;
+		if (push_op(p, JR_FS_OP_RW, canon) < 0)
+			return plan_oom(err);
+	}
+	for (size_t i = 0; i < opts->n_ro; i++) {
+		r = canon_option("ro", opts->ro[i], canon, err);
+		if (r < 0)
+			return r;
+		if (push_op(p, JR_FS_OP_RO, canon) < 0)
+			return plan_oom(err);
+	}
+	for (size_t i = 0; i < opts->n_tmpfs; i++) {
+		struct stat st;
+
+		r = canon_option("tmpfs", opts->tmpfs[i], canon, err);
+		if (r < 0)
+			return r;
+		if (stat(canon, &st) < 0 || !S_ISDIR(st.st_mode))
+			return jr_err_set(err, ENOTDIR,
+					  "--tmpfs %s: not a directory",
+					  opts->tmpfs[i]);
+		if (push_op(p, JR_FS_OP_TMPFS, canon) < 0)
+			return plan_oom(err);
+	}
+	for (size_t i = 0; i < opts->n_expose; i++) {
+		struct stat st;
+
+		/* Nothing there: nothing to pass through (as before). */
+		if (!realpath(opts->expose[i], canon) || stat(canon, &st) < 0)
+			continue;
+		if (push_op(p, JR_FS_OP_EXPOSE, canon) < 0)
+			return plan_oom(err);
+	}
+	return 0;
+}
+
+/*
+ * plan_hidden - what is hidden: each --hide, the hidden table's entries
+ * under each home unless named by --rw/--ro/--workdir (@named), and where
+ * each writable root's .git file leads (add_gitdir()).
+ * Return: 0 or -ENOMEM.
+ */
+static int plan_hidden(const struct jr_options *opts,
+		       const struct plan_homes *h, char *const *named,
+		       size_t n_named, struct jr_fs_plan *p)
+{
+	/* An explicit --rw/--ro of a table entry is a deliberate choice; a
+	 * --hide always hides. */
+	for (size_t i = 0; i < opts->n_hide; i++)
+		if (add_hidden(p, opts->hide[i], NULL, 0) < 0)
+			return -ENOMEM;
+	for (int k = 0; k < 3; k++) {
+		/* The caller's $HOME as written (so that --rw ~/.aws, spelled
+		 * the same way, opts out), resolved, and the command user's. */
+		const char *dir = k == 0 ? h->env : k == 1 ? h->home : h->home2;
+		char path[PATH_MAX];
+
+		if (!dir || dir[0] != '/')
+			continue;
+		for (size_t i = 0; i < jr_fs_n_hidden; i++) {
+			if (snprintf(path, sizeof(path), "%s/%s", dir,
+				     jr_fs_hidden[i].path) >= (int)sizeof(path))
+				continue;
+			if (add_hidden(p, path, named, n_named) < 0)
+				return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == JR_FS_OP_RW &&
+		    add_gitdir(p, p->ops[i].path) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		     struct jr_fs_plan *p, struct jr_err *err)
 {
-	char canon[PATH_MAX], cwd[PATH_MAX], norm[PATH_MAX];
-	char home_c[PATH_MAX], home_u[PATH_MAX];
-	const char *home = NULL, *home2 = NULL;
+	struct plan_homes h = { .env = getenv("HOME") };
+	char cwd[PATH_MAX];
 	char **named = NULL;
 	size_t n_named = 0;
-	struct passwd *pw;
-	const char *env_home = getenv("HOME");
-	int r = -ENOMEM;
+	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->mode = opts->fs_mode;
@@ -312,25 +521,7 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 			       strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < opts->n_expose; i++) {
-		if (jr_fs_normalize(cwd, opts->expose[i], norm, sizeof(norm)) ==
-			0 &&
-		    push_str(&p->exposed, &p->n_exposed, norm) < 0)
-			goto oom;
-		if (realpath(opts->expose[i], canon) &&
-		    !has_str(p->exposed, p->n_exposed, canon) &&
-		    push_str(&p->exposed, &p->n_exposed, canon) < 0)
-			goto oom;
-	}
-	if (opts->workdir) {
-		r = canon_option("workdir", opts->workdir, canon, err);
-		if (r < 0)
-			goto fail;
-		p->workdir = strdup(canon);
-		if (!p->workdir)
-			goto oom;
-	}
-	r = add_secret_files(p, opts, err);
+	r = plan_both_layouts(opts, cwd, p, err);
 	if (r < 0)
 		goto fail;
 	if (p->mode == JR_FS_HOST)
@@ -338,131 +529,22 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 
 	p->tmpfs_size =
 	    opts->tmpfs_size ? opts->tmpfs_size : default_tmpfs_size();
-	if (env_home && realpath(env_home, home_c))
-		home = home_c;
-	pw = getpwuid(ids->host_uid);
-	if (pw && pw->pw_dir && realpath(pw->pw_dir, home_u) &&
-	    (!home || strcmp(home, home_u) != 0))
-		home2 = home_u;
-
-	if (!p->workdir) {
-		if (!realpath(cwd, canon)) {
-			r = jr_err_set(
-			    err, errno,
-			    "cannot resolve the current directory: %s",
-			    strerror(errno));
-			goto fail;
-		}
-		p->workdir = strdup(canon);
-		if (!p->workdir)
-			goto oom;
-	} else {
-		struct stat st;
-
-		if (stat(p->workdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			r = jr_err_set(err, ENOTDIR,
-				       "--workdir %s: not a directory",
-				       opts->workdir);
-			goto fail;
-		}
-	}
-	p->workdir_writable = true;
-	if (refuse_workdir(p->workdir, home, home2)) {
-		if (opts->workdir || !opts->n_rw) {
-			r = jr_err_set(
-			    err, EPERM,
-			    "the working directory %s is /, your home directory or a parent of it, and everything in it would become writable; pass --workdir DIR or --rw DIR",
-			    p->workdir);
-			goto fail;
-		}
-		/* The command starts here read-only; --rw says what it may
-		 * change. */
-		p->workdir_writable = false;
-	}
-	if (p->workdir_writable && push_op(p, JR_FS_OP_RW, p->workdir) < 0)
+	plan_find_homes(ids, &h);
+	r = plan_workdir(opts, cwd, &h, p, err);
+	if (r < 0)
+		goto fail;
+	if (plan_named(opts, cwd, &named, &n_named) < 0)
 		goto oom;
-
-	/* The --workdir, --rw and --ro arguments as given, for add_hidden(). */
-	if (opts->workdir &&
-	    jr_fs_normalize(cwd, opts->workdir, norm, sizeof(norm)) == 0 &&
-	    push_str(&named, &n_named, norm) < 0)
+	r = plan_mount_ops(opts, p, err);
+	if (r < 0)
+		goto fail;
+	if (plan_hidden(opts, &h, named, n_named, p) < 0)
 		goto oom;
-	for (size_t i = 0; i < opts->n_rw + opts->n_ro; i++) {
-		const char *a =
-		    i < opts->n_rw ? opts->rw[i] : opts->ro[i - opts->n_rw];
-
-		if (jr_fs_normalize(cwd, a, norm, sizeof(norm)) == 0 &&
-		    push_str(&named, &n_named, norm) < 0)
-			goto oom;
-	}
-	for (size_t i = 0; i < opts->n_rw; i++) {
-		r = canon_option("rw", opts->rw[i], canon, err);
-		if (r < 0)
-			goto fail;
-		if (push_op(p, JR_FS_OP_RW, canon) < 0)
-			goto oom;
-	}
-	for (size_t i = 0; i < opts->n_ro; i++) {
-		r = canon_option("ro", opts->ro[i], canon, err);
-		if (r < 0)
-			goto fail;
-		if (push_op(p, JR_FS_OP_RO, canon) < 0)
-			goto oom;
-	}
-	for (size_t i = 0; i < opts->n_tmpfs; i++) {
-		struct stat st;
-
-		r = canon_option("tmpfs", opts->tmpfs[i], canon, err);
-		if (r < 0)
-			goto fail;
-		if (stat(canon, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			r = jr_err_set(err, ENOTDIR,
-				       "--tmpfs %s: not a directory",
-				       opts->tmpfs[i]);
-			goto fail;
-		}
-		if (push_op(p, JR_FS_OP_TMPFS, canon) < 0)
-			goto oom;
-	}
-	for (size_t i = 0; i < opts->n_expose; i++) {
-		struct stat st;
-
-		/* Nothing there: nothing to pass through (as before). */
-		if (!realpath(opts->expose[i], canon) || stat(canon, &st) < 0)
-			continue;
-		if (push_op(p, JR_FS_OP_EXPOSE, canon) < 0)
-			goto oom;
-	}
-	/* An explicit --rw/--ro of a table entry is a deliberate choice; a
-	 * --hide always hides. */
-	for (size_t i = 0; i < opts->n_hide; i++)
-		if (add_hidden(p, opts->hide[i], NULL, 0) < 0)
-			goto oom;
-	for (int h = 0; h < 3; h++) {
-		/* The caller's $HOME as written (so that --rw ~/.aws, spelled
-		 * the same way, opts out), resolved, and the command user's. */
-		const char *dir = h == 0 ? env_home : h == 1 ? home : home2;
-		char path[PATH_MAX];
-
-		if (!dir || dir[0] != '/')
-			continue;
-		for (size_t i = 0; i < jr_fs_n_hidden; i++) {
-			if (snprintf(path, sizeof(path), "%s/%s", dir,
-				     jr_fs_hidden[i].path) >= (int)sizeof(path))
-				continue;
-			if (add_hidden(p, path, named, n_named) < 0)
-				goto oom;
-		}
-	}
-	for (size_t i = 0; i < p->n_ops; i++)
-		if (p->ops[i].kind == JR_FS_OP_RW &&
-		    add_gitdir(p, p->ops[i].path) < 0)
-			goto oom;
 	sort_ops(p);
 	free_strs(named, n_named);
 	return 0;
 oom:
-	r = jr_err_set(err, ENOMEM, "out of memory");
+	r = plan_oom(err);
 fail:
 	free_strs(named, n_named);
 	jr_fs_plan_release(p);
@@ -1238,27 +1320,22 @@ static int clone_console(int tty, struct jr_err *err)
 	return c;
 }
 
-/* Steps 2 and 4: every detached piece, and the mountpoints in them. */
-static int collect(struct build *b)
+/* Room for the mountpoints collect() makes: one per piece, the scratch
+ * covers and the /dev links. */
+#define MAX_MKPOINTS (MAX_PIECES + 16)
+
+/*
+ * collect_kernel_fs - kernel filesystems of the sandbox's own namespaces.
+ * proc: its pid view is the new PID namespace. sysfs: the worker netns's
+ * devices, read-only. cgroup2: the sandbox's cgroup namespace root,
+ * read-only, so cgroup.freeze/cgroup.kill of the user's delegated cgroups
+ * cannot be written. Return: 0 or -errno with b->err set.
+ */
+static int collect_kernel_fs(struct build *b)
 {
-	const struct jr_fs_plan *plan = b->plan;
-	static struct mkpoint mk[MAX_PIECES + 16];
-	size_t n_mk = 0, dev_i;
+	struct jr_err ignored;
 	int fd, r;
 
-	b->scratch = new_tmpfs(
-	    plan, "0755", 65536,
-	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
-	if (b->scratch < 0)
-		return b->scratch;
-	mk[n_mk++] = (struct mkpoint){ b->scratch, "d", 'd', NULL, 0555 };
-	mk[n_mk++] = (struct mkpoint){ b->scratch, "f", 'f', NULL, 0444 };
-
-	/* Kernel filesystems of the sandbox's own namespaces. proc: its pid
-	 * view is the new PID namespace. sysfs: the worker netns's devices,
-	 * read-only. cgroup2: the sandbox's cgroup namespace root,
-	 * read-only, so cgroup.freeze/cgroup.kill of the user's delegated
-	 * cgroups cannot be written. */
 	fd = new_fs("proc", NULL,
 		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 		    b->err);
@@ -1276,35 +1353,25 @@ static int collect(struct build *b)
 	r = add_piece(b, fd, "/sys", true, false);
 	if (r < 0)
 		return r;
-	{
-		struct jr_err ignored;
+	/* Optional: an empty /sys/fs/cgroup is as safe. */
+	fd = new_fs("cgroup2", NULL,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			MOUNT_ATTR_NOEXEC,
+		    &ignored);
+	if (fd >= 0 && add_piece(b, fd, "/sys/fs/cgroup", true, false) < 0)
+		return -E2BIG;
+	return 0;
+}
 
-		/* Optional: an empty /sys/fs/cgroup is as safe. */
-		fd = new_fs("cgroup2", NULL,
-			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-				MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-			    &ignored);
-		if (fd >= 0 &&
-		    add_piece(b, fd, "/sys/fs/cgroup", true, false) < 0)
-			return -E2BIG;
-	}
+/* collect_dev_nodes - the host's device nodes of dev_nodes[], bound in
+ * (rootless cannot mknod); each must be a character device. */
+static int collect_dev_nodes(struct build *b)
+{
+	/* Static: a piece keeps its path. */
+	static char paths[ARRAY_SIZE(dev_nodes)][16];
+	int fd, r;
 
-	/* /dev: a tmpfs, host nodes bound in (rootless cannot mknod), a
-	 * new devpts instance, its own shm. */
-	fd = new_tmpfs(plan, "0755", 65536,
-		       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, b->err);
-	if (fd < 0)
-		return fd;
-	r = add_piece(b, fd, "/dev", true, true);
-	if (r < 0)
-		return r;
-	dev_i = b->n - 1;
-	for (size_t i = 0; i < ARRAY_SIZE(dev_links); i++)
-		mk[n_mk++] =
-		    (struct mkpoint){ b->p[dev_i].fd, dev_links[i].name, 'l',
-				      dev_links[i].target, 0 };
 	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
-		static char paths[ARRAY_SIZE(dev_nodes)][16];
 		bool is_dir;
 		mode_t type;
 
@@ -1324,6 +1391,36 @@ static int collect(struct build *b)
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+/*
+ * collect_dev - /dev: a tmpfs (its links go to @mk), host nodes bound in,
+ * the command's terminal, a new devpts instance. Return: 0 or -errno
+ * with b->err set.
+ */
+static int collect_dev(struct build *b, struct mkpoint *mk, size_t *n_mk)
+{
+	const char *kv[] = { "newinstance", NULL,   "ptmxmode", "0666",
+			     "mode",	    "0620", NULL };
+	size_t dev_i;
+	int fd, r;
+
+	fd = new_tmpfs(b->plan, "0755", 65536,
+		       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, b->err);
+	if (fd < 0)
+		return fd;
+	r = add_piece(b, fd, "/dev", true, true);
+	if (r < 0)
+		return r;
+	dev_i = b->n - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(dev_links); i++)
+		mk[(*n_mk)++] =
+		    (struct mkpoint){ b->p[dev_i].fd, dev_links[i].name, 'l',
+				      dev_links[i].target, 0 };
+	r = collect_dev_nodes(b);
+	if (r < 0)
+		return r;
 	/* The command's own terminal: the runner allocated it on the host's
 	 * devpts, which the new instance does not show, so ttyname(3) would
 	 * find no name for it. As bubblewrap does, it is bound at
@@ -1336,55 +1433,58 @@ static int collect(struct build *b)
 		if (r < 0)
 			return r;
 	}
-	{
-		const char *kv[] = { "newinstance", NULL,   "ptmxmode", "0666",
-				     "mode",	    "0620", NULL };
+	fd =
+	    new_fs("devpts", kv, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, b->err);
+	if (fd < 0)
+		return fd;
+	return add_piece(b, fd, "/dev/pts", true, false);
+}
 
-		fd = new_fs("devpts", kv, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-			    b->err);
+/* collect_private_tmpfs - the sandbox's own /dev/shm, /tmp, /var/tmp and
+ * /run. Return: 0 or -errno with b->err set. */
+static int collect_private_tmpfs(struct build *b)
+{
+	static const struct {
+		const char *where, *mode;
+	} fixed[] = {
+		{ "/dev/shm", "1777" },
+		{ "/tmp", "1777" },
+		{ "/var/tmp", "1777" },
+		{ "/run", "0755" },
+	};
+	int fd, r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
+		bool in_dev = strncmp(fixed[i].where, "/dev/", 5) == 0;
+		_cleanup_close_ int probe = -1;
+
+		/* A host without /var/tmp (or with a symlink there, leading
+		 * into the read-only tree) gets none. */
+		if (!in_dev) {
+			probe = sys_openat2(AT_FDCWD, fixed[i].where,
+					    O_PATH | O_DIRECTORY,
+					    RESOLVE_NO_SYMLINKS);
+			if (probe < 0)
+				continue;
+		}
+		fd = new_tmpfs(b->plan, fixed[i].mode, b->plan->tmpfs_size,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
 		if (fd < 0)
 			return fd;
-		r = add_piece(b, fd, "/dev/pts", true, false);
+		r = add_piece(b, fd, fixed[i].where, true, true);
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
 
-	/* The private tmpfs. */
-	{
-		static const struct {
-			const char *where, *mode;
-		} fixed[] = {
-			{ "/dev/shm", "1777" },
-			{ "/tmp", "1777" },
-			{ "/var/tmp", "1777" },
-			{ "/run", "0755" },
-		};
+/* collect_plan - the plan's ops: clones of the host taken now, while it
+ * is whole, and --tmpfs. Return: 0 or -errno with b->err set. */
+static int collect_plan(struct build *b)
+{
+	const struct jr_fs_plan *plan = b->plan;
+	int fd, r;
 
-		for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
-			bool in_dev = strncmp(fixed[i].where, "/dev/", 5) == 0;
-			_cleanup_close_ int probe = -1;
-
-			/* A host without /var/tmp (or with a symlink there,
-			 * leading into the read-only tree) gets none. */
-			if (!in_dev) {
-				probe = sys_openat2(AT_FDCWD, fixed[i].where,
-						    O_PATH | O_DIRECTORY,
-						    RESOLVE_NO_SYMLINKS);
-				if (probe < 0)
-					continue;
-			}
-			fd = new_tmpfs(plan, fixed[i].mode, plan->tmpfs_size,
-				       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-				       b->err);
-			if (fd < 0)
-				return fd;
-			r = add_piece(b, fd, fixed[i].where, true, true);
-			if (r < 0)
-				return r;
-		}
-	}
-
-	/* The plan: clones of the host taken now, while it is whole. */
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct jr_fs_op *o = &plan->ops[i];
 		bool is_dir = true;
@@ -1416,23 +1516,58 @@ static int collect(struct build *b)
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
 
-	/* Mountpoints for the pieces that land inside a tmpfs piece. */
+/* Mountpoints for the pieces that land inside a tmpfs piece, added to
+ * @mk while there is room. */
+static void collect_mountpoints(const struct build *b, struct mkpoint *mk,
+				size_t *n_mk)
+{
 	for (size_t i = 0; i < b->n; i++) {
 		const struct piece *t = tmpfs_above(b, b->p[i].where);
 
-		if (!t || n_mk == ARRAY_SIZE(mk))
+		if (!t || *n_mk == MAX_MKPOINTS)
 			continue;
-		mk[n_mk++] = (struct mkpoint){
+		mk[(*n_mk)++] = (struct mkpoint){
 			.dirfd = t->fd,
 			.rel = b->p[i].where + strlen(t->where) + 1,
 			.kind = b->p[i].is_dir ? 'd' : 'f',
 			.mode = b->p[i].is_dir ? 0755 : 0644,
 		};
 	}
-	r = make_points(mk, n_mk, plan->uid, plan->gid, !plan->privileged,
-			b->err);
-	return r;
+}
+
+/* Steps 2 and 4: every detached piece, and the mountpoints in them. */
+static int collect(struct build *b)
+{
+	const struct jr_fs_plan *plan = b->plan;
+	static struct mkpoint mk[MAX_MKPOINTS];
+	size_t n_mk = 0;
+	int r;
+
+	b->scratch = new_tmpfs(
+	    plan, "0755", 65536,
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+	if (b->scratch < 0)
+		return b->scratch;
+	mk[n_mk++] = (struct mkpoint){ b->scratch, "d", 'd', NULL, 0555 };
+	mk[n_mk++] = (struct mkpoint){ b->scratch, "f", 'f', NULL, 0444 };
+	r = collect_kernel_fs(b);
+	if (r < 0)
+		return r;
+	r = collect_dev(b, mk, &n_mk);
+	if (r < 0)
+		return r;
+	r = collect_private_tmpfs(b);
+	if (r < 0)
+		return r;
+	r = collect_plan(b);
+	if (r < 0)
+		return r;
+	collect_mountpoints(b, mk, &n_mk);
+	return make_points(mk, n_mk, plan->uid, plan->gid, !plan->privileged,
+			   b->err);
 }
 
 int jr_fs_apply_finish(struct jr_err *err)

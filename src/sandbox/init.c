@@ -626,28 +626,30 @@ static int supervise(pid_t cmd, const sigset_t *set, int runner_pidfd)
 	}
 }
 
-void jr_init_main(const struct jr_init_args *a)
+/* The signals init forwards, and SIGCHLD: blocked, read from a signalfd
+ * by supervise(). */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (int i = 0; i < jr_forwarded_signals_count; i++)
+		sigaddset(set, jr_forwarded_signals[i]);
+	sigaddset(set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/*
+ * run_setup - after MAPS_DONE: the cgroup namespace, NFT_EARLY, the
+ * namespaces' setup, then SETUP_OK with its phases and the fds the
+ * runner takes over. Any failure is SETUP_FAIL and exit.
+ */
+static void run_setup(const struct jr_init_args *a)
 {
 	struct jr_err err = { 0 };
 	struct jr_initproto_msg m;
-	struct exec_report rep;
 	int fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = 0;
-	int report[2];
-	sigset_t set;
-	ssize_t n;
-	uint64_t t_setup, t_check, t_exec, selfcheck_us;
-	pid_t cmd;
+	uint64_t t_setup;
 	int r;
-
-	/* Die with the runner, even if it is already gone. */
-	tie_to_runner(a->runner_pidfd);
-
-	sigemptyset(&set);
-	for (int i = 0; i < jr_forwarded_signals_count; i++)
-		sigaddset(&set, jr_forwarded_signals[i]);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	r = jr_initproto_recv(a->proto, &m, NULL, NULL);
 	if (r < 0 || m.type != JR_INITPROTO_MAPS_DONE)
@@ -678,12 +680,16 @@ void jr_init_main(const struct jr_init_args *a)
 	/* The runner holds them now; no copy may reach the command. */
 	for (size_t i = JR_INITPROTO_FDS_EARLY; i < nfds; i++)
 		close(fds[i]);
+}
 
-	recv_go(a);
+/* (allowlist) Is the relay answering? If not, the command never starts:
+ * EXEC_FAIL at the pre-exec stage, and exit. */
+static void selfcheck_relay(const struct jr_init_args *a)
+{
+	struct jr_err err = { 0 };
+	struct jr_initproto_msg m;
 
-	t_check = jr_clock_us();
-	if (a->net == JR_NET_ALLOWLIST &&
-	    jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
+	if (jr_selfcheck_relay(a->gateway.relay, JR_SELFCHECK_TIMEOUT_MS,
 			       &err) < 0) {
 		jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, err.code,
 				      "%s", err.msg);
@@ -691,45 +697,25 @@ void jr_init_main(const struct jr_init_args *a)
 		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
+}
 
-	t_exec = jr_clock_us();
-	selfcheck_us = a->net == JR_NET_ALLOWLIST ? t_exec - t_check : 0;
-	if (pipe2(report, O_CLOEXEC) < 0) {
-		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
-		setup_fail(a->proto, &err);
-	}
-	/*
-	 * vfork: the child borrows init's memory until it execs or _exits,
-	 * while init waits. A fork copied init's page tables, and every page
-	 * the child then wrote (environment, heap, stack) took a copy-on-write
-	 * fault with a TLB flush, and execve then tore the copy down again:
-	 * milliseconds on a busy VM, on the path to the command's start.
-	 * exec_command() is written for this: it never returns (execve or
-	 * _exit), uses no other thread, and what it changes in the shared
-	 * memory (the environment) init never reads; credentials, signal
-	 * mask, fd table and seccomp filter are the child's own.
-	 */
-	cmd = vfork();
-	if (cmd < 0) {
-		jr_err_set(&err, errno, "cannot fork the command: %s",
-			   strerror(errno));
-		setup_fail(a->proto, &err);
-	}
-	if (cmd == 0) {
-		close(report[0]);
-		exec_command(a, report[1]);
-	}
-	close(report[1]);
-	if (landlock_ruleset >= 0)
-		close(landlock_ruleset);
-	if (a->pty_slave >= 0)
-		close(
-		    a->pty_slave); /* so the runner sees EIO when the command is done */
+/*
+ * await_exec - the command's exec report on @report_rd: EOF (the
+ * O_CLOEXEC pipe closed by a successful execve) returns; a report of a
+ * failure, or a torn one (fail closed: the command is killed), becomes
+ * EXEC_FAIL, and init exits.
+ */
+static void await_exec(const struct jr_init_args *a, pid_t cmd, int report_rd)
+{
+	struct jr_err err = { 0 };
+	struct jr_initproto_msg m;
+	struct exec_report rep;
+	ssize_t n;
 
 	do {
-		n = read(report[0], &rep, sizeof(rep));
+		n = read(report_rd, &rep, sizeof(rep));
 	} while (n < 0 && errno == EINTR);
-	close(report[0]);
+	close(report_rd);
 	if (n == (ssize_t)sizeof(rep)) {
 		int status;
 
@@ -752,6 +738,62 @@ void jr_init_main(const struct jr_init_args *a)
 		send_or_die(a->proto, &m, NULL, 0);
 		_exit(0);
 	}
+}
+
+void jr_init_main(const struct jr_init_args *a)
+{
+	struct jr_err err = { 0 };
+	struct jr_initproto_msg m;
+	int report[2];
+	sigset_t set;
+	uint64_t t_check, t_exec, selfcheck_us;
+	pid_t cmd;
+
+	/* Die with the runner, even if it is already gone. */
+	tie_to_runner(a->runner_pidfd);
+	block_signals(&set);
+	run_setup(a);
+	recv_go(a);
+
+	t_check = jr_clock_us();
+	if (a->net == JR_NET_ALLOWLIST)
+		selfcheck_relay(a);
+	t_exec = jr_clock_us();
+	selfcheck_us = a->net == JR_NET_ALLOWLIST ? t_exec - t_check : 0;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		jr_err_set(&err, errno, "pipe2: %s", strerror(errno));
+		setup_fail(a->proto, &err);
+	}
+	/*
+	 * vfork: the child borrows init's memory until it execs or _exits,
+	 * while init waits. A fork copied init's page tables, and every page
+	 * the child then wrote (environment, heap, stack) took a copy-on-write
+	 * fault with a TLB flush, and execve then tore the copy down again:
+	 * milliseconds on a busy VM, on the path to the command's start.
+	 * exec_command() is written for this: it never returns (execve or
+	 * _exit), uses no other thread, and what it changes in the shared
+	 * memory (the environment) init never reads; credentials, signal
+	 * mask, fd table and seccomp filter are the child's own. So vfork
+	 * stays here, in the function the child never returns to.
+	 */
+	cmd = vfork();
+	if (cmd < 0) {
+		jr_err_set(&err, errno, "cannot fork the command: %s",
+			   strerror(errno));
+		setup_fail(a->proto, &err);
+	}
+	if (cmd == 0) {
+		close(report[0]);
+		exec_command(a, report[1]);
+	}
+	close(report[1]);
+	if (landlock_ruleset >= 0)
+		close(landlock_ruleset);
+	if (a->pty_slave >= 0)
+		close(
+		    a->pty_slave); /* so the runner sees EIO when the command is done */
+	await_exec(a, cmd, report[0]);
+
 	jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_OK, 0, NULL);
 	m.phase_us[0] = selfcheck_us;
 	m.phase_us[1] = jr_clock_us() - t_exec;

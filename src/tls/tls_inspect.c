@@ -830,241 +830,328 @@ static long read_head(SSL *s, char *buf, size_t cap, size_t *have)
 	}
 }
 
-/*
- * One request: head, rules, secrets, upstream, body, response. Writes
- * exactly one audit line unless the client closed without a request.
- */
-static void serve_request(struct inspect_conn *ic, SSL *cs)
-{
-	struct jr_secrets *set = ic->in->cfg.secrets;
-	struct req_log l = { .t_start = jr_clock_ms(), .status = -1 };
-	struct jr_http_request req = { 0 };
-	struct jr_http_body_tracker bt;
-	struct jr_secrets_verdict v;
-	struct jr_err err = { 0 };
-	char *buf = malloc(JR_HTTP_HEAD_MAX + INSPECT_BUF);
-	char *abs = NULL, *head = NULL, *rhead = NULL;
-	size_t have = 0, head_len = 0, rlen = 0, abs_len;
-	const char *sp1, *sp2;
-	char msg[JR_ERR_MSG_MAX + 64];
-	long hl, hl_abs;
-	SSL *us = NULL;
-	bool parsed = false;
+/* The message buffer of an answer that quotes something. */
+#define INSPECT_MSG_MAX (JR_ERR_MSG_MAX + 64)
 
-	if (!buf)
-		goto out;
-	upstream_finish(ic);
-	ic->t.upstream = jr_clock_us();
-	hl = read_head(cs, buf, JR_HTTP_HEAD_MAX, &have);
-	ic->t.head = jr_clock_us();
-	if (hl == 0)
-		goto out_quiet;
-	if (hl < 0) {
-		answer(cs, &l, 400, NULL, "bad-request", false,
-		       "jailrun: bad request: no complete head");
-		goto out;
-	}
-	l.up = (uint64_t)have;
-	/* "METHOD /target HTTP/1.1": only origin-form inside the tunnel. */
-	sp1 = memchr(buf, ' ', (size_t)hl);
-	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(buf + hl - sp1 - 1)) : NULL;
+/* One inspected request on its way through serve_request()'s steps: what
+ * each step leaves for the next, and everything to release at the end. */
+struct inspect_req {
+	struct req_log l;
+	char *buf;   /* the client's head, then body, then the response */
+	size_t have; /* bytes in @buf */
+	long hl;     /* the client's head length */
+	char *abs;   /* the head in absolute-form, for the proxy's parser */
+	struct jr_http_request req;
+	bool parsed;
+	char *head; /* the head for the upstream, secrets swapped in */
+	size_t head_len;
+	SSL *us;     /* the upstream, once the request may go */
+	char *rhead; /* the response head for the client */
+	size_t rlen;
+};
+
+/*
+ * parse_request - the client's head, "METHOD /target HTTP/1.1" (only
+ * origin-form inside the tunnel), put behind "http://HOST" and parsed by
+ * the proxy's own parser (see the top). Return: true if parsed; false
+ * when answered (or out of memory: nothing to answer with).
+ */
+static bool parse_request(struct inspect_conn *ic, SSL *cs,
+			  struct inspect_req *r)
+{
+	const char *buf = r->buf, *sp1, *sp2;
+	struct jr_err err = { 0 };
+	char msg[INSPECT_MSG_MAX];
+	size_t abs_len;
+	long hl_abs;
+
+	sp1 = memchr(buf, ' ', (size_t)r->hl);
+	sp2 =
+	    sp1 ? memchr(sp1 + 1, ' ', (size_t)(buf + r->hl - sp1 - 1)) : NULL;
 	if (sp1) {
-		snprintf(l.method, sizeof(l.method), "%.*s", (int)(sp1 - buf),
-			 buf);
+		snprintf(r->l.method, sizeof(r->l.method), "%.*s",
+			 (int)(sp1 - buf), buf);
 		if (sp2)
-			snprintf(l.path, sizeof(l.path), "%.*s",
+			snprintf(r->l.path, sizeof(r->l.path), "%.*s",
 				 (int)(sp2 - sp1 - 1), sp1 + 1);
 	}
 	if (!sp2 || sp1[1] != '/') {
 		answer(
-		    cs, &l, 400, NULL, "bad-request", false,
+		    cs, &r->l, 400, NULL, "bad-request", false,
 		    "jailrun: bad request: an inspected connection takes origin-form requests (GET /path HTTP/1.1)");
-		goto out;
+		return false;
 	}
-	/* Behind "http://HOST" the proxy's own parser applies (see top). */
-	abs_len = (size_t)(sp1 - buf) + 8 + strlen(ic->host) + 2 + (size_t)hl -
-		  (size_t)(sp1 + 1 - buf);
-	abs = malloc(abs_len + 1);
-	if (!abs)
-		goto out;
+	abs_len = (size_t)(sp1 - buf) + 8 + strlen(ic->host) + 2 +
+		  (size_t)r->hl - (size_t)(sp1 + 1 - buf);
+	r->abs = malloc(abs_len + 1);
+	if (!r->abs)
+		return false;
 	{
 		bool v6 = strchr(ic->host, ':') != NULL;
 
 		abs_len = (size_t)snprintf(
-		    abs, abs_len + 1, "%.*s http://%s%s%s%.*s",
+		    r->abs, abs_len + 1, "%.*s http://%s%s%s%.*s",
 		    (int)(sp1 - buf), buf, v6 ? "[" : "", ic->host,
-		    v6 ? "]" : "", (int)(buf + hl - sp1 - 1), sp1 + 1);
+		    v6 ? "]" : "", (int)(buf + r->hl - sp1 - 1), sp1 + 1);
 	}
-	hl_abs = jr_http_parse_request(abs, abs_len, &req, &err);
+	hl_abs = jr_http_parse_request(r->abs, abs_len, &r->req, &err);
 	if (hl_abs <= 0) {
 		snprintf(msg, sizeof(msg), "jailrun: bad request: %s",
 			 hl_abs == 0 ? "incomplete head" : err.msg);
-		answer(cs, &l, 400, NULL, "bad-request", false, msg);
-		goto out;
+		answer(cs, &r->l, 400, NULL, "bad-request", false, msg);
+		return false;
 	}
-	parsed = true;
-	/*
-	 * --allow-http: the one place an inspected request is checked
-	 * against the rules, before anything reaches the upstream. The
-	 * target checked is the one sent (the whole of it, not the audit's
-	 * shortened copy); the secrets rewrite below never changes it.
-	 */
-	if (jr_httprules_host_has_rules(set->http_rules, ic->host)) {
-		const char *rwhy = NULL;
-		char *target = jr_http_upstream_target(&req);
-		enum jr_http_verdict hv =
-		    target ? jr_httprules_check(set->http_rules, "https",
-						ic->host, ic->port, req.method,
-						target, &rwhy)
-			   : JR_HTTP_DENY_RULE;
+	r->parsed = true;
+	return true;
+}
 
-		free(target);
-		if (hv != JR_HTTP_ALLOWED) {
-			snprintf(msg, sizeof(msg),
-				 "jailrun: %s %.200s on %s refused: %s",
-				 req.method, l.path, ic->host,
-				 rwhy ? rwhy : "no rule allows it");
-			answer(cs, &l, 403, jr_http_verdict_name(hv),
-			       jr_http_verdict_name(hv), false, msg);
-			goto out;
-		}
-	}
+/*
+ * check_http_rules - --allow-http: the one place an inspected request is
+ * checked against the rules, before anything reaches the upstream. The
+ * target checked is the one sent (the whole of it, not the audit's
+ * shortened copy); the secrets rewrite after it never changes it.
+ * Return: true if allowed (or the host has no rules); false when answered.
+ */
+static bool check_http_rules(struct inspect_conn *ic, SSL *cs,
+			     struct inspect_req *r)
+{
+	struct jr_secrets *set = ic->in->cfg.secrets;
+	const char *rwhy = NULL;
+	char msg[INSPECT_MSG_MAX];
+	enum jr_http_verdict hv;
+	char *target;
+
+	if (!jr_httprules_host_has_rules(set->http_rules, ic->host))
+		return true;
+	target = jr_http_upstream_target(&r->req);
+	hv = target ? jr_httprules_check(set->http_rules, "https", ic->host,
+					 ic->port, r->req.method, target, &rwhy)
+		    : JR_HTTP_DENY_RULE;
+	free(target);
+	if (hv == JR_HTTP_ALLOWED)
+		return true;
+	snprintf(msg, sizeof(msg), "jailrun: %s %.200s on %s refused: %s",
+		 r->req.method, r->l.path, ic->host,
+		 rwhy ? rwhy : "no rule allows it");
+	answer(cs, &r->l, 403, jr_http_verdict_name(hv),
+	       jr_http_verdict_name(hv), false, msg);
+	return false;
+}
+
+/*
+ * swap_secrets - the head for the upstream, with the placeholders of the
+ * secrets bound to this host swapped in (secrets.c); a placeholder sent
+ * where it does not belong is refused. Return: true; false when answered.
+ */
+static bool swap_secrets(struct inspect_conn *ic, SSL *cs,
+			 struct inspect_req *r)
+{
+	struct jr_secrets *set = ic->in->cfg.secrets;
+	struct jr_secrets_verdict v;
+	char msg[INSPECT_MSG_MAX];
+
 	atomic_fetch_add(&set->inspected, 1);
 	switch (jr_secrets_rewrite_head(
-	    set, ic->host, ic->port, req.upstream_head, req.upstream_head_len,
-	    &head, &head_len, &v)) {
+	    set, ic->host, ic->port, r->req.upstream_head,
+	    r->req.upstream_head_len, &r->head, &r->head_len, &v)) {
 	case 0:
 		break;
 	case 1:
 		atomic_fetch_add(&set->misuse, 1);
 		jr_secrets_misuse_message(&v, ic->host, ic->port, msg,
 					  sizeof(msg));
-		answer(cs, &l, 403, "secret-misuse", "secret-misuse", false,
+		answer(cs, &r->l, 403, "secret-misuse", "secret-misuse", false,
 		       msg);
-		goto out;
+		return false;
 	default:
-		answer(cs, &l, 503, NULL, "out-of-memory", true,
+		answer(cs, &r->l, 503, NULL, "out-of-memory", true,
 		       "jailrun: out of memory");
-		goto out;
+		return false;
 	}
-	l.injected = v.injected > 0;
-	if (l.injected)
+	r->l.injected = v.injected > 0;
+	if (r->l.injected)
 		atomic_fetch_add(&set->injected, 1);
-	/* Started before the client's handshake, finished after it. */
-	us = steal_pointer(&ic->us);
-	if (!us) {
+	return true;
+}
+
+/*
+ * send_request - the head, then exactly the body (http.c's framing),
+ * nothing after it, to the upstream whose handshake started before the
+ * client's and finished after it. Return: true if sent (or the client
+ * stopped sending: the upstream judges what it got); false when answered
+ * or failed (@r->l.reason).
+ */
+static bool send_request(struct inspect_conn *ic, SSL *cs,
+			 struct inspect_req *r)
+{
+	struct jr_http_body_tracker bt;
+	char msg[INSPECT_MSG_MAX];
+	size_t off = (size_t)r->hl;
+
+	r->us = steal_pointer(&ic->us);
+	if (!r->us) {
 		snprintf(msg, sizeof(msg), "jailrun: TLS to %s port %u: %s",
 			 ic->host, ic->port, ic->up_why);
-		answer(cs, &l, 502, NULL, "upstream-tls-failed", true, msg);
-		goto out;
+		answer(cs, &r->l, 502, NULL, "upstream-tls-failed", true, msg);
+		return false;
 	}
-	if (ssl_write_all(us, head, head_len) < 0) {
-		l.reason = "upstream-error";
-		goto out;
+	if (ssl_write_all(r->us, r->head, r->head_len) < 0) {
+		r->l.reason = "upstream-error";
+		return false;
 	}
-	/* Exactly the body (http.c's framing), nothing after it. */
-	jr_http_body_init(&bt, &req);
-	{
-		size_t off = (size_t)hl;
-
-		while (!bt.done) {
-			long take;
-			size_t got = 0;
-
-			if (off < have) {
-				take = jr_http_body_feed(&bt, buf + off,
-							 have - off);
-				if (take < 0) {
-					l.reason = "bad-request";
-					goto out;
-				}
-				if (take && ssl_write_all(us, buf + off,
-							  (size_t)take) < 0) {
-					l.reason = "upstream-error";
-					goto out;
-				}
-				off = have;
-				continue;
-			}
-			if (SSL_read_ex(cs, buf, INSPECT_BUF, &got) != 1)
-				break; /* the upstream judges what it got */
-			l.up += got;
-			off = 0;
-			have = got;
-		}
-	}
-	/* The response: its head gets "Connection: close", then bytes until
-	 * the upstream closes (it was asked to). */
-	have = 0;
-	for (;;) {
+	jr_http_body_init(&bt, &r->req);
+	while (!bt.done) {
+		long take;
 		size_t got = 0;
+
+		if (off < r->have) {
+			take =
+			    jr_http_body_feed(&bt, r->buf + off, r->have - off);
+			if (take < 0) {
+				r->l.reason = "bad-request";
+				return false;
+			}
+			if (take && ssl_write_all(r->us, r->buf + off,
+						  (size_t)take) < 0) {
+				r->l.reason = "upstream-error";
+				return false;
+			}
+			off = r->have;
+			continue;
+		}
+		if (SSL_read_ex(cs, r->buf, INSPECT_BUF, &got) != 1)
+			break; /* the upstream judges what it got */
+		r->l.up += got;
+		off = 0;
+		r->have = got;
+	}
+	return true;
+}
+
+/*
+ * relay_response_head - read the upstream's response head, pass it to
+ * the client with "Connection: close" (jr_inspect_response_head()), and
+ * the bytes read after it. Return: true; false when answered or failed.
+ */
+static bool relay_response_head(struct inspect_conn *ic, SSL *cs,
+				struct inspect_req *r)
+{
+	char *buf = r->buf;
+
+	r->have = 0;
+	for (;;) {
+		char msg[INSPECT_MSG_MAX];
+		size_t got = 0, rhl;
 		char *e;
 
-		if (SSL_read_ex(us, buf + have, JR_HTTP_HEAD_MAX - have,
-				&got) != 1) {
+		if (SSL_read_ex(r->us, buf + r->have,
+				JR_HTTP_HEAD_MAX - r->have, &got) != 1) {
 			snprintf(
 			    msg, sizeof(msg),
 			    "jailrun: %s closed the connection without an answer",
 			    ic->host);
-			answer(cs, &l, 502, NULL, "upstream-error", true, msg);
-			goto out;
+			answer(cs, &r->l, 502, NULL, "upstream-error", true,
+			       msg);
+			return false;
 		}
-		have += got;
-		e = memmem(buf, have, "\r\n\r\n", 4);
-		if (e) {
-			size_t rhl = (size_t)(e - buf) + 4;
-
-			if (jr_inspect_response_head(buf, rhl, &rhead, &rlen,
-						     &l.status) < 0) {
-				answer(
-				    cs, &l, 502, NULL, "upstream-error", true,
-				    "jailrun: the upstream's answer is not HTTP/1.x");
-				goto out;
-			}
-			ic->t.answer = jr_clock_us();
-			if (ssl_write_all(cs, rhead, rlen) < 0 ||
-			    ssl_write_all(cs, buf + rhl, have - rhl) < 0) {
-				l.reason = "client-error";
-				goto out;
-			}
-			l.down += rlen + have - rhl;
-			break;
-		}
-		if (have == JR_HTTP_HEAD_MAX) {
+		r->have += got;
+		e = memmem(buf, r->have, "\r\n\r\n", 4);
+		if (!e) {
+			if (r->have < JR_HTTP_HEAD_MAX)
+				continue;
 			answer(
-			    cs, &l, 502, NULL, "upstream-error", true,
+			    cs, &r->l, 502, NULL, "upstream-error", true,
 			    "jailrun: the upstream's answer head is too long");
-			goto out;
+			return false;
 		}
+		rhl = (size_t)(e - buf) + 4;
+		if (jr_inspect_response_head(buf, rhl, &r->rhead, &r->rlen,
+					     &r->l.status) < 0) {
+			answer(
+			    cs, &r->l, 502, NULL, "upstream-error", true,
+			    "jailrun: the upstream's answer is not HTTP/1.x");
+			return false;
+		}
+		ic->t.answer = jr_clock_us();
+		if (ssl_write_all(cs, r->rhead, r->rlen) < 0 ||
+		    ssl_write_all(cs, buf + rhl, r->have - rhl) < 0) {
+			r->l.reason = "client-error";
+			return false;
+		}
+		r->l.down += r->rlen + r->have - rhl;
+		return true;
 	}
-	l.allowed = true;
+}
+
+/* relay_response_body - the rest of the response, until the upstream
+ * closes (it was asked to). */
+static void relay_response_body(SSL *cs, struct inspect_req *r)
+{
 	for (;;) {
 		size_t got = 0;
 
-		if (SSL_read_ex(us, buf, INSPECT_BUF, &got) != 1)
+		if (SSL_read_ex(r->us, r->buf, INSPECT_BUF, &got) != 1)
 			break;
-		if (ssl_write_all(cs, buf, got) < 0) {
-			l.reason = "client-error";
+		if (ssl_write_all(cs, r->buf, got) < 0) {
+			r->l.reason = "client-error";
 			break;
 		}
-		l.down += got;
+		r->l.down += got;
 	}
+}
+
+static void inspect_req_release(struct inspect_req *r)
+{
+	if (r->us) {
+		SSL_shutdown(r->us);
+		SSL_free(r->us);
+	}
+	if (r->head) {
+		explicit_bzero(r->head, r->head_len);
+		free(r->head);
+	}
+	if (r->parsed)
+		jr_http_request_release(&r->req);
+	free(r->abs);
+	free(r->rhead);
+	free(r->buf);
+}
+
+/*
+ * One request: head, rules, secrets, upstream, body, response. Writes
+ * exactly one audit line unless the client closed without a request.
+ */
+static void serve_request(struct inspect_conn *ic, SSL *cs)
+{
+	struct inspect_req r = {
+		.l = { .t_start = jr_clock_ms(), .status = -1 },
+	};
+
+	r.buf = malloc(JR_HTTP_HEAD_MAX + INSPECT_BUF);
+	if (!r.buf)
+		goto out;
+	upstream_finish(ic);
+	ic->t.upstream = jr_clock_us();
+	r.hl = read_head(cs, r.buf, JR_HTTP_HEAD_MAX, &r.have);
+	ic->t.head = jr_clock_us();
+	if (r.hl == 0)
+		goto out_quiet;
+	if (r.hl < 0) {
+		answer(cs, &r.l, 400, NULL, "bad-request", false,
+		       "jailrun: bad request: no complete head");
+		goto out;
+	}
+	r.l.up = (uint64_t)r.have;
+	if (!parse_request(ic, cs, &r) || !check_http_rules(ic, cs, &r) ||
+	    !swap_secrets(ic, cs, &r) || !send_request(ic, cs, &r) ||
+	    !relay_response_head(ic, cs, &r))
+		goto out;
+	r.l.allowed = true;
+	relay_response_body(cs, &r);
 out:
-	audit_request(ic, &l);
+	audit_request(ic, &r.l);
 out_quiet:
-	if (us) {
-		SSL_shutdown(us);
-		SSL_free(us);
-	}
-	if (head) {
-		explicit_bzero(head, head_len);
-		free(head);
-	}
-	if (parsed)
-		jr_http_request_release(&req);
-	free(abs);
-	free(rhead);
-	free(buf);
+	inspect_req_release(&r);
 	ERR_clear_error();
 }
 
