@@ -592,6 +592,8 @@ static int start_watchdog(struct sandbox *sb, const struct jr_options *opts,
 			  struct jr_audit *audit, struct mnl_socket **mon,
 			  pid_t factory_pid, struct jr_err *err)
 {
+	/* Taken before the initialiser, like diag in start_unixguard(). */
+	struct mnl_socket *relay_mon = steal_pointer(&sb->mon_relay);
 	struct jr_watchdog_config wc = {
 		.nl = sb->nft,
 		.mon = steal_pointer(mon),
@@ -603,7 +605,7 @@ static int start_watchdog(struct sandbox *sb, const struct jr_options *opts,
 		.audit = audit,
 		.factory_pid = factory_pid,
 		.relay_nl = sb->nft_relay,
-		.relay_mon = steal_pointer(&sb->mon_relay),
+		.relay_mon = relay_mon,
 		.relay_rs = sb->rs_relay,
 	};
 	int r;
