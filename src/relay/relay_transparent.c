@@ -85,7 +85,7 @@
 #include "relay_transparent.h"
 #include "relay_tunnel.h"
 #include "relay_upstream.h"
-#include "tls.h"
+#include "clienthello.h"
 
 #ifndef SO_ORIGINAL_DST
 #define SO_ORIGINAL_DST 80 /* linux/netfilter_ipv4.h */

@@ -49,7 +49,7 @@
 #include "relay_loop.h"
 #include "relay_tunnel.h"
 #include "relay_upstream.h"
-#include "tls.h"
+#include "clienthello.h"
 
 /*
  * pipe_take - an empty pipe for a direction that may have bytes to move:

@@ -33,7 +33,7 @@ targets=(
 	"authority src/relay/http.c"
 	"dns src/relay/dns.c"
 	"fakeip src/relay/fakeip.c"
-	"tls src/tls/tls.c"
+	"clienthello src/tls/clienthello.c"
 	"ttyfilter src/sandbox/ttyfilter.c src/sandbox/ttymodes.c"
 	"lane src/policy/lane.c src/policy/policy.c"
 	"control src/control/control_proto.c src/policy/livepolicy.c src/policy/conffile.c src/policy/confline.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"

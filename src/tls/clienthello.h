@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tls.h - reading the server name (SNI) out of a TLS ClientHello, so the
+ * clienthello.h - reading the server name (SNI) out of a TLS ClientHello, so the
  * relay can check that a CONNECT tunnel to an allowed host really carries
  * TLS for that host. Pure: bytes in, a verdict out.
  */
-#ifndef JR_TLS_H
-#define JR_TLS_H
+#ifndef JR_CLIENTHELLO_H
+#define JR_CLIENTHELLO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -62,7 +62,7 @@ enum jr_tls_sni {
  * a handshake message other than client_hello, an extension type present
  * twice, a server_name list that is not exactly one host_name, an empty
  * or over-long name or label, bytes outside [A-Za-z0-9.-] in the name,
- * more than JR_TLS_HELLO_MAX bytes) is JR_TLS_MALFORMED. See tls.c.
+ * more than JR_TLS_HELLO_MAX bytes) is JR_TLS_MALFORMED. See clienthello.c.
  */
 enum jr_tls_sni jr_tls_client_hello_sni(const uint8_t *buf, size_t len,
 					char *sni, size_t sni_size,

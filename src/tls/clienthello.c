@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tls.c - the server name (SNI) of the TLS ClientHello a client opens a
+ * clienthello.c - the server name (SNI) of the TLS ClientHello a client opens a
  * CONNECT tunnel with. Pure: bytes in, a verdict out; no allocation, no
  * global state, so all of it is unit-tested and fuzzed.
  *
@@ -119,7 +119,7 @@
 #include <stdbool.h>
 
 #include "host.h"
-#include "tls.h"
+#include "clienthello.h"
 
 /* RFC 8446 5.1: ContentType, ProtocolVersion, uint16 length. */
 #define TLS_RECORD_HEADER 5

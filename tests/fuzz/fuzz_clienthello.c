@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_tls.c - libFuzzer target: jr_tls_client_hello_sni() on the input
+ * fuzz_clienthello.c - libFuzzer target: jr_tls_client_hello_sni() on the input
  * as the first bytes of a client stream.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isrc \
- *     src/lib/err.c src/tls/tls.c tests/fuzz/fuzz_tls.c -o fuzz_tls
- *   ./fuzz_tls corpus-copy/   (a copy of tests/fuzz/corpus/tls)
+ *     src/lib/err.c src/tls/clienthello.c tests/fuzz/fuzz_clienthello.c -o fuzz_clienthello
+ *   ./fuzz_clienthello corpus-copy/   (a copy of tests/fuzz/corpus/tls)
  *
  * Besides memory errors, it aborts when a property the relay relies on
  * breaks:
@@ -25,7 +25,7 @@
  *    1..253 bytes of [a-z0-9.-], labels 1..63, "" on any other answer;
  *    a name buffer one byte too small turns SNI_FOUND into MALFORMED;
  *  - an independent reading (below: records reassembled into one buffer,
- *    then the ClientHello parsed in place, the rules of tls.c written
+ *    then the ClientHello parsed in place, the rules of clienthello.c written
  *    again the plain way) finds a complete valid hello exactly when
  *    jr_tls_client_hello_sni() does, with the same name and length.
  */
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tls.h"
+#include "clienthello.h"
 #include "fuzz.h"
 
 #if defined(__has_feature)
@@ -47,7 +47,7 @@
 #define ASAN_UNPOISON_MEMORY_REGION(a, n) ((void)(a), (void)(n))
 #endif
 
-/* The size tls.h promises is always enough. */
+/* The size clienthello.h promises is always enough. */
 #define NAME_SIZE 254
 
 static bool complete(enum jr_tls_sni v)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_tls.c - the ClientHello SNI reader. The hellos are assembled here
+ * test_clienthello.c - the ClientHello SNI reader. The hellos are assembled here
  * from records, handshake header, fields and extensions, independently of
- * tls.c, and five real ones, captured from OpenSSL and curl on loopback,
+ * clienthello.c, and five real ones, captured from OpenSSL and curl on loopback,
  * are kept as bytes. Every stream is checked whole and on its prefixes,
  * each in a heap buffer of exactly that length (so ASan and valgrind see a
  * read past @len): NEED_MORE before the exact prefix length where the
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "cleanup.h"
-#include "tls.h"
+#include "clienthello.h"
 
 /* The name buffer the tests pass: more than the 254 any name needs. */
 #define SNI_BUF 300
