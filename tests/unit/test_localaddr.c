@@ -22,8 +22,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +60,69 @@ static void ip(const char *args)
 	rc = system(cmd);
 	if (rc != 0)
 		fail_msg("'%s' failed (%d)", cmd, rc);
+}
+
+/*
+ * IPv6 puts an address's local route in from a workqueue (addrconf's DAD
+ * work, which runs even with nodad), so `ip -6 addr add` may return before
+ * a connect to the address would stay here. A socket subscribed to
+ * RTNLGRP_IPV6_ROUTE before the add hears the route go in: route6_watch()
+ * opens it, route6_wait_local() waits for @addr's RTN_LOCAL route. The
+ * 10 s poll bound only ends a test that would otherwise hang.
+ */
+static int route6_watch(void)
+{
+	struct sockaddr_nl snl = { .nl_family = AF_NETLINK,
+				   .nl_groups = RTMGRP_IPV6_ROUTE };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&snl, sizeof(snl)) < 0)
+		fail_msg("cannot watch IPv6 routes: %s", strerror(errno));
+	return fd;
+}
+
+/* Does @nlh put in the local route of @want? */
+static bool is_local_route6(const struct nlmsghdr *nlh,
+			    const struct in6_addr *want)
+{
+	const struct rtmsg *rt = NLMSG_DATA(nlh);
+	const struct rtattr *a = RTM_RTA(rt);
+	int len = (int)RTM_PAYLOAD(nlh);
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || rt->rtm_family != AF_INET6 ||
+	    rt->rtm_type != RTN_LOCAL || rt->rtm_dst_len != 128)
+		return false;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == sizeof(*want) &&
+		    memcmp(RTA_DATA(a), want, sizeof(*want)) == 0)
+			return true;
+	return false;
+}
+
+static void route6_wait_local(int fd, const char *addr)
+{
+	struct in6_addr want;
+	char buf[16384];
+
+	assert_int_equal(inet_pton(AF_INET6, addr, &want), 1);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+		ssize_t n;
+		int len;
+
+		if (poll(&pfd, 1, 10000) != 1)
+			fail_msg("no local route for %s after 10 s", addr);
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			fail_msg("recv: %s", strerror(errno));
+		for (len = (int)n; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len))
+			if (is_local_route6(nlh, &want)) {
+				close(fd);
+				return;
+			}
+	}
 }
 
 static int is_local_text(const char *text)
@@ -118,13 +185,16 @@ static const struct local_vec local_vectors[] = {
 static int setup_ns(void **state)
 {
 	struct jr_err err = { 0 };
+	int watch;
 
 	ip("link set lo up");
 	ip("link add v0 type veth peer name v1");
 	ip("link set v0 up");
 	ip("link set v1 up");
 	ip("addr add 192.0.2.1/24 dev v0");
+	watch = route6_watch();
 	ip("-6 addr add 2001:db8:1::1/64 dev v0 nodad");
+	route6_wait_local(watch, "2001:db8:1::1");
 	ip("route add local 203.0.113.0/24 dev lo");
 	ip("route add blackhole 198.18.5.0/24");
 	ip("route add prohibit 198.18.6.0/24");
@@ -154,11 +224,15 @@ static void test_route_types(void **state)
 /* Current by construction: an address added or removed now counts now. */
 static void test_follows_changes(void **state)
 {
+	int watch;
+
 	assert_int_equal(is_local_text("192.0.2.77"), 0);
 	assert_int_equal(is_local_text("::ffff:192.0.2.77"), 0);
 	assert_int_equal(is_local_text("2001:db8:1::77"), 0);
 	ip("addr add 192.0.2.77/32 dev v0");
+	watch = route6_watch();
 	ip("-6 addr add 2001:db8:1::77/128 dev v0 nodad");
+	route6_wait_local(watch, "2001:db8:1::77");
 	assert_int_equal(is_local_text("192.0.2.77"), 1);
 	assert_int_equal(is_local_text("::ffff:192.0.2.77"), 1);
 	assert_int_equal(is_local_text("2001:db8:1::77"), 1);
