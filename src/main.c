@@ -251,14 +251,38 @@ static int load_config(struct run *run, int argc, char **argv)
 	return 0;
 }
 
-/* --print-config: the settings, then the same allow and lane checks a
- * run would make, so a config that cannot run does not print as fine. */
+static int resolve_ids(struct run *run, struct jr_err *err);
+
+/*
+ * --print-config: the settings with the user and working directory a run
+ * would have, then the same allow and lane checks a run would make, so a
+ * config that cannot run does not print as fine. A missing path is marked
+ * in the output and said on stderr; it does not change the status (a run
+ * may still create it, or not need it).
+ */
 static int print_config(struct run *run)
 {
 	struct jr_options *opts = &run->opts;
+	struct jr_config_effective eff = { 0 };
 	struct jr_err err = { 0 };
+	char cwd[4096], note[160];
+	size_t missing;
 
-	jr_config_print(&run->cfg, opts, stdout);
+	if (resolve_ids(run, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	snprintf(note, sizeof(note),
+		 "uid %u, gid %u inside; uid %u, gid %u on the host",
+		 (unsigned)run->ids.uid, (unsigned)run->ids.gid,
+		 (unsigned)run->ids.host_uid, (unsigned)run->ids.host_gid);
+	eff.user = run->ids.name;
+	eff.user_note = note;
+	if (!opts->workdir && getcwd(cwd, sizeof(cwd)))
+		eff.workdir = cwd;
+	missing = jr_config_print(&run->cfg, opts, &eff, stdout);
+	if (missing)
+		jr_warn(
+		    "%zu path%s in the configuration do%s not exist (marked MISSING above)",
+		    missing, missing == 1 ? "" : "s", missing == 1 ? "es" : "");
 	for (size_t i = 0; i < opts->n_allow; i++)
 		if (jr_policy_add(&run->policy, opts->allow[i], &err) < 0)
 			return fail_early(opts, &run->policy, &err);

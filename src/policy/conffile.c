@@ -30,6 +30,7 @@
  * is an error naming the line.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -48,6 +49,13 @@ static const char *const list_options[] = {
 	"allow",      "allow-file",    "expose", "rw",	    "ro",
 	"hide",	      "tmpfs",	       "lane",	 "publish", "secret",
 	"allow-http", "allow-private", "rlimit", "inspect",
+};
+
+/* Options whose value is a path: a leading "~" or "$HOME" is expanded
+ * (jailrun.conf(5), PATHS); "include" too. */
+static const char *const path_options[] = {
+	"rw",  "ro",   "hide",	 "tmpfs",	"workdir", "allow-file",
+	"log", "json", "expose", "upstream-ca", "learn",   "control",
 };
 
 /* Command-line actions and sources: they mean nothing in a file. */
@@ -197,6 +205,89 @@ static int validate_setting(const struct jr_config_setting *s,
 	return 0;
 }
 
+static bool is_path_option(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(path_options); i++)
+		if (strcmp(name, path_options[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The home a file's "~" means: $HOME, as a shell run by the same caller
+ * would expand it, else the passwd entry of the real uid. NULL: none. */
+static const char *caller_home(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (!home || home[0] != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	return home && home[0] == '/' ? home : NULL;
+}
+
+/*
+ * expand_home() - "~", "~/P", "$HOME", "$HOME/P", "${HOME}" and
+ * "${HOME}/P" at the start of the path @value of @kw, with caller_home().
+ * Return: 0 with *@out the expanded path (NULL: nothing to expand), or
+ * -errno with @err set ("~user", no home).
+ */
+static int expand_home(const char *origin, const char *kw, const char *value,
+		       char **out, struct jr_err *err)
+{
+	static const char *const forms[] = { "~", "${HOME}", "$HOME" };
+	const char *rest = NULL, *home;
+
+	*out = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(forms) && !rest; i++) {
+		size_t n = strlen(forms[i]);
+
+		if (strncmp(value, forms[i], n) == 0 &&
+		    (value[n] == '\0' || value[n] == '/'))
+			rest = value + n;
+	}
+	if (!rest && value[0] == '~')
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s: %s %s: only '~' and '~/' are expanded, not '~USER': write the path out",
+		    origin, kw, value);
+	if (!rest)
+		return 0;
+	home = caller_home();
+	if (!home)
+		return jr_err_set(
+		    err, ENOENT,
+		    "%s: %s %s: no home directory to expand it with (HOME is unset and uid %u has no passwd entry): write the path out",
+		    origin, kw, value, (unsigned)getuid());
+	/* "/" as the home would make "~/x" "//x": keep it clean. */
+	if (strcmp(home, "/") == 0 && *rest)
+		home = "";
+	if (asprintf(out, "%s%s", home, rest) < 0) {
+		*out = NULL;
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* An unknown keyword, with the one it most likely meant. */
+static int unknown_keyword(const char *origin, const char *kw,
+			   struct jr_err *err)
+{
+	static const char *const file_words[] = { "include", NULL };
+	const char *hint = jr_options_suggest(kw, file_words);
+
+	if (hint)
+		return jr_err_set(
+		    err, EINVAL,
+		    "%s: unknown keyword '%s': did you mean '%s'? (a keyword is a long option's name; see jailrun.conf(5))",
+		    origin, kw, hint);
+	return jr_err_set(
+	    err, EINVAL,
+	    "%s: unknown keyword '%s' (a keyword is a long option's name; see jailrun.conf(5))",
+	    origin, kw);
+}
+
 static int add_setting(struct jr_config *cfg, const char *origin,
 		       const char *kw, const char *value, struct jr_err *err)
 {
@@ -211,10 +302,7 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 			    "%s: '%s' cannot be set in a configuration file (%s)",
 			    origin, kw, refused[i].why);
 	if (!o)
-		return jr_err_set(
-		    err, EINVAL,
-		    "%s: unknown keyword '%s' (a keyword is a long option's name; see jailrun.conf(5))",
-		    origin, kw);
+		return unknown_keyword(origin, kw, err);
 	if (cfg->n >= JR_CONFIG_MAX_SETTINGS)
 		return jr_err_set(err, E2BIG,
 				  "%s: more than %d settings in all files",
@@ -232,7 +320,11 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 		if (!value || !*value)
 			return jr_err_set(err, EINVAL, "%s: %s needs a value",
 					  origin, kw);
-		s.value = strdup(value);
+		if (is_path_option(o->name) &&
+		    expand_home(origin, kw, value, &s.value, err) < 0)
+			return -EINVAL;
+		if (!s.value)
+			s.value = strdup(value);
 		if (!s.value)
 			return jr_err_set(err, ENOMEM, "out of memory");
 	}
@@ -270,12 +362,16 @@ static int load_file(struct jr_config *cfg, const char *path,
 static int include_file(struct jr_config *cfg, const char *origin,
 			const char *name, const char *file, struct jr_err *err)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *expanded = NULL;
 	const char *slash = strrchr(name, '/');
 
 	if (!file || !*file)
 		return jr_err_set(err, EINVAL, "%s: include needs a file name",
 				  origin);
+	if (expand_home(origin, "include", file, &expanded, err) < 0)
+		return -EINVAL;
+	if (expanded)
+		file = expanded;
 	if (file[0] == '/' || !slash)
 		path = strdup(file);
 	else if (asprintf(&path, "%.*s/%s", (int)(slash - name), name, file) <
@@ -358,15 +454,10 @@ int jr_config_load_file(struct jr_config *cfg, const char *path,
 /* The user's profile directory: ~/.config/jailrun/profiles. */
 static char *user_profile_path(const char *name)
 {
-	const char *home = getenv("HOME");
-	struct passwd *pw;
+	const char *home = caller_home();
 	char *path;
 
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home || home[0] != '/')
+	if (!home)
 		return NULL;
 	if (asprintf(&path, "%s/.config/jailrun/profiles/%s.conf", home, name) <
 	    0)
@@ -589,6 +680,14 @@ static const char *known_value(const struct jr_options *o, const char *name,
 		return o->host_root ? "yes" : "no";
 	if (strcmp(name, "raw-tty") == 0)
 		return o->raw_tty ? "yes" : "no";
+	if (strcmp(name, "gateway") == 0) {
+		char addr[INET_ADDRSTRLEN];
+
+		if (!inet_ntop(AF_INET, &o->gateway.relay, addr, sizeof(addr)))
+			return NULL;
+		snprintf(buf, len, "%s/%u", addr, (unsigned)o->gateway.prefix);
+		return buf;
+	}
 	if (strcmp(name, "max-conns") == 0) {
 		snprintf(buf, len, "%u", o->max_conns);
 		return buf;
@@ -837,10 +936,76 @@ static void print_value(FILE *out, const char *v)
 	fprintf(out, quote ? " \"%s\"" : " %s", v);
 }
 
+/* Paths that must exist when a run starts (--hide of a missing path is
+ * fine: there is nothing to hide). */
+static const char *const existing_paths[] = {
+	"rw", "ro", "tmpfs", "workdir", "allow-file", "expose", "upstream-ca",
+};
+/* Files a run creates: their directory must exist. */
+static const char *const created_paths[] = { "log", "json", "learn",
+					     "control" };
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * missing_path() - is the path @value of option @name absent (for a file
+ * a run creates: its directory)? Relative paths are the runner's, against
+ * the current directory, as jailrun resolves them.
+ * Return: true when absent, with what is absent in @what.
+ */
+static bool missing_path(const char *name, const char *value, char *what,
+			 size_t size)
+{
+	struct stat st;
+	const char *slash;
+
+	if (in_list(name, existing_paths, ARRAY_SIZE(existing_paths))) {
+		if (stat(value, &st) == 0 || errno != ENOENT)
+			return false;
+		snprintf(what, size, "%s does not exist", value);
+		return true;
+	}
+	if (!in_list(name, created_paths, ARRAY_SIZE(created_paths)) ||
+	    strcmp(value, "-") == 0)
+		return false;
+	slash = strrchr(value, '/');
+	if (!slash || slash == value)
+		return false; /* the current directory or / */
+	snprintf(what, size, "%.*s", (int)(slash - value), value);
+	if (stat(what, &st) == 0 || errno != ENOENT)
+		return false;
+	snprintf(what, size, "its directory %.*s does not exist",
+		 (int)(slash - value), value);
+	return true;
+}
+
+/* One printed line's end: the origin, a note, MISSING when it is. */
+static void print_comment(FILE *out, const char *name, const char *value,
+			  const char *origin, const char *note, size_t *missing)
+{
+	char what[4200];
+
+	fprintf(out, "\t# %s", origin);
+	if (note)
+		fprintf(out, " (%s)", note);
+	if (value && missing_path(name, value, what, sizeof(what))) {
+		fprintf(out, "; MISSING: %s", what);
+		(*missing)++;
+	}
+	fputc('\n', out);
+}
+
 struct printer {
 	const struct jr_config *cfg;
 	const char *name;
 	FILE *out;
+	size_t missing;
 };
 
 static int print_one(void *ctx, const struct option *o, const char *value,
@@ -853,21 +1018,43 @@ static int print_one(void *ctx, const struct option *o, const char *value,
 	fputs(o->name, pr->out);
 	if (value)
 		print_value(pr->out, value);
-	fprintf(pr->out, "\t# %s\n", origin_of(pr->cfg, index));
+	print_comment(pr->out, o->name, value, origin_of(pr->cfg, index), NULL,
+		      &pr->missing);
 	return 0;
 }
 
-void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
-		     FILE *out)
+/* The value runner-decided defaults have (@eff), or NULL; @note is what
+ * its comment adds. */
+static const char *effective_default(const struct jr_config_effective *eff,
+				     const char *name, const char **note)
+{
+	*note = NULL;
+	if (!eff)
+		return NULL;
+	if (strcmp(name, "user") == 0) {
+		*note = eff->user_note;
+		return eff->user;
+	}
+	if (strcmp(name, "workdir") == 0) {
+		*note = "the current directory";
+		return eff->workdir;
+	}
+	return NULL;
+}
+
+size_t jr_config_print(const struct jr_config *cfg,
+		       const struct jr_options *opts,
+		       const struct jr_config_effective *eff, FILE *out)
 {
 	const struct jr_managed *m = &cfg->managed;
+	size_t missing = 0;
 
 	fputs("# jailrun: the effective configuration (jailrun.conf(5))\n",
 	      out);
 	for (const struct option *o = jr_options_long_table(); o->name; o++) {
 		struct lookup l = { .name = o->name, .index = -1 };
+		const char *v, *note = NULL;
 		bool skip = false;
-		const char *v;
 		char buf[64];
 
 		for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
@@ -875,9 +1062,10 @@ void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
 		if (skip)
 			continue;
 		if (is_list_option(o->name)) {
-			struct printer pr = { cfg, o->name, out };
+			struct printer pr = { cfg, o->name, out, 0 };
 
 			scan_options(cfg->argc, cfg->argv, print_one, &pr);
+			missing += pr.missing;
 			continue;
 		}
 		scan_options(cfg->argc, cfg->argv, lookup_one, &l);
@@ -885,14 +1073,18 @@ void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
 		if (!v)
 			v = l.value;
 		if (!v)
+			v = effective_default(eff, o->name, &note);
+		else if (strcmp(o->name, "user") == 0 && eff)
+			note = eff->user_note;
+		if (!v)
 			continue;
 		fputs(o->name, out);
 		print_value(out, v);
 		if (l.index < 0 && strcmp(o->name, "net") == 0 &&
 		    opts->net == JR_NET_ALLOWLIST)
-			fputs("\t# default (allow entries given)\n", out);
-		else
-			fprintf(out, "\t# %s\n", origin_of(cfg, l.index));
+			note = "allow entries given";
+		print_comment(out, o->name, v, origin_of(cfg, l.index), note,
+			      &missing);
 	}
 	for (size_t i = 0; i < m->deny.n; i++)
 		fprintf(out, "deny %s\t# %s (managed policy)\n",
@@ -900,4 +1092,5 @@ void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
 	for (size_t i = 0; i < m->n_req; i++)
 		fprintf(out, "require %s %s\t# %s (managed policy)\n",
 			m->req[i].option, m->req[i].text, m->req[i].origin);
+	return missing;
 }

@@ -121,8 +121,23 @@ int jr_config_check_allow(const struct jr_config *cfg,
 int jr_config_check_lanes(const struct jr_config *cfg,
 			  const struct jr_lanes *lanes, struct jr_err *err);
 
-/* jr_config_print - --print-config: one line per setting, with origin. */
-void jr_config_print(const struct jr_config *cfg, const struct jr_options *opts,
-		     FILE *out);
+/* What --print-config shows that the options alone do not decide: the
+ * runner works it out (main.c). NULL members are not printed. */
+struct jr_config_effective {
+	const char *user;      /* the command's user, as --user would name it */
+	const char *user_note; /* its ids inside and on the host */
+	const char *workdir;   /* the current directory, when no --workdir */
+};
+
+/*
+ * jr_config_print - --print-config: one line per setting, with its origin,
+ * the defaults included (@eff: user and workdir; may be NULL). A path
+ * that does not exist (for --log, --json, --learn and --control: whose
+ * directory does not exist) gets "MISSING" in its comment.
+ * Return: how many paths were marked MISSING.
+ */
+size_t jr_config_print(const struct jr_config *cfg,
+		       const struct jr_options *opts,
+		       const struct jr_config_effective *eff, FILE *out);
 
 #endif

@@ -23,6 +23,12 @@ int jr_conf_split(char *line, char **kw, char **value, const char **why)
 		return 0;
 	*kw = p;
 	while (*p && !jr_conf_is_space(*p)) {
+		if (*p == '=' || *p == ':') {
+			/* "allow=x": the command line's --allow=x habit. */
+			*why =
+			    "a keyword and its value are separated by white space, not '=' or ':': write the keyword, a space, then the value (\"allow example.com\", not \"allow=example.com\")";
+			return -EINVAL;
+		}
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
 		      *p == '-')) {
 			*why =

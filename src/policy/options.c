@@ -1005,6 +1005,60 @@ const struct option *jr_options_long_table(void)
 	return jr_long_options;
 }
 
+/* Longest word jr_options_suggest() compares; longer ones are no typo. */
+#define SUGGEST_MAX 64
+
+/* Optimal string alignment distance (Levenshtein plus the swap of two
+ * neighbours, the commonest typo), or SIZE_MAX when either is too long. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d[SUGGEST_MAX + 1][SUGGEST_MAX + 1]; /* each <= 64 */
+
+	if (la > SUGGEST_MAX || lb > SUGGEST_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned char)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned char)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned sub =
+			    d[i - 1][j - 1] + (a[i - 1] != b[j - 1] ? 1u : 0u);
+			unsigned del = d[i - 1][j] + 1u, ins = d[i][j - 1] + 1u;
+			unsigned best = sub < del ? sub : del;
+
+			best = ins < best ? ins : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1u < best)
+				best = d[i - 2][j - 2] + 1u;
+			d[i][j] = (unsigned char)best;
+		}
+	return d[la][lb];
+}
+
+const char *jr_options_suggest(const char *name, const char *const *extra)
+{
+	size_t limit = strlen(name) <= 4 ? 1 : 2, best_d = SIZE_MAX, d;
+	const char *best = NULL;
+
+	for (const struct option *o = jr_long_options; o->name; o++) {
+		d = edit_distance(name, o->name);
+		if (d < best_d) {
+			best_d = d;
+			best = o->name;
+		}
+	}
+	for (size_t i = 0; extra && extra[i]; i++) {
+		d = edit_distance(name, extra[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = extra[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
 /* The row for what getopt_long() returned, or NULL for its '?' and ':'. */
 static const struct opt_def *find_def(int c)
 {
@@ -1072,6 +1126,32 @@ static int set_defaults(int argc, struct jr_options *opts, struct jr_err *err)
 	return alloc_lists(argc, opts, err);
 }
 
+/* "unknown option '--alow'", with the option it most likely meant. */
+static int unknown_long_option(const char *arg, struct jr_err *err)
+{
+	char name[SUGGEST_MAX + 1];
+	const char *hint;
+	size_t n;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return jr_err_set(err, EINVAL,
+				  "unknown option '%s'; see jailrun --help",
+				  arg);
+	n = strcspn(arg + 2, "=");
+	if (n > SUGGEST_MAX)
+		n = SUGGEST_MAX;
+	memcpy(name, arg + 2, n);
+	name[n] = '\0';
+	hint = jr_options_suggest(name, NULL);
+	if (hint)
+		return jr_err_set(
+		    err, EINVAL,
+		    "unknown option '%s'; did you mean --%s? see jailrun --help",
+		    arg, hint);
+	return jr_err_set(err, EINVAL,
+			  "unknown option '%s'; see jailrun --help", arg);
+}
+
 /* getopt_long()'s '?' or ':' (opterr is 0) put in words that name the
  * option as the user wrote it. */
 static int getopt_error(int c, char **argv, struct jr_err *err)
@@ -1090,9 +1170,7 @@ static int getopt_error(int c, char **argv, struct jr_err *err)
 		    err, EINVAL,
 		    "option '%s' takes no argument; see jailrun --help",
 		    argv[optind - 1]);
-	return jr_err_set(err, EINVAL,
-			  "unknown option '%s'; see jailrun --help",
-			  argv[optind - 1]);
+	return unknown_long_option(argv[optind - 1], err);
 }
 
 /*

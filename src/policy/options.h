@@ -218,6 +218,16 @@ const struct option *jr_options_long_table(void);
  * ':' for a missing value, and the table's short letters (-h -V -v -q). */
 #define JR_OPTIONS_SHORT "+:hVvq"
 
+/*
+ * jr_options_suggest - the long option (or one of @extra, a NULL-terminated
+ * list of other words that are valid where @name was found; may be NULL)
+ * nearest to the unknown @name, for a "did you mean" hint: at most two
+ * edits away (an insertion, deletion, substitution or swap of neighbours),
+ * one for names of up to four characters.
+ * Return: that word, or NULL when none is near enough.
+ */
+const char *jr_options_suggest(const char *name, const char *const *extra);
+
 /* jr_profile_name_valid - a --profile NAME: [A-Za-z0-9_-], 1..64 chars
  * (it becomes a file name, so no '/' and no '.'). */
 bool jr_profile_name_valid(const char *name);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cleanup.h"
 #include "conffile.h"
 #include "managed.h"
 #include "policy.h"
@@ -563,12 +564,14 @@ static void test_print_config(void **state)
 	assert_int_equal(o.action, JR_ACTION_PRINT_CONFIG);
 	f = open_memstream(&out, &len);
 	assert_non_null(f);
-	jr_config_print(&cfg, &o, f);
+	jr_config_print(&cfg, &o, NULL, f);
 	fclose(f);
 	if (!strstr(out, "allow a.test\t# p.conf:1\n") ||
 	    !strstr(out, "allow b.test\t# command line\n") ||
 	    !strstr(out, "timeout 3\t# p.conf:2\n") ||
-	    !strstr(out, "rw \"/x #y\"\t# p.conf:3\n") ||
+	    !strstr(
+		out,
+		"rw \"/x #y\"\t# p.conf:3; MISSING: /x #y does not exist\n") ||
 	    !strstr(out, "seccomp on\t# default\n") ||
 	    !strstr(out, "net allowlist\t# default (allow entries given)\n") ||
 	    !strstr(out,
@@ -584,6 +587,167 @@ static void test_print_config(void **state)
 			fail_msg("deny lines are the managed policy's only");
 		jr_config_release(&again);
 	}
+	free(out);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+}
+
+/* A typo gets the keyword (or option) it most likely meant. */
+static void test_did_you_mean(void **state)
+{
+	static const struct {
+		const char *text, *needle;
+	} cases[] = {
+		{ "alow a.test\n",
+		  "f.conf:1: unknown keyword 'alow': did you mean 'allow'?" },
+		{ "timout 3\n", "did you mean 'timeout'?" },
+		{ "allowfile x\n", "did you mean 'allow-file'?" },
+		{ "wr /x\n", "did you mean 'rw'?" },
+		{ "inclde x.conf\n", "did you mean 'include'?" },
+		{ "allow=a.test\n",
+		  "f.conf:1: a keyword and its value are separated by white space, not '=' or ':': write the keyword, a space, then the value" },
+		{ "allow: a.test\n",
+		  "write the keyword, a space, then the value" },
+	};
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr_config cfg;
+
+		cfg_init(&cfg, NULL);
+		assert_true(jr_config_parse_text(&cfg, "f.conf", cases[i].text,
+						 strlen(cases[i].text),
+						 &e) < 0);
+		expect_msg(&e, cases[i].needle);
+		jr_config_release(&cfg);
+	}
+	/* nothing near: no guess */
+	{
+		struct jr_config cfg;
+
+		cfg_init(&cfg, NULL);
+		assert_true(jr_config_parse_text(&cfg, "f.conf",
+						 "frobnicate 1\n", 13, &e) < 0);
+		assert_null(strstr(e.msg, "did you mean"));
+		jr_config_release(&cfg);
+	}
+	assert_string_equal(jr_options_suggest("seccom", NULL), "seccomp");
+	assert_string_equal(jr_options_suggest("lnae", NULL), "lane");
+	assert_null(jr_options_suggest("xyz", NULL));
+	assert_null(jr_options_suggest("publicity", NULL));
+	/* the command line too */
+	assert_true(jr_options_parse(4,
+				     (char *[]){ "jailrun", "--alow=a.test",
+						 "--", "true", NULL },
+				     &o, &e) < 0);
+	expect_msg(&e, "unknown option '--alow=a.test'; did you mean --allow?");
+	assert_true(jr_options_parse(
+			3,
+			(char *[]){ "jailrun", "--qwertyuiop", "true", NULL },
+			&o, &e) < 0);
+	assert_null(strstr(e.msg, "did you mean"));
+}
+
+/* "~" and "$HOME" at the start of a path value are the caller's home. */
+static void test_home_expansion(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "/h/me/inc.conf", "ro ~/inc\n" },
+		{ NULL, NULL },
+	};
+	static const char text[] = "rw ~/.npm\n"
+				   "ro $HOME\n"
+				   "hide ${HOME}/.aws\n"
+				   "tmpfs ~\n"
+				   "workdir ~/proj\n"
+				   "allow-file $HOME/allow.txt\n"
+				   "log ~/jr.log\n"
+				   "json ~/jr.json\n"
+				   "expose ~/sock\n"
+				   "rw /a/~/b\n"
+				   "ro $HOMER/x\n"
+				   "deny-message ~/not-a-path\n"
+				   "include ~/inc.conf\n";
+	static const char *const want[][2] = {
+		{ "rw", "/h/me/.npm" },
+		{ "ro", "/h/me" },
+		{ "hide", "/h/me/.aws" },
+		{ "tmpfs", "/h/me" },
+		{ "workdir", "/h/me/proj" },
+		{ "allow-file", "/h/me/allow.txt" },
+		{ "log", "/h/me/jr.log" },
+		{ "json", "/h/me/jr.json" },
+		{ "expose", "/h/me/sock" },
+		{ "rw", "/a/~/b" },
+		{ "ro", "$HOMER/x" },
+		{ "deny-message", "~/not-a-path" },
+		{ "ro", "/h/me/inc" },
+	};
+	_cleanup_free_ char *saved =
+	    getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct jr_config cfg;
+	struct jr_err e = { 0 };
+
+	setenv("HOME", "/h/me", 1);
+	cfg_init(&cfg, fs);
+	if (jr_config_parse_text(&cfg, "f.conf", text, strlen(text), &e) < 0)
+		fail_msg("%s", e.msg);
+	assert_int_equal(cfg.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < cfg.n; i++) {
+		assert_string_equal(cfg.set[i].name, want[i][0]);
+		assert_string_equal(cfg.set[i].value, want[i][1]);
+	}
+	jr_config_release(&cfg);
+	/* ~USER is not expanded: said, not taken as a relative path */
+	cfg_init(&cfg, NULL);
+	assert_true(
+	    jr_config_parse_text(&cfg, "f.conf", "rw ~bob/x\n", 10, &e) < 0);
+	expect_msg(&e, "f.conf:1: rw ~bob/x: only '~' and '~/' are expanded");
+	jr_config_release(&cfg);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+}
+
+/* --print-config: the runner's user and workdir, and missing paths. */
+static void test_print_config_effective(void **state)
+{
+	struct jr_config_effective eff = { .user = "nobody",
+					   .user_note = "uid 65534 inside",
+					   .workdir = "/" };
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char *out = NULL;
+	size_t len = 0, missing;
+	FILE *f;
+
+	cfg_init(&cfg, NULL);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--print-config", "--rw",
+			       "/nonexistent-jr/a", "--ro", "/", "--log",
+			       "/nonexistent-jr/x.log", "--json", "/tmp/x.json",
+			       "--hide", "/nonexistent-jr/h"),
+			 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	missing = jr_config_print(&cfg, &o, &eff, f);
+	fclose(f);
+	if (!strstr(out, "user nobody\t# default (uid 65534 inside)\n") ||
+	    !strstr(out, "workdir /\t# default (the current directory)\n") ||
+	    !strstr(out, "gateway 100.64.77.1/30\t# default\n") ||
+	    !strstr(
+		out,
+		"rw /nonexistent-jr/a\t# command line; MISSING: /nonexistent-jr/a does not exist\n") ||
+	    !strstr(out, "ro /\t# command line\n") ||
+	    !strstr(
+		out,
+		"log /nonexistent-jr/x.log\t# command line; MISSING: its directory /nonexistent-jr does not exist\n") ||
+	    !strstr(out, "json /tmp/x.json\t# command line\n") ||
+	    !strstr(out, "hide /nonexistent-jr/h\t# command line\n"))
+		fail_msg("--print-config output:\n%s", out);
+	assert_int_equal(missing, 2);
 	free(out);
 	jr_options_release(&o);
 	jr_config_release(&cfg);
@@ -651,6 +815,9 @@ int main(void)
 		cmocka_unit_test(test_managed_require),
 		cmocka_unit_test(test_managed_bad_lines),
 		cmocka_unit_test(test_print_config),
+		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_home_expansion),
+		cmocka_unit_test(test_print_config_effective),
 		cmocka_unit_test(test_man_page_lists_every_keyword),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
