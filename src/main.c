@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "exitcode.h"
 #include "fdlimit.h"
 #include "fslayout.h"
+#include "fspolicy.h"
 #include "ids.h"
 #include "learn.h"
 #include "log.h"
@@ -437,6 +439,51 @@ static int plan_fs(struct run *run, struct jr_err *err)
 }
 
 /*
+ * warn_vanishing_args() - an argument of the command that names a host
+ * file under a tmpfs of the sandbox (jailrun -- /tmp/script.sh) is not
+ * there inside: say so before the command fails on it, with the fix.
+ */
+static void warn_vanishing_args(const struct run *run)
+{
+	const struct jr_fs_plan *fs = &run->fs;
+	_cleanup_free_ const char **tmpfs = NULL, **shown = NULL;
+	size_t n_tmpfs = 0, n_shown = 0;
+	char norm[4096];
+	struct stat st;
+
+	if (fs->mode != JR_FS_ISOLATED)
+		return;
+	tmpfs = calloc(jr_fs_n_private_tmpfs + fs->n_ops + 1, sizeof(*tmpfs));
+	shown = calloc(fs->n_ops + 2, sizeof(*shown));
+	if (!tmpfs || !shown)
+		return; /* only a hint */
+	for (size_t i = 0; i < jr_fs_n_private_tmpfs; i++)
+		tmpfs[n_tmpfs++] = jr_fs_private_tmpfs[i].path;
+	for (size_t i = 0; i < fs->n_ops; i++) {
+		if (fs->ops[i].kind == JR_FS_OP_TMPFS)
+			tmpfs[n_tmpfs++] = fs->ops[i].path;
+		else
+			shown[n_shown++] = fs->ops[i].path;
+	}
+	if (fs->workdir)
+		shown[n_shown++] = fs->workdir;
+	for (int i = 0; i < run->opts.command_argc; i++) {
+		const char *arg = run->opts.command[i], *hider;
+
+		if (arg[0] != '/' ||
+		    jr_fs_normalize("/", arg, norm, sizeof(norm)) < 0 ||
+		    lstat(arg, &st) < 0)
+			continue;
+		hider =
+		    jr_fs_hidden_by_tmpfs(norm, tmpfs, n_tmpfs, shown, n_shown);
+		if (hider)
+			jr_warn(
+			    "%s is on the host, but the sandbox has its own empty %s: the command will not find it there; show it with --ro %s (or --rw), or put it in the working directory",
+			    arg, hider, arg);
+	}
+}
+
+/*
  * open_outputs() - the files a run writes, opened before anything runs:
  * a path we cannot write is a bad option and must fail first.
  * Return: 0, or <0 with @err set; a --learn directory opened here is
@@ -499,6 +546,7 @@ static int prepare_run(struct run *run)
 		jr_audit_close(&run->audit);
 		return fail_early(opts, &run->policy, &err);
 	}
+	warn_vanishing_args(run);
 	if (open_outputs(run, &err) < 0) {
 		jr_audit_close(&run->audit);
 		jr_fs_plan_release(&run->fs);

@@ -1444,24 +1444,17 @@ static int collect_dev(struct build *b, struct mkpoint *mk, size_t *n_mk)
  * /run. Return: 0 or -errno with b->err set. */
 static int collect_private_tmpfs(struct build *b)
 {
-	static const struct {
-		const char *where, *mode;
-	} fixed[] = {
-		{ "/dev/shm", "1777" },
-		{ "/tmp", "1777" },
-		{ "/var/tmp", "1777" },
-		{ "/run", "0755" },
-	};
+	const struct jr_fs_private *fixed = jr_fs_private_tmpfs;
 	int fd, r;
 
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
-		bool in_dev = strncmp(fixed[i].where, "/dev/", 5) == 0;
+	for (size_t i = 0; i < jr_fs_n_private_tmpfs; i++) {
+		bool in_dev = strncmp(fixed[i].path, "/dev/", 5) == 0;
 		_cleanup_close_ int probe = -1;
 
 		/* A host without /var/tmp (or with a symlink there, leading
 		 * into the read-only tree) gets none. */
 		if (!in_dev) {
-			probe = sys_openat2(AT_FDCWD, fixed[i].where,
+			probe = sys_openat2(AT_FDCWD, fixed[i].path,
 					    O_PATH | O_DIRECTORY,
 					    RESOLVE_NO_SYMLINKS);
 			if (probe < 0)
@@ -1471,7 +1464,7 @@ static int collect_private_tmpfs(struct build *b)
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
 		if (fd < 0)
 			return fd;
-		r = add_piece(b, fd, fixed[i].where, true, true);
+		r = add_piece(b, fd, fixed[i].path, true, true);
 		if (r < 0)
 			return r;
 	}

@@ -217,6 +217,35 @@ size_t jr_fs_depth(const char *path)
 	return d;
 }
 
+const struct jr_fs_private jr_fs_private_tmpfs[] = {
+	{ "/dev/shm", "1777" },
+	{ "/tmp", "1777" },
+	{ "/var/tmp", "1777" },
+	{ "/run", "0755" },
+};
+const size_t jr_fs_n_private_tmpfs = N_OF(jr_fs_private_tmpfs);
+
+const char *jr_fs_hidden_by_tmpfs(const char *path, const char *const *tmpfs,
+				  size_t n_tmpfs, const char *const *shown,
+				  size_t n_shown)
+{
+	const char *hider = NULL;
+	size_t depth = 0, d;
+
+	for (size_t i = 0; i < n_tmpfs; i++)
+		if (jr_fs_path_within(path, tmpfs[i]) &&
+		    (d = jr_fs_depth(tmpfs[i])) >= depth) {
+			hider = tmpfs[i];
+			depth = d;
+		}
+	/* A bind as deep as the tmpfs is mounted after it (on it). */
+	for (size_t i = 0; hider && i < n_shown; i++)
+		if (jr_fs_path_within(path, shown[i]) &&
+		    jr_fs_depth(shown[i]) >= depth)
+			hider = NULL;
+	return hider;
+}
+
 static bool is_exposed(const char *path, size_t len, const char *const *exposed,
 		       size_t n)
 {

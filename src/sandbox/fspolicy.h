@@ -48,6 +48,27 @@ const char *jr_fs_git_child(const struct jr_fs_protect *e);
 extern const struct jr_fs_entry jr_fs_hidden[];
 extern const size_t jr_fs_n_hidden;
 
+/* The sandbox's own empty tmpfs mounts, over the host's directories of
+ * the same name (jailrun(1), FILESYSTEM). */
+struct jr_fs_private {
+	const char *path;
+	const char *mode; /* of the tmpfs root */
+};
+extern const struct jr_fs_private jr_fs_private_tmpfs[];
+extern const size_t jr_fs_n_private_tmpfs;
+
+/*
+ * jr_fs_hidden_by_tmpfs - which empty tmpfs, if any, covers the host's
+ * @path inside the sandbox: the deepest of @tmpfs (a private tmpfs or a
+ * --tmpfs) and @shown (a bind of the host: a writable root, --ro,
+ * --expose) that holds @path decides. All normalized.
+ * Return: that tmpfs's path, or NULL when the command sees the host's
+ * @path (or the host's read-only view of it).
+ */
+const char *jr_fs_hidden_by_tmpfs(const char *path, const char *const *tmpfs,
+				  size_t n_tmpfs, const char *const *shown,
+				  size_t n_shown);
+
 /*
  * jr_fs_normalize - make @path absolute (against @cwd when relative) and
  * lexically clean: no "//", "." or trailing "/"; ".." removes the previous

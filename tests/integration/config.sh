@@ -16,7 +16,12 @@
 # host's loopback service, instead of status 125 naming the lane and the
 # deny (issue 21), or a lane no deny covers does not; a policy file with a bad
 # owner or mode is used; a require violation runs the command;
-# --print-config lies about an origin or runs the command.
+# --print-config lies about an origin or runs the command, or omits the
+# user, the working directory or a default, or does not mark a missing
+# path; a misspelt keyword or option gets no "did you mean", "allow=x" no
+# "keyword, space, value"; "~" or "$HOME" in a file's path is not the
+# caller's home; a command argument under the host's /tmp (which the
+# sandbox replaces) gets no warning, or one when --ro shows it.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -94,7 +99,15 @@ printf 'allow a.test\nfrobnicate yes\n' >"$C/unknown.conf"
 printf 'timeout 10\nseccomp maybe\n' >"$C/badvalue.conf"
 printf 'allow api.example.com\n' >"$C/api.conf"
 printf 'api.example.com\n' >"$C/api.list"
+printf '# a typo\nalow allowed.test\n' >"$C/typo.conf"
+printf 'allow=allowed.test\n' >"$C/equals.conf"
+printf 'tmpfs ~/jr-tmpfs\nro $HOME\n' >"$C/home.conf"
 chmod 644 "$C"/*.conf "$C"/sub/*.conf "$C/api.list"
+# A script in the host's /tmp, outside the working directory.
+VANISH=$(mktemp /tmp/jailrun-vanish.XXXXXX)
+lab_on_exit 'rm -f "$VANISH"'
+echo 'echo vanish-ran' >"$VANISH"
+chmod 644 "$VANISH"
 
 # /etc/jailrun trees: NAME policy-text
 mketc() {
@@ -246,6 +259,46 @@ for m in $(jr_modes); do
 	expect_output_has "$m: the managed deny" "deny *.example.com	# /etc/jailrun/policy.conf:1 (managed policy)"
 	if [ -e "$JR_W/ran-$m" ]; then fail "$m: --print-config ran the command"; else
 		ok "$m: --print-config ran nothing"; fi
+
+	# --- --print-config: the user, the working directory, missing paths
+	expect_status 0 "$m: --print-config, defaults" cj "$m" --rw "$JR_TMP/no-such-dir" --print-config
+	expect_output_has "$m: the effective user" "	# default (uid $(jr_expected_uid "$m"), gid"
+	expect_output_has "$m: the working directory" "workdir $JR_TMP	# default (the current directory)"
+	expect_output_has "$m: the gateway" "gateway 100.64.77.1/30	# default"
+	expect_output_has "$m: a missing path flagged" \
+		"rw $JR_TMP/no-such-dir	# command line; MISSING: $JR_TMP/no-such-dir does not exist"
+	expect_output_has "$m: and said on stderr" "1 path in the configuration does not exist"
+
+	# --- typos: did you mean, and keyword=value
+	expect_status 125 "$m: a misspelt keyword" cj "$m" --config "$C/typo.conf" -- touch "$JR_W/ran-$m"
+	expect_output_has "$m: the keyword it meant" "$C/typo.conf:2: unknown keyword 'alow': did you mean 'allow'?"
+	expect_status 125 "$m: a misspelt option" cj "$m" --alow allowed.test -- touch "$JR_W/ran-$m"
+	expect_output_has "$m: the option it meant" "unknown option '--alow'; did you mean --allow?"
+	expect_status 125 "$m: keyword=value" cj "$m" --config "$C/equals.conf" -- touch "$JR_W/ran-$m"
+	expect_output_has "$m: the form explained" \
+		"$C/equals.conf:1: a keyword and its value are separated by white space, not '=' or ':': write the keyword, a space, then the value"
+	if [ -e "$JR_W/ran-$m" ]; then fail "$m: a typo ran the command"; else
+		ok "$m: no typo ran the command"; fi
+
+	# --- ~ and $HOME in a file's paths are the caller's home
+	H=$(mode_home "$m")
+	mkdir -p "$H/jr-tmpfs"
+	expect_status 0 "$m: ~ in a file" cj "$m" --config "$C/home.conf" --print-config
+	expect_output_has "$m: ~/ expanded" "tmpfs $H/jr-tmpfs	# $C/home.conf:1"
+	expect_output_has "$m: \$HOME expanded" "ro $H	# $C/home.conf:2"
+	expect_status 0 "$m: ~ reaches the layout" cj "$m" --config "$C/home.conf" -- \
+		sh -c "touch '$H/jr-tmpfs/new' && echo tmpfs-ok"
+	expect_output_has "$m: the expanded --tmpfs was mounted" "tmpfs-ok"
+	if [ -e "$H/jr-tmpfs/new" ]; then fail "$m: the file went to the host, not the tmpfs"; else
+		ok "$m: the file stayed in the tmpfs"; fi
+
+	# --- a command argument under the private /tmp: warned, with the fix
+	expect_status 2 "$m: a script under the host's /tmp" cj "$m" -- sh "$VANISH"
+	expect_output_has "$m: warned that /tmp is the sandbox's own" \
+		"$VANISH is on the host, but the sandbox has its own empty /tmp: the command will not find it there; show it with --ro $VANISH"
+	expect_status 0 "$m: the fix works" cj "$m" --ro "$VANISH" -- sh "$VANISH"
+	expect_output_has "$m: the script ran" "vanish-ran"
+	expect_no_output "$m: no warning once shown" "the sandbox has its own empty"
 done
 
 finish

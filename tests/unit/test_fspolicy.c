@@ -290,12 +290,43 @@ static void test_git_children(void **state)
 	    .path = ".git/worktrees", .keep = JR_FS_KEEP_PIN }));
 }
 
+/* Which empty tmpfs hides a host path inside: the deepest mount decides. */
+static void test_hidden_by_tmpfs(void **state)
+{
+	const char *tmpfs[] = { "/dev/shm", "/tmp", "/var/tmp", "/run",
+				"/w/cache" };
+	const char *shown[] = { "/tmp/proj", "/w", "/tmp/x.sh" };
+	const size_t nt = sizeof(tmpfs) / sizeof(tmpfs[0]);
+	const size_t ns = sizeof(shown) / sizeof(shown[0]);
+
+	(void)state;
+	assert_string_equal(
+	    jr_fs_hidden_by_tmpfs("/tmp/s.sh", tmpfs, nt, shown, ns), "/tmp");
+	assert_string_equal(
+	    jr_fs_hidden_by_tmpfs("/run/user/0/x", tmpfs, nt, shown, ns),
+	    "/run");
+	/* a --ro/--rw (or the working directory) shows it */
+	assert_null(
+	    jr_fs_hidden_by_tmpfs("/tmp/proj/run.sh", tmpfs, nt, shown, ns));
+	assert_null(jr_fs_hidden_by_tmpfs("/tmp/x.sh", tmpfs, nt, shown, ns));
+	/* a --tmpfs inside a writable root hides again */
+	assert_string_equal(
+	    jr_fs_hidden_by_tmpfs("/w/cache/f", tmpfs, nt, shown, ns),
+	    "/w/cache");
+	/* the read-only host tree, and names that only share a prefix */
+	assert_null(jr_fs_hidden_by_tmpfs("/usr/bin/sh", tmpfs, nt, shown, ns));
+	assert_null(jr_fs_hidden_by_tmpfs("/tmpfoo/x", tmpfs, nt, shown, ns));
+	/* the table fslayout.c mounts */
+	assert_int_equal(jr_fs_n_private_tmpfs, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_within_depth),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_hidden_by_tmpfs),
 		cmocka_unit_test(test_protected_parents_first),
 		cmocka_unit_test(test_man_page_lists_every_path),
 		cmocka_unit_test(test_env),
