@@ -28,6 +28,7 @@ PACKAGES=(
 	libssl-dev libcmocka-dev
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
 	strace
+	man-db
 	nodejs
 	systemd
 	clang libclang-rt-14-dev
