@@ -142,7 +142,7 @@ static void test_relay_counts(void **state)
 	};
 	char *out = NULL;
 
-	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	assert_int_equal(jr_audit_open(&a, NULL, -1, NULL, &e), 0);
 	jr_audit_connection(&a, &d);
 	jr_audit_connection(&a, &d);
 	jr_audit_connection(&a, &ok);
