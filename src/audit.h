@@ -89,10 +89,10 @@ struct jr_audit_denied {
 };
 
 struct jr_audit {
-	int fd;		      /* -1: counting only */
+	int fd;			 /* -1: counting only */
 	struct jr_audit_tag tag; /* on every line; set by jr_audit_open() */
-	bool own_fd;	      /* opened by us (--log), closed by us */
-	pthread_mutex_t lock; /* the relay thread and the main thread log */
+	bool own_fd;		 /* opened by us (--log), closed by us */
+	pthread_mutex_t lock;	 /* the relay thread and the main thread log */
 	uint64_t allowed, denied;
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;

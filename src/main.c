@@ -225,8 +225,8 @@ struct run {
 	struct jr_run_result res;
 	int json_fd;	   /* --json FILE, opened before the run; -1: none */
 	uint64_t start_ms; /* when main() began, for the summary's wall_ms */
-	uint64_t start_unix_ms;		/* the same, for "started_at" */
-	char run_id[JR_RUN_ID_SIZE];	/* made once, at start (runid.h) */
+	uint64_t start_unix_ms;	     /* the same, for "started_at" */
+	char run_id[JR_RUN_ID_SIZE]; /* made once, at start (runid.h) */
 	bool ids_known, audit_open, fs_planned; /* how far set-up got */
 };
 

@@ -134,8 +134,7 @@ static void policy_to_json(struct jr_json *j, const struct jr_options *o)
 }
 
 /* "started_at"/"ended_at": RFC 3339 UTC with milliseconds; 0: null. */
-static void stamp_to_json(struct jr_json *j, const char *key,
-			  uint64_t unix_ms)
+static void stamp_to_json(struct jr_json *j, const char *key, uint64_t unix_ms)
 {
 	char when[JR_CLOCK_UTC_SIZE];
 

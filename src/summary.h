@@ -43,8 +43,8 @@ enum jr_limit_hit {
 };
 
 struct jr_summary {
-	const char *run_id; /* runid.h */
-	const char *label;  /* --label, NULL: null */
+	const char *run_id;			 /* runid.h */
+	const char *label;			 /* --label, NULL: null */
 	uint64_t started_unix_ms, ended_unix_ms; /* wall clock, for stamps */
 	unsigned int limits_hit;		 /* enum jr_limit_hit bits */
 	/* The options that say what ran ("policy"); NULL: null. */
@@ -64,7 +64,8 @@ struct jr_summary {
 	uid_t host_uid; /* what uid/gid are on the host */
 	gid_t host_gid;
 	bool rootless;
-	const char *error; /* one line, for SETUP/EXEC_FAILED, OOM..., or NULL */
+	const char
+	    *error; /* one line, for SETUP/EXEC_FAILED, OOM..., or NULL */
 	/* Relay counts (network mode allowlist); NULL audit: none. */
 	const struct jr_audit *audit;
 	size_t allow_entries;

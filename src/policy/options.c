@@ -384,8 +384,8 @@ static int check_one_line(const char *opt, const char *s, size_t max,
 		return jr_err_set(err, EINVAL, "%s: empty text", opt);
 	if (len > max)
 		return jr_err_set(err, EINVAL,
-				  "%s: at most %zu bytes, this one has %zu", opt,
-				  max, len);
+				  "%s: at most %zu bytes, this one has %zu",
+				  opt, max, len);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
