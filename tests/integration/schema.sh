@@ -52,6 +52,22 @@ for m in $(jr_modes); do
 	done
 	expect_status 0 "$m: every line of the shared log validates" \
 		python3 "$JR_TMP/schemacheck.py" "$AUDIT_SCHEMA" --lines "$log"
+	# The checker is not vacuous: each of these breaks of a real summary
+	# and a real log line must fail.
+	for breakage in 'del d["run_id"]' 'd["ended"] = "exited-ish"' \
+		'd["undocumented"] = 1' 'd["started_at"] = "2026-12-03 12:00:00"' \
+		'd["network"]["denied"] = "1"' 'd["policy"]["allow"] = [1]'; do
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"))' \
+			"$d/success.json" "$breakage" "$JR_TMP/broken.json"
+		expect_status 1 "$m: a summary with $breakage fails" \
+			python3 "$JR_TMP/schemacheck.py" "$SUMMARY_SCHEMA" "$JR_TMP/broken.json"
+	done
+	for breakage in 'del d["run_id"]' 'd["run_id"] = "xyz"' 'd["detail"] = 3'; do
+		head -n 1 "$log" | python3 -c 'import json, sys; d = json.loads(sys.stdin.readline()); exec(sys.argv[1]); json.dump(d, open(sys.argv[2], "w"))' \
+			"$breakage" "$JR_TMP/broken.log"
+		expect_status 1 "$m: an audit line with $breakage fails" \
+			python3 "$JR_TMP/schemacheck.py" "$AUDIT_SCHEMA" --lines "$JR_TMP/broken.log"
+	done
 
 	summary_is "$d/success.json" "$m: success: exited 0, no limit hit" \
 		'd["ended"] == "exited" and d["exit_status"] == 0 and d["limits_hit"] == [] and d["label"] == "'"$m"' success"'
