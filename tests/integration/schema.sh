@@ -113,6 +113,14 @@ assert any(l["event"] == "connection" and l["verdict"] == "deny" and
 PY
 	echo "$OUT"
 
+	# "label" is a jailrun.conf(5) keyword too; the command line wins.
+	printf 'label from config\nnet none\n' >"$d/label.conf"
+	chmod 644 "$d/label.conf"
+	expect_status 0 "$m: label from a config file" \
+		jr "$m" --config "$d/label.conf" --json "$d/conf-label.json" -- true
+	summary_is "$d/conf-label.json" "$m: the config file's label is the summary's" \
+		'd["label"] == "from config"'
+
 	# --json - on a set-up failure: the summary on stdout, nothing else.
 	expect_status 125 "$m: --json - with a bad --allow entry" \
 		jr "$m" --json - --allow 'bad entry!' -- true
