@@ -27,7 +27,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev libseccomp-dev
 	libssl-dev libcmocka-dev
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
-	strace
+	strace jq
 	man-db
 	nodejs
 	systemd

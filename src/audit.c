@@ -41,15 +41,18 @@
 
 #include "audit.h"
 #include "cleanup.h"
+#include "clock.h"
 #include "learn.h"
 #include "json.h"
 #include "outfile.h"
 
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
-		  struct jr_err *err)
+		  const struct jr_audit_tag *tag, struct jr_err *err)
 {
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
+	if (tag)
+		a->tag = *tag;
 	pthread_mutex_init(&a->lock, NULL);
 	if (path) {
 		/* Not a link or a file another user planted (outfile.h). */
@@ -77,24 +80,29 @@ int jr_audit_open(struct jr_audit *a, const char *path, int fd,
 	return 0;
 }
 
-static uint64_t unix_ms_now(void)
+/*
+ * begin_line() - open a line's object with what every line starts with:
+ * "time" (RFC 3339 UTC, milliseconds), then the run's "run_id" and
+ * "label" (@tag; each only when set).
+ */
+static void begin_line(struct jr_json *j, const struct jr_audit_tag *tag,
+		       uint64_t unix_ms)
 {
-	struct timespec ts;
+	char when[JR_CLOCK_UTC_SIZE];
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* RFC 3339 UTC with milliseconds. */
-static void format_time(uint64_t unix_ms, char *out, size_t size)
-{
-	time_t secs = (time_t)(unix_ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, (unsigned)(unix_ms % 1000));
+	jr_clock_format_utc(unix_ms, when);
+	jr_json_init(j);
+	jr_json_object_begin(j);
+	jr_json_key(j, "time");
+	jr_json_string(j, when);
+	if (tag && tag->run_id) {
+		jr_json_key(j, "run_id");
+		jr_json_string(j, tag->run_id);
+	}
+	if (tag && tag->label) {
+		jr_json_key(j, "label");
+		jr_json_string(j, tag->label);
+	}
 }
 
 static char *finish_line(struct jr_json *j)
@@ -111,17 +119,13 @@ static char *finish_line(struct jr_json *j)
 	return line;
 }
 
-char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms,
+char *jr_audit_format_record(const struct jr_audit_record *r,
+			     const struct jr_audit_tag *tag, uint64_t unix_ms,
 			     uint64_t repeated)
 {
 	struct jr_json j;
-	char when[64];
 
-	format_time(unix_ms, when, sizeof(when));
-	jr_json_init(&j);
-	jr_json_object_begin(&j);
-	jr_json_key(&j, "time");
-	jr_json_string(&j, when);
+	begin_line(&j, tag, unix_ms);
 	jr_json_key(&j, "event");
 	jr_json_string(&j, "connection");
 	jr_json_key(&j, "id");
@@ -227,7 +231,7 @@ static char *record_key(const struct jr_audit_record *r)
 
 	k.id = 0;
 	k.bytes_up = k.bytes_down = k.duration_ms = 0;
-	return jr_audit_format_record(&k, 0, 0);
+	return jr_audit_format_record(&k, NULL, 0, 0);
 }
 
 /* Copy @r's strings into one allocation, @s->strs, for @s->last. */
@@ -278,7 +282,7 @@ static void repeat_write(struct jr_audit *a, struct jr_audit_repeat *s)
 	r = s->last;
 	r.bytes_up = s->bytes_up;
 	r.bytes_down = s->bytes_down;
-	line = jr_audit_format_record(&r, s->last_ms, s->n);
+	line = jr_audit_format_record(&r, &a->tag, s->last_ms, s->n);
 	if (line)
 		write_line(a, line);
 	else if (!a->write_error)
@@ -382,7 +386,7 @@ static void log_record(struct jr_audit *a, const struct jr_audit_record *r,
 void jr_audit_connection_at(struct jr_audit *a, const struct jr_audit_record *r,
 			    uint64_t unix_ms)
 {
-	char *line = jr_audit_format_record(r, unix_ms, 0);
+	char *line = jr_audit_format_record(r, &a->tag, unix_ms, 0);
 	char *key = line ? record_key(r) : NULL;
 
 	pthread_mutex_lock(&a->lock);
@@ -411,7 +415,7 @@ void jr_audit_connection_at(struct jr_audit *a, const struct jr_audit_record *r,
 
 void jr_audit_connection(struct jr_audit *a, const struct jr_audit_record *r)
 {
-	jr_audit_connection_at(a, r, unix_ms_now());
+	jr_audit_connection_at(a, r, jr_clock_unix_ms());
 }
 
 void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms)
@@ -423,7 +427,7 @@ void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms)
 
 void jr_audit_flush_expired(struct jr_audit *a)
 {
-	jr_audit_flush_expired_at(a, unix_ms_now());
+	jr_audit_flush_expired_at(a, jr_clock_unix_ms());
 }
 
 void jr_audit_close(struct jr_audit *a)
@@ -440,14 +444,9 @@ void jr_audit_close(struct jr_audit *a)
 void jr_audit_event(struct jr_audit *a, const char *event, const char *detail)
 {
 	struct jr_json j;
-	char when[64];
 	char *line;
 
-	format_time(unix_ms_now(), when, sizeof(when));
-	jr_json_init(&j);
-	jr_json_object_begin(&j);
-	jr_json_key(&j, "time");
-	jr_json_string(&j, when);
+	begin_line(&j, &a->tag, jr_clock_unix_ms());
 	jr_json_key(&j, "event");
 	jr_json_string(&j, event);
 	jr_json_key(&j, "detail");

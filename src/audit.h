@@ -3,12 +3,15 @@
  * audit.h - the audit log (one JSON object per line, --log / --log-fd) and
  * the counts the --json summary and the exit line report.
  *
- * Line format (jailrun(1), AUDIT LOG), fields only ever added:
- *   {"time":"2026-11-29T12:00:00.123Z","event":"connection","id":7,
+ * Line format (jailrun(1), AUDIT LOG; docs/schema/audit.schema.json),
+ * fields only ever added:
+ *   {"time":"2026-11-29T12:00:00.123Z","run_id":"5f0c...","label":"t1",
+ *    "event":"connection","id":7,
  *    "via":"proxy","method":"CONNECT","host":"api.example.com","port":443,
  *    "address":"192.0.2.7","verdict":"allow","reason":null,"status":200,
  *    "bytes_up":517,"bytes_down":4096,"duration_ms":85}
- *   {"time":...,"event":"lifecycle","detail":"command started"}
+ *   {"time":...,"run_id":...,"event":"lifecycle","detail":"sandbox starting"}
+ * "run_id" is on every line of a run; "label" only when --label is given.
  *
  * Floods: connection records identical but for id, time, byte counts and
  * duration are written once a window; the repeats that follow within it
@@ -52,6 +55,12 @@ struct jr_audit_record {
 	bool secret_injected; /* a real value replaced a placeholder */
 };
 
+/* What names a run on each of its lines (runid.h, --label). */
+struct jr_audit_tag {
+	const char *run_id; /* NULL: not written (tests) */
+	const char *label;  /* NULL: not written */
+};
+
 #define JR_AUDIT_MAX_DENIED 64 /* distinct denied destinations kept */
 
 /* A record identical to one written less than this long ago is not
@@ -80,9 +89,10 @@ struct jr_audit_denied {
 };
 
 struct jr_audit {
-	int fd;		      /* -1: counting only */
-	bool own_fd;	      /* opened by us (--log), closed by us */
-	pthread_mutex_t lock; /* the relay thread and the main thread log */
+	int fd;			 /* -1: counting only */
+	struct jr_audit_tag tag; /* on every line; set by jr_audit_open() */
+	bool own_fd;		 /* opened by us (--log), closed by us */
+	pthread_mutex_t lock;	 /* the relay thread and the main thread log */
 	uint64_t allowed, denied;
 	struct jr_audit_denied denied_dest[JR_AUDIT_MAX_DENIED];
 	size_t n_denied_dest;
@@ -110,10 +120,12 @@ struct jr_audit {
  * jr_audit_open - start an audit sink.
  * @path: --log FILE (opened O_APPEND, created 0600), or NULL
  * @fd: --log-fd N (must be open; kept), or -1
+ * @tag: the run id and label for every line (the strings must outlive
+ * @a), or NULL for none
  * Return: 0 or -errno with @err set (the path or fd is named).
  */
 int jr_audit_open(struct jr_audit *a, const char *path, int fd,
-		  struct jr_err *err);
+		  const struct jr_audit_tag *tag, struct jr_err *err);
 /* Write every count still held back, then close. */
 void jr_audit_close(struct jr_audit *a);
 
@@ -145,12 +157,13 @@ void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms);
 void jr_audit_event(struct jr_audit *a, const char *event, const char *detail);
 
 /*
- * jr_audit_format_record - the JSON line for @r at @unix_ms (pure, for
- * tests). @repeated > 1 adds "repeated":@repeated (the line stands for
- * that many records). Return: malloc'd NUL-terminated line ending in
- * '\n', or NULL.
+ * jr_audit_format_record - the JSON line for @r at @unix_ms with @tag's
+ * run id and label (NULL: none) (pure, for tests). @repeated > 1 adds
+ * "repeated":@repeated (the line stands for that many records).
+ * Return: malloc'd NUL-terminated line ending in '\n', or NULL.
  */
-char *jr_audit_format_record(const struct jr_audit_record *r, uint64_t unix_ms,
+char *jr_audit_format_record(const struct jr_audit_record *r,
+			     const struct jr_audit_tag *tag, uint64_t unix_ms,
 			     uint64_t repeated);
 
 /*

@@ -38,6 +38,7 @@
 #include "outfile.h"
 #include "policy.h"
 #include "httprules.h"
+#include "runid.h"
 #include "sandbox.h"
 #include "gitsweep.h"
 #include "inspect_start.h"
@@ -226,6 +227,9 @@ struct run {
 	struct jr_run_result res;
 	int json_fd;	   /* --json FILE, opened before the run; -1: none */
 	uint64_t start_ms; /* when main() began, for the summary's wall_ms */
+	uint64_t start_unix_ms;	     /* the same, for "started_at" */
+	char run_id[JR_RUN_ID_SIZE]; /* made once, at start (runid.h) */
+	bool ids_known, audit_open, fs_planned; /* how far set-up got */
 };
 
 /*
@@ -484,23 +488,17 @@ static void warn_vanishing_args(const struct run *run)
 }
 
 /*
- * open_outputs() - the files a run writes, opened before anything runs:
- * a path we cannot write is a bad option and must fail first.
+ * open_outputs() - the other files a run writes (the JSON summary is
+ * opened first of all, open_json()), opened before anything runs: a
+ * path we cannot write is a bad option and must fail first.
  * Return: 0, or <0 with @err set; a --learn directory opened here is
- * released again, the JSON file is main()'s to close.
+ * released again.
  */
 static int open_outputs(struct run *run, struct jr_err *err)
 {
 	struct jr_options *opts = &run->opts;
 	int r;
 
-	if (opts->json_path) {
-		/* Not a link or a file another user planted (outfile.h). */
-		run->json_fd = jr_outfile_open("--json", opts->json_path, false,
-					       0644, err);
-		if (run->json_fd < 0)
-			return -EINVAL;
-	}
 	/* --learn: FILE's directory checked and pinned now (the file itself
 	 * is written at exit, learn.c). */
 	if (opts->learn_path) {
@@ -521,37 +519,97 @@ static int open_outputs(struct run *run, struct jr_err *err)
 }
 
 /*
- * prepare_run() - everything between the options and the sandbox: who
- * runs, the policy, the audit log, limits, secrets, the filesystem plan
- * and the output files, in the order that lets each failure undo only
- * what came before it.
+ * open_json() - --json FILE, opened before any other set-up step, so that
+ * every failure after the options were parsed still writes the summary
+ * (ended "setup-failed"). Not a link or a file another user planted
+ * (outfile.h). Return: 0, or <0 with @err set; the file is main()'s to
+ * close.
+ */
+static int open_json(struct run *run, struct jr_err *err)
+{
+	const char *path = run->opts.json_path;
+
+	if (!path)
+		return 0;
+	run->json_fd = jr_outfile_open("--json", path, false, 0644, err);
+	return run->json_fd < 0 ? -EINVAL : 0;
+}
+
+static void fill_summary(struct run *run, size_t git_quarantined,
+			 struct jr_summary *sum);
+
+/*
+ * fail_setup() - a set-up step failed after the options were parsed:
+ * say why, end the audit log with it, write the summary ("ended":
+ * "setup-failed", the message in "error") and release what set-up made.
+ * Return: JR_EXIT_FAILURE.
+ */
+static int fail_setup(struct run *run, const struct jr_err *err)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_summary sum;
+
+	jr_error("%s", err->msg);
+	run->res.ended = JR_END_SETUP_FAILED;
+	run->res.exit_status = JR_EXIT_FAILURE;
+	run->res.err = *err;
+	if (run->audit_open)
+		jr_audit_event(&run->audit, "lifecycle",
+			       jr_end_name(run->res.ended));
+	fill_summary(run, 0, &sum);
+	write_summary(run->json_fd, opts->json_path, &sum);
+	if (run->audit_open)
+		jr_audit_close(&run->audit);
+	if (run->fs_planned)
+		jr_fs_plan_release(&run->fs);
+	if (opts->secrets) {
+		jr_inspect_stop(opts->secrets);
+		jr_secrets_release(opts->secrets);
+		free(opts->secrets);
+		opts->secrets = NULL;
+	}
+	jr_httprules_free(&http_rules);
+	jr_policy_free(&run->policy);
+	jr_options_release(opts);
+	return JR_EXIT_FAILURE;
+}
+
+/*
+ * prepare_run() - everything between the options and the sandbox: the
+ * JSON file, who runs, the policy, the audit log, limits, secrets, the
+ * filesystem plan and the other output files, in the order that lets
+ * each failure undo only what came before it (fail_setup()).
  * Return: 0, or JR_EXIT_FAILURE with the reason printed.
  */
 static int prepare_run(struct run *run)
 {
 	struct jr_options *opts = &run->opts;
+	const struct jr_audit_tag tag = { run->run_id, opts->label };
 	struct jr_err err = { 0 };
 
+	/* No summary can be written where the summary cannot go. */
+	if (open_json(run, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
 	/* An inherited control socket never reaches the sandbox. */
 	if (opts->control_fd >= 0 &&
 	    jr_control_adopt_fd(opts->control_fd, &err) < 0)
-		return fail_early(opts, &run->policy, &err);
-	if (resolve_ids(run, &err) < 0 || load_policy(run, &err) < 0 ||
-	    jr_audit_open(&run->audit, opts->log_path, opts->log_fd, &err) < 0)
-		return fail_early(opts, &run->policy, &err);
+		return fail_setup(run, &err);
+	if (resolve_ids(run, &err) < 0)
+		return fail_setup(run, &err);
+	run->ids_known = true;
+	if (load_policy(run, &err) < 0 ||
+	    jr_audit_open(&run->audit, opts->log_path, opts->log_fd, &tag,
+			  &err) < 0)
+		return fail_setup(run, &err);
+	run->audit_open = true;
 	if (raise_fd_limit(opts, &err) < 0 ||
-	    jr_rlimits_check(&opts->limits, &err) < 0)
-		return fail_early(opts, &run->policy, &err);
-	if (start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0) {
-		jr_audit_close(&run->audit);
-		return fail_early(opts, &run->policy, &err);
-	}
+	    jr_rlimits_check(&opts->limits, &err) < 0 ||
+	    start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0)
+		return fail_setup(run, &err);
+	run->fs_planned = true;
 	warn_vanishing_args(run);
-	if (open_outputs(run, &err) < 0) {
-		jr_audit_close(&run->audit);
-		jr_fs_plan_release(&run->fs);
-		return fail_early(opts, &run->policy, &err);
-	}
+	if (open_outputs(run, &err) < 0)
+		return fail_setup(run, &err);
 	return 0;
 }
 
@@ -578,6 +636,14 @@ static size_t run_command(struct run *run)
 	r = jr_sandbox_run(opts, &run->ids, &run->fs, &run->policy, &run->audit,
 			   res);
 	jr_control_unlink(opts->control_path);
+	if (r == 0 && jr_end_with_oom(res->ended, res->exit_status,
+				      &res->limits) == JR_END_OOM) {
+		res->ended = JR_END_OOM;
+		jr_err_set(
+		    &res->err, ENOMEM,
+		    "the command was killed by the kernel's OOM killer at --memory %llu bytes: raise --memory if it needs more",
+		    (unsigned long long)opts->limits.memory);
+	}
 	if (r < 0)
 		jr_error("%s", res->err.msg);
 	else if (res->ended == JR_END_EXEC_FAILED ||
@@ -595,7 +661,10 @@ static size_t run_command(struct run *run)
 	return git_quarantined;
 }
 
-/* The end-of-run summary (summary.h) of what run_command() saw. */
+/*
+ * fill_summary() - the end-of-run summary (summary.h) of what
+ * run_command() saw, or of how far set-up got before it failed.
+ */
 static void fill_summary(struct run *run, size_t git_quarantined,
 			 struct jr_summary *sum)
 {
@@ -603,6 +672,12 @@ static void fill_summary(struct run *run, size_t git_quarantined,
 	struct jr_run_result *res = &run->res;
 
 	*sum = (struct jr_summary){
+		.run_id = run->run_id,
+		.label = opts->label,
+		.started_unix_ms = run->start_unix_ms,
+		.ended_unix_ms = jr_clock_unix_ms(),
+		.limits_hit = jr_limits_hit_of(res->ended, &res->limits),
+		.policy = opts,
 		.command = opts->command,
 		.command_argc = opts->command_argc,
 		.ended = res->ended,
@@ -613,19 +688,22 @@ static void fill_summary(struct run *run, size_t git_quarantined,
 		.rules_verified = res->rules_verified,
 		.nft_chains = res->nft_chains,
 		.nft_rules = res->nft_rules,
+		.user_unknown = !run->ids_known,
 		.uid = run->ids.uid,
 		.gid = run->ids.gid,
 		.host_uid = run->ids.host_uid,
 		.host_gid = run->ids.host_gid,
 		.rootless = !run->ids.privileged,
 		.error = res->err.code ? res->err.msg : NULL,
-		.audit = opts->net == JR_NET_ALLOWLIST ? &run->audit : NULL,
+		.audit = opts->net == JR_NET_ALLOWLIST && run->audit_open
+			     ? &run->audit
+			     : NULL,
 		.allow_entries = run->policy.n,
 		.tamper_events = res->watchdog.tamper_events,
 		.git_quarantined = (unsigned int)git_quarantined,
 		.restores = res->watchdog.restores,
 		.max_restore_us = res->watchdog.max_restore_us,
-		.fs = &run->fs,
+		.fs = run->fs_planned ? &run->fs : NULL,
 		.landlock_abi = res->landlock_abi,
 	};
 	if (res->startup.end_of_run)
@@ -687,9 +765,11 @@ int main(int argc, char **argv)
 {
 	struct run run = { .learn = { .dirfd = -1 }, .json_fd = -1 };
 	struct jr_summary sum;
+	struct jr_err err = { 0 };
 	int status;
 
 	run.start_ms = jr_clock_ms();
+	run.start_unix_ms = jr_clock_unix_ms();
 	/* From here the start-up phases are timed (startup.h). */
 	jr_startup_begin(&run.res.startup, jr_clock_us());
 
@@ -699,6 +779,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
 		return jr_control_client_main(argc - 1, argv + 1);
+	if (jr_run_id_new(run.run_id, &err) < 0) {
+		jr_error("%s", err.msg);
+		return JR_EXIT_FAILURE;
+	}
 	status = load_config(&run, argc, argv);
 	if (status == 0)
 		status = run_other_action(&run);

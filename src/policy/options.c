@@ -160,7 +160,10 @@ const char jr_usage_text[] =
     "                      let a secret go over plain HTTP to the host:PORT\n"
     "                      its binding names\n"
     "  --json FILE         write a JSON summary of the run to FILE at exit\n"
-    "                      (- for stdout; never a symlink or another user's file)\n"
+    "                      (- for stdout; never a symlink or another user's file);\n"
+    "                      written on a set-up failure (exit 125) too\n"
+    "  --label TEXT        name the run in the JSON summary and on each audit\n"
+    "                      line (one line, at most 128 bytes)\n"
     "  --raw-tty           relay terminal output unchanged; by default the\n"
     "                      sequences that act outside the pane (clipboard,\n"
     "                      titles...) are dropped, see jailrun(1) TERMINAL\n"
@@ -367,32 +370,48 @@ static int parse_net_mode(const char *s, enum jr_net_mode *mode, bool *public,
 }
 
 /*
- * check_deny_message() - --deny-message goes into HTTP bodies and a
- * terminal line: bounded, and no control characters (a newline would
- * end the body's line, an escape sequence would act on the terminal).
+ * check_one_line() - text that goes into a line others print (an HTTP
+ * body, a terminal, a rig's table): not empty, at most @max bytes, and
+ * no control characters (a newline would end the line, an escape
+ * sequence would act on the terminal). @opt names the option.
  */
-static int check_deny_message(const struct opt_def *d, const char *s,
-			      struct jr_err *err)
+static int check_one_line(const char *opt, const char *s, size_t max,
+			  struct jr_err *err)
 {
 	size_t len = strlen(s);
 
 	if (len == 0)
-		return jr_err_set(err, EINVAL, "--deny-message: empty text");
-	if (len > JR_DENY_MESSAGE_MAX)
-		return jr_err_set(
-		    err, EINVAL,
-		    "--deny-message: at most %d bytes, this one has %zu",
-		    JR_DENY_MESSAGE_MAX, len);
+		return jr_err_set(err, EINVAL, "%s: empty text", opt);
+	if (len > max)
+		return jr_err_set(err, EINVAL,
+				  "%s: at most %zu bytes, this one has %zu",
+				  opt, max, len);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c == 0x7f)
 			return jr_err_set(
 			    err, EINVAL,
-			    "--deny-message: control character 0x%02x at byte %zu; one line of printable text only",
-			    c, i + 1);
+			    "%s: control character 0x%02x at byte %zu; one line of printable text only",
+			    opt, c, i + 1);
 	}
 	return 0;
+}
+
+/* --deny-message goes into every 403 body and the terminal's line. */
+static int check_deny_message(const struct opt_def *d, const char *s,
+			      struct jr_err *err)
+{
+	(void)d;
+	return check_one_line("--deny-message", s, JR_DENY_MESSAGE_MAX, err);
+}
+
+/* --label names the run in the summary and on each audit line. */
+static int check_label(const struct opt_def *d, const char *s,
+		       struct jr_err *err)
+{
+	(void)d;
+	return check_one_line("--label", s, JR_LABEL_MAX, err);
 }
 
 int jr_parse_duration_ms(const char *s, uint64_t *ms)
@@ -915,6 +934,7 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	X(USER, "user", ARG, 0, ONCE(user, check_user_name))                   \
 	X(HOST_ROOT, "host-root", NOARG, 0, FLAG(host_root))                   \
 	X(JSON, "json", ARG, 0, STRING(json_path, check_file_name))            \
+	X(LABEL, "label", ARG, 0, STRING(label, check_label))                  \
 	X(RAW_TTY, "raw-tty", NOARG, 0, FLAG(raw_tty))                         \
 	X(CHECK, "check", NOARG, 0, ACTION(JR_ACTION_CHECK))                   \
 	X(RW, "rw", ARG, 0, LIST(rw, check_path_option))                       \

@@ -100,6 +100,7 @@ struct jr_options {
 	const char *user;      /* --user spec, NULL: the default */
 	bool host_root;	       /* --host-root: uid 0 inside is host uid 0 */
 	const char *json_path; /* --json FILE, NULL: none */
+	const char *label;     /* --label TEXT, NULL: none */
 	bool raw_tty;	       /* --raw-tty: relay terminal output unfiltered */
 	char *const *command;  /* NULL-terminated argv of the command */
 	int command_argc;
@@ -143,6 +144,9 @@ struct jr_options {
 	/* --rlimit, --memory, --pids, --cpus (limits.h) */
 	struct jr_limits limits;
 };
+
+/* --label: at most this many bytes (summary and every audit line). */
+#define JR_LABEL_MAX 128
 
 /* --deny-message: at most this many bytes (it goes into every 403). */
 #define JR_DENY_MESSAGE_MAX 256

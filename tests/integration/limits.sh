@@ -166,7 +166,8 @@ assert l['cgroup'] == '$LAYOUT', l
 assert l['pids_max'] == 20, l
 assert l['pids_peak'] is None or 10 <= l['pids_peak'] <= 20, l
 assert l['pids_refused'] is None or l['pids_refused'] >= 1, l
-assert l['cgroup_removed'] is True, l"
+assert l['cgroup_removed'] is True, l
+assert l['pids_refused'] is None or 'pids' in d['limits_hit'], d['limits_hit']"
 	# Inside, the cgroup namespace is rooted at the sandbox's own cgroup:
 	# the command cannot name (let alone reach) the runner's.
 	expect_status 0 "$m: the command's view of its cgroups" jr "$m" --pids 20 -- cat /proc/self/cgroup
@@ -185,6 +186,19 @@ assert l['memory_max'] == 64 << 20, l
 assert l['oom_kills'] >= 1, l
 assert 32 << 20 <= l['memory_peak'] <= 64 << 20, l
 assert l['cgroup_removed'] is True, l"
+	# ...and reads as an OOM kill, not as "signaled" or "exited" 137.
+	summary_check "$m: the OOM kill reads oom-killed, limits_hit memory" "$JR_W/mem.json" "
+assert d['ended'] == 'oom-killed' and d['exit_status'] == 137, d['ended']
+assert d['limits_hit'] == ['memory'], d['limits_hit']
+assert 'OOM killer' in d['error'], d['error']"
+	# A shell whose child the OOM killer ended reports 128+9: the same.
+	expect_status 137 "$m: --memory 64m, a hog under sh" jr "$m" --memory 64m \
+		--json "$JR_W/mem-sh.json" -- sh -c 'python3 -c "
+a = []
+while True:
+    a.append(b\"x\" * (1 << 20))"; exit $?'
+	summary_check "$m: a shell's 137 after an OOM kill reads oom-killed" "$JR_W/mem-sh.json" "
+assert d['ended'] == 'oom-killed' and d['signal'] is None, d"
 	# Without the limit the same summary has no limits at all.
 	expect_status 0 "$m: a run without limits" jr "$m" --json "$JR_W/nolim.json" -- true
 	summary_check "$m: no limits: \"limits\" is null" "$JR_W/nolim.json" 'assert l is None, l'

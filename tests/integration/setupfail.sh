@@ -9,6 +9,8 @@
 #    does not exit 125, runs the command, or reports the nft install
 #    instead of init's own failure, which names the cause and the fix
 #    (a runner that reports its own nft error first fails here);
+#  - the --json summary of that run does not say setup-failed with the
+#    cause, its run id and its label;
 #  - the positive control: the same strace wrapping without injection does
 #    not run the command (so the cases above fail for the injection).
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -33,12 +35,24 @@ for m in $(jr_modes); do
 		st "$m" -e trace=sethostname -- --net none -- echo RAN-OK
 	expect_output_has "$m: control: its output" "RAN-OK"
 
+	rm -f "$JR_W/lockdown-$m.json"
 	expect_status 125 "$m: capabilities gone: exit 125" \
 		st "$m" -e trace=sethostname,sendto -e inject=sethostname:error=EPERM \
-		-e inject=sendto:error=EPERM -- --net none -- echo RAN-BAD
+		-e inject=sendto:error=EPERM -- --net none --label lockdown \
+		--json "$JR_W/lockdown-$m.json" -- echo RAN-BAD
 	expect_output_has "$m: capabilities gone: init's cause reported" \
 		"cannot use the sandbox's user namespace (sethostname)"
 	if grep -qF "RAN-BAD" <<<"$OUT"; then fail "$m: capabilities gone: the command ran"; else ok "$m: capabilities gone: the command did not run"; fi
+	# A failed lockdown still writes the summary a rig files (issue 23).
+	if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ended"] == "setup-failed" and d["exit_status"] == 125, d
+assert len(d["run_id"]) == 32 and d["label"] == "lockdown", d
+assert "sethostname" in d["error"], d["error"]' "$JR_W/lockdown-$m.json" 2>/dev/null; then
+		ok "$m: capabilities gone: the summary says setup-failed, with the cause"
+	else
+		fail "$m: capabilities gone: summary: $(cat "$JR_W/lockdown-$m.json" 2>&1)"
+	fi
 	if grep -qF "sandbox firewall" <<<"$OUT"; then
 		fail "$m: capabilities gone: the nft error was reported instead: $OUT"
 	else

@@ -29,7 +29,7 @@ static void test_format_allow(void **state)
 		.bytes_down = 4096,
 		.duration_ms = 85,
 	};
-	char *line = jr_audit_format_record(&r, 1795953600123ULL, 0);
+	char *line = jr_audit_format_record(&r, NULL, 1795953600123ULL, 0);
 
 	assert_non_null(line);
 	assert_string_equal(
@@ -51,7 +51,7 @@ static void test_format_deny_and_nulls(void **state)
 		.reason = "not-allowed",
 		.status = -1,
 	};
-	char *line = jr_audit_format_record(&r, 0, 0);
+	char *line = jr_audit_format_record(&r, NULL, 0, 0);
 
 	assert_non_null(line);
 	assert_non_null(strstr(line, "\"time\":\"1970-01-01T00:00:00.000Z\""));
@@ -80,7 +80,7 @@ static void test_counts_and_denied_line(void **state)
 					 .status = 200 };
 	char *line;
 
-	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	assert_int_equal(jr_audit_open(&a, NULL, -1, NULL, &e), 0);
 	assert_null(jr_audit_denied_line(&a));
 	jr_audit_connection(&a, &deny1);
 	jr_audit_connection(&a, &deny1);
@@ -163,7 +163,7 @@ static void test_deny_hint(void **state)
 			assert_string_not_equal(jr_deny_fix_text(f),
 						jr_deny_fix_text(g));
 
-	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	assert_int_equal(jr_audit_open(&a, NULL, -1, NULL, &e), 0);
 	assert_null(jr_audit_deny_hint(&a, false));
 	jr_audit_connection(&a, &rule);
 	jr_audit_connection(&a, &rule);
@@ -208,7 +208,7 @@ static void test_log_file(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(jr_audit_open(&a, path, -1, &e), 0);
+	assert_int_equal(jr_audit_open(&a, path, -1, NULL, &e), 0);
 	assert_true(fcntl(a.fd, F_GETFD) & FD_CLOEXEC);
 	jr_audit_connection(&a, &r);
 	jr_audit_event(&a, "lifecycle", "command started");
@@ -227,16 +227,78 @@ static void test_log_file(void **state)
 	    buf, "\"event\":\"lifecycle\",\"detail\":\"command started\"}\n"));
 }
 
+/* Every line of a run carries its run id and label, right after "time":
+ * records, a collapsed repeat's count line, and events (issue 23: a log
+ * several runs share can be split by run). */
+static void test_tagged_lines(void **state)
+{
+	char path[] = "/tmp/jailrun-audit-XXXXXX";
+	int fd = mkstemp(path);
+	const struct jr_audit_tag tag = { "0123456789abcdef0123456789abcdef",
+					  "task \"7\"" };
+	struct jr_audit a;
+	struct jr_err e = { 0 };
+	struct jr_audit_record r = { .via = "dns",
+				     .method = "A",
+				     .host = "d.test",
+				     .reason = "not-allowed",
+				     .status = 3 };
+	char buf[8192];
+	ssize_t n;
+	int lines = 0;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(jr_audit_open(&a, path, -1, &tag, &e), 0);
+	for (int i = 0; i < 3; i++) /* one line, then one "repeated":2 */
+		jr_audit_connection_at(&a, &r, 1795953600000ULL + i);
+	jr_audit_event(&a, "lifecycle", "exited");
+	jr_audit_close(&a);
+	fd = open(path, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *after_time = strstr(line, "Z\",");
+
+		lines++;
+		assert_non_null(after_time);
+		assert_int_equal(
+		    strncmp(
+			after_time,
+			"Z\",\"run_id\":\"0123456789abcdef0123456789abcdef\","
+			"\"label\":\"task \\\"7\\\"\",\"event\":",
+			strlen(
+			    "Z\",\"run_id\":\"0123456789abcdef0123456789abcdef\","
+			    "\"label\":\"task \\\"7\\\"\",\"event\":")),
+		    0);
+	}
+	assert_int_equal(lines, 3);
+
+	/* no label: no "label" key, the run id still there */
+	{
+		const struct jr_audit_tag bare = { tag.run_id, NULL };
+		char *line = jr_audit_format_record(&r, &bare, 0, 0);
+
+		assert_non_null(line);
+		assert_non_null(strstr(line, "\"run_id\":\"0123"));
+		assert_null(strstr(line, "\"label\""));
+		free(line);
+	}
+}
+
 static void test_open_errors(void **state)
 {
 	struct jr_audit a;
 	struct jr_err e = { 0 };
 
-	assert_int_equal(jr_audit_open(&a, "/nonexistent/dir/log", -1, &e),
-			 -ENOENT);
+	assert_int_equal(
+	    jr_audit_open(&a, "/nonexistent/dir/log", -1, NULL, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "--log /nonexistent/dir/log"));
 	jr_audit_close(&a);
-	assert_int_equal(jr_audit_open(&a, NULL, 987, &e), -EBADF);
+	assert_int_equal(jr_audit_open(&a, NULL, 987, NULL, &e), -EBADF);
 	assert_non_null(strstr(e.msg, "--log-fd 987"));
 	jr_audit_close(&a);
 }
@@ -257,7 +319,7 @@ static void tlog_open(struct tlog *t)
 	snprintf(t->path, sizeof(t->path), "/tmp/jailrun-audit-XXXXXX");
 	t->fd = mkstemp(t->path);
 	assert_true(t->fd >= 0);
-	assert_int_equal(jr_audit_open(&t->a, NULL, t->fd, &e), 0);
+	assert_int_equal(jr_audit_open(&t->a, NULL, t->fd, NULL, &e), 0);
 }
 
 /* Everything written so far; malloc'd. */
@@ -554,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_repeat_one_window),
 		cmocka_unit_test(test_repeat_steady_flood),
+		cmocka_unit_test(test_tagged_lines),
 		cmocka_unit_test(test_repeat_key),
 		cmocka_unit_test(test_repeat_single),
 		cmocka_unit_test(test_repeat_slots),

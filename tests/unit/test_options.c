@@ -130,6 +130,38 @@ static void expect_reject(const char *needle, int argc, char **argv)
 #define REJECT(needle, ...)                                                    \
 	expect_reject(needle, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
+/* --label: one line of printable text, bounded; the last one wins. */
+static void test_label(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char long_label[JR_LABEL_MAX + 2];
+
+	assert_int_equal(PARSE(&o, &e, "true"), 0);
+	assert_null(o.label);
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--label", "a", "--label",
+			       "task 7: npm install (retry)", "true"),
+			 0);
+	assert_string_equal(o.label, "task 7: npm install (retry)");
+	jr_options_release(&o);
+	memset(long_label, 'x', JR_LABEL_MAX);
+	long_label[JR_LABEL_MAX] = '\0';
+	assert_int_equal(PARSE(&o, &e, "--label", long_label, "true"), 0);
+	jr_options_release(&o);
+	long_label[JR_LABEL_MAX] = 'x';
+	long_label[JR_LABEL_MAX + 1] = '\0';
+	REJECT("--label: at most 128 bytes, this one has 129", "--label",
+	       long_label, "true");
+	REJECT("--label: empty text", "--label", "", "true");
+	REJECT("--label: control character 0x0a at byte 2", "--label", "a\nb",
+	       "true");
+	REJECT("--label: control character 0x1b at byte 1", "--label",
+	       "\x1b[2J", "true");
+	REJECT("--label: control character 0x7f at byte 1", "--label", "\x7f",
+	       "true");
+}
+
 static void test_rejections(void **state)
 {
 	expect_reject("no command given", 1, (char *[]){ "jailrun", NULL });
@@ -1037,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_allow_http_option),
 		cmocka_unit_test(test_secret_options),
 		cmocka_unit_test(test_limits_options),
+		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_each_option_reaches_its_own_rule),
 		cmocka_unit_test(test_each_flag_sets_its_own_member),
 	};

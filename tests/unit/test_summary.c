@@ -16,6 +16,9 @@ static void test_exited(void **state)
 {
 	char *const cmd[] = { "sh", "-c", "exit \"3\"", NULL };
 	struct jr_summary s = {
+		.run_id = "00112233445566778899aabbccddeeff",
+		.started_unix_ms = 1795953600123ULL,
+		.ended_unix_ms = 1795953601000ULL,
 		.command = cmd,
 		.command_argc = 3,
 		.ended = JR_END_EXITED,
@@ -36,10 +39,13 @@ static void test_exited(void **state)
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_string_equal(
 	    out,
-	    "{\"jailrun_version\":\"" PACKAGE_VERSION "\","
+	    "{\"version\":1,\"jailrun_version\":\"" PACKAGE_VERSION "\","
+	    "\"run_id\":\"00112233445566778899aabbccddeeff\",\"label\":null,"
+	    "\"started_at\":\"2026-11-29T12:00:00.123Z\","
+	    "\"ended_at\":\"2026-11-29T12:00:01.000Z\","
 	    "\"command\":[\"sh\",\"-c\",\"exit \\\"3\\\"\"],"
 	    "\"exit_status\":3,\"ended\":\"exited\",\"signal\":null,"
-	    "\"wall_time_ms\":42,"
+	    "\"limits_hit\":[],\"wall_time_ms\":42,"
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
@@ -47,7 +53,8 @@ static void test_exited(void **state)
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
-	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null,\"limits\":null}\n");
+	    "\"error\":null,\"startup_us\":null,\"teardown_us\":null,\"limits\":null,"
+	    "\"policy\":null}\n");
 	free(out);
 }
 
@@ -142,7 +149,7 @@ static void test_relay_counts(void **state)
 	};
 	char *out = NULL;
 
-	assert_int_equal(jr_audit_open(&a, NULL, -1, &e), 0);
+	assert_int_equal(jr_audit_open(&a, NULL, -1, NULL, &e), 0);
 	jr_audit_connection(&a, &d);
 	jr_audit_connection(&a, &d);
 	jr_audit_connection(&a, &ok);
@@ -199,20 +206,21 @@ static void test_startup_phases(void **state)
 	for (int p = 0; p < JR_PHASE_COUNT; p++)
 		st.us[p] = 100 + (uint64_t)p;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(strstr(
-	    out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
-		 "\"seccomp\":101,\"clone\":102,\"maps\":103,"
-		 "\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
-		 "\"nft\":107,\"relay\":108,\"selfcheck\":109,"
-		 "\"exec\":110,\"parallel\":0,"
-		 "\"total\":9000},\"teardown_us\":77,\"limits\":null}\n"));
+	assert_non_null(
+	    strstr(out, "\"error\":null,\"startup_us\":{\"prepare\":100,"
+			"\"seccomp\":101,\"clone\":102,\"maps\":103,"
+			"\"mounts\":104,\"init_setup\":105,\"relaynet\":106,"
+			"\"nft\":107,\"relay\":108,\"selfcheck\":109,"
+			"\"exec\":110,\"parallel\":0,"
+			"\"total\":9000},\"teardown_us\":77,\"limits\":null,"
+			"\"policy\":null}\n"));
 	free(out);
 
 	/* The command never started: no total, so no breakdown either. */
 	st.complete = false;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(
-	    out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null}"));
+	    out, "\"startup_us\":null,\"teardown_us\":null,\"limits\":null,"));
 	free(out);
 }
 
@@ -277,6 +285,131 @@ static void test_end_names(void **state)
 	assert_string_equal(jr_end_name(JR_END_TIMEOUT), "timeout");
 	assert_string_equal(jr_end_name(JR_END_SETUP_FAILED), "setup-failed");
 	assert_string_equal(jr_end_name(JR_END_EXEC_FAILED), "exec-failed");
+	assert_string_equal(jr_end_name(JR_END_TAMPER), "tamper-killed");
+	assert_string_equal(jr_end_name(JR_END_OOM), "oom-killed");
+}
+
+/* An OOM kill reads "oom-killed", never "exited" 137 (issue 23). */
+static void test_oom_end(void **state)
+{
+	struct jr_cgroup_report oom = { .used = true,
+					.have_oom_kills = true,
+					.oom_kills = 1 };
+	struct jr_cgroup_report none = { .used = true, .have_oom_kills = true };
+
+	/* killed by SIGKILL, or a shell reporting 128+9 */
+	assert_int_equal(jr_end_with_oom(JR_END_SIGNALED, 137, &oom),
+			 JR_END_OOM);
+	assert_int_equal(jr_end_with_oom(JR_END_EXITED, 137, &oom), JR_END_OOM);
+	/* a child was OOM-killed, the command went on and exited 1 */
+	assert_int_equal(jr_end_with_oom(JR_END_EXITED, 1, &oom),
+			 JR_END_EXITED);
+	/* SIGKILL without an OOM kill (kill -9 from inside) */
+	assert_int_equal(jr_end_with_oom(JR_END_SIGNALED, 137, &none),
+			 JR_END_SIGNALED);
+	assert_int_equal(jr_end_with_oom(JR_END_SIGNALED, 137, NULL),
+			 JR_END_SIGNALED);
+	oom.have_oom_kills = false;
+	assert_int_equal(jr_end_with_oom(JR_END_SIGNALED, 137, &oom),
+			 JR_END_SIGNALED);
+	oom.have_oom_kills = true;
+	/* other ends stay what they are */
+	assert_int_equal(jr_end_with_oom(JR_END_TIMEOUT, 124, &oom),
+			 JR_END_TIMEOUT);
+	assert_int_equal(jr_end_with_oom(JR_END_TAMPER, 125, &oom),
+			 JR_END_TAMPER);
+}
+
+/* "limits_hit": memory, pids, timeout, in that order, from what was seen. */
+static void test_limits_hit(void **state)
+{
+	char *const cmd[] = { "x", NULL };
+	struct jr_cgroup_report rep = { .used = true,
+					.have_oom_kills = true,
+					.oom_kills = 2,
+					.have_pids_refused = true,
+					.pids_refused = 1 };
+	struct jr_summary s = { .command = cmd, .command_argc = 1 };
+	char *out = NULL;
+
+	assert_int_equal(jr_limits_hit_of(JR_END_EXITED, NULL), 0);
+	assert_int_equal(jr_limits_hit_of(JR_END_TIMEOUT, NULL),
+			 JR_LIMIT_HIT_TIMEOUT);
+	assert_int_equal(jr_limits_hit_of(JR_END_OOM, NULL),
+			 JR_LIMIT_HIT_MEMORY);
+	assert_int_equal(jr_limits_hit_of(JR_END_TIMEOUT, &rep),
+			 JR_LIMIT_HIT_MEMORY | JR_LIMIT_HIT_PIDS |
+			     JR_LIMIT_HIT_TIMEOUT);
+	rep.oom_kills = 0;
+	rep.have_pids_refused = false; /* not counted: not "hit" */
+	assert_int_equal(jr_limits_hit_of(JR_END_EXITED, &rep), 0);
+
+	s.ended = JR_END_OOM;
+	s.signal = 9;
+	s.exit_status = 137;
+	s.limits_hit = jr_limits_hit_of(
+	    JR_END_TIMEOUT,
+	    &(struct jr_cgroup_report){ .have_pids_refused = true,
+					.pids_refused = 4,
+					.have_oom_kills = true,
+					.oom_kills = 1 });
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(
+	    out, "\"exit_status\":137,\"ended\":\"oom-killed\",\"signal\":9,"
+		 "\"limits_hit\":[\"memory\",\"pids\",\"timeout\"]"));
+	free(out);
+}
+
+/* A set-up failure before the user was known: "user" is null, not uid 0;
+ * the label, the stamps and the policy are there. */
+static void test_setup_failed_fields(void **state)
+{
+	char *argv[] = { "jailrun",
+			 "--allow",
+			 "a.test:443",
+			 "--allow-private",
+			 "10.0.0.0/8",
+			 "--lane",
+			 "model.test:4000",
+			 "--fs",
+			 "host",
+			 "--timeout",
+			 "30",
+			 "--label",
+			 "t-1",
+			 "--user",
+			 "nobody",
+			 "--",
+			 "true",
+			 NULL };
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	struct jr_summary s = { 0 };
+	char *out = NULL;
+
+	assert_int_equal(jr_options_parse(17, argv, &o, &e), 0);
+	s.run_id = "ffeeddccbbaa99887766554433221100";
+	s.label = o.label;
+	s.policy = &o;
+	s.command = o.command;
+	s.command_argc = o.command_argc;
+	s.ended = JR_END_SETUP_FAILED;
+	s.exit_status = 125;
+	s.user_unknown = true;
+	s.error = "no such user";
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out,
+			       "\"label\":\"t-1\",\"started_at\":null,"
+			       "\"ended_at\":null,\"command\":[\"true\"]"));
+	assert_non_null(strstr(out, "\"user\":null,"));
+	assert_non_null(strstr(
+	    out, "\"policy\":{\"net\":\"allowlist\",\"allow\":[\"a.test:443\"],"
+		 "\"allow_files\":[],\"allow_private\":[\"10.0.0.0/8\"],"
+		 "\"allow_http\":[],\"lanes\":[\"model.test:4000\"],"
+		 "\"fs\":\"host\",\"user\":\"nobody\",\"timeout_ms\":30000,"
+		 "\"seccomp\":true}}\n"));
+	free(out);
+	jr_options_release(&o);
 }
 
 /* "network"."mode" is named by jr_options_net_mode(), from the options. */
@@ -349,13 +482,14 @@ static void test_limits(void **state)
 	l.rlimit_set[JR_RLIMIT_CORE] = true;
 	l.rlimit[JR_RLIMIT_CORE] = JR_RLIMIT_UNLIMITED;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
-	assert_non_null(strstr(
-	    out, "\"limits\":{\"cgroup\":\"v1\",\"memory_max\":67108864,"
-		 "\"memory_peak\":1234,\"oom_kills\":1,\"pids_max\":20,"
-		 "\"pids_peak\":null,\"pids_refused\":3,"
-		 "\"cpu_quota_us\":null,\"cpu_period_us\":null,"
-		 "\"cgroup_removed\":true,"
-		 "\"rlimits\":{\"nofile\":64,\"core\":\"unlimited\"}}}\n"));
+	assert_non_null(
+	    strstr(out, "\"limits\":{\"cgroup\":\"v1\",\"memory_max\":67108864,"
+			"\"memory_peak\":1234,\"oom_kills\":1,\"pids_max\":20,"
+			"\"pids_peak\":null,\"pids_refused\":3,"
+			"\"cpu_quota_us\":null,\"cpu_period_us\":null,"
+			"\"cgroup_removed\":true,"
+			"\"rlimits\":{\"nofile\":64,\"core\":\"unlimited\"}},"
+			"\"policy\":null}\n"));
 	free(out);
 	/* rlimits only: no cgroup was made. */
 	memset(&l, 0, sizeof(l));
@@ -368,7 +502,8 @@ static void test_limits(void **state)
 	assert_non_null(strstr(out, "\"cpu_quota_us\":50000,"
 				    "\"cpu_period_us\":100000,"
 				    "\"cgroup_removed\":null,"
-				    "\"rlimits\":{\"fsize\":4096}}}\n"));
+				    "\"rlimits\":{\"fsize\":4096}},"
+				    "\"policy\":null}\n"));
 	free(out);
 }
 
@@ -382,6 +517,9 @@ int main(void)
 		cmocka_unit_test(test_startup_phases),
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
+		cmocka_unit_test(test_oom_end),
+		cmocka_unit_test(test_limits_hit),
+		cmocka_unit_test(test_setup_failed_fields),
 		cmocka_unit_test(test_network_mode_names),
 		cmocka_unit_test(test_limits),
 	};
