@@ -22,6 +22,7 @@
 #include "check.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "cmdenv.h"
 #include "control.h"
 #include "control_client.h"
 #include "conffile.h"
@@ -219,6 +220,7 @@ struct run {
 	struct jr_ids ids;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
+	struct jr_env_plan env; /* the command's environment (envplan.h) */
 	struct jr_learn learn;
 	struct jr_gitsweep gitsweep;
 	struct jr_run_result res;
@@ -412,6 +414,16 @@ static int plan_fs(struct run *run, struct jr_err *err)
 	return 0;
 }
 
+/* The command's environment: after start_secrets(), whose CA and
+ * placeholder variables are jailrun's own (envplan.h). */
+static int plan_env(struct run *run, struct jr_err *err)
+{
+	if (jr_cmdenv_plan(&run->env, &run->opts, &run->ids, err) < 0)
+		return -EINVAL;
+	run->opts.env = &run->env;
+	return 0;
+}
+
 /*
  * open_outputs() - the files a run writes, opened before anything runs:
  * a path we cannot write is a bad option and must fail first.
@@ -471,13 +483,15 @@ static int prepare_run(struct run *run)
 	if (raise_fd_limit(opts, &err) < 0 ||
 	    jr_rlimits_check(&opts->limits, &err) < 0)
 		return fail_early(opts, &run->policy, &err);
-	if (start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0) {
+	if (start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0 ||
+	    plan_env(run, &err) < 0) {
 		jr_audit_close(&run->audit);
 		return fail_early(opts, &run->policy, &err);
 	}
 	if (open_outputs(run, &err) < 0) {
 		jr_audit_close(&run->audit);
 		jr_fs_plan_release(&run->fs);
+		jr_env_plan_release(&run->env);
 		return fail_early(opts, &run->policy, &err);
 	}
 	return 0;
@@ -602,6 +616,7 @@ static int finish_run(struct run *run, const struct jr_summary *sum)
 	jr_policy_free(&run->policy);
 	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&run->fs);
+	jr_env_plan_release(&run->env);
 	if (opts->secrets) {
 		jr_inspect_stop(opts->secrets);
 		jr_secrets_release(opts->secrets);

@@ -47,7 +47,8 @@
 static const char *const list_options[] = {
 	"allow",      "allow-file",    "expose", "rw",	    "ro",
 	"hide",	      "tmpfs",	       "lane",	 "publish", "secret",
-	"allow-http", "allow-private", "rlimit", "inspect",
+	"allow-http", "allow-private", "rlimit", "inspect", "setenv",
+	"unsetenv",   "env-file",
 };
 
 /* Command-line actions and sources: they mean nothing in a file. */
