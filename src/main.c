@@ -391,6 +391,17 @@ static int start_secrets(struct run *run, struct jr_err *err)
 	return 0;
 }
 
+/* What start_secrets() made, when a later step fails or the run ends. */
+static void release_secrets(struct jr_options *opts)
+{
+	if (!opts->secrets)
+		return;
+	jr_inspect_stop(opts->secrets);
+	jr_secrets_release(opts->secrets);
+	free(opts->secrets);
+	opts->secrets = NULL;
+}
+
 /* Every path option checked and canonicalised once, here. */
 static int plan_fs(struct run *run, struct jr_err *err)
 {
@@ -483,8 +494,10 @@ static int prepare_run(struct run *run)
 	if (raise_fd_limit(opts, &err) < 0 ||
 	    jr_rlimits_check(&opts->limits, &err) < 0)
 		return fail_early(opts, &run->policy, &err);
-	if (start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0 ||
-	    plan_env(run, &err) < 0) {
+	if (start_secrets(run, &err) < 0 || plan_env(run, &err) < 0 ||
+	    plan_fs(run, &err) < 0) {
+		jr_env_plan_release(&run->env);
+		release_secrets(opts);
 		jr_audit_close(&run->audit);
 		return fail_early(opts, &run->policy, &err);
 	}
@@ -492,6 +505,7 @@ static int prepare_run(struct run *run)
 		jr_audit_close(&run->audit);
 		jr_fs_plan_release(&run->fs);
 		jr_env_plan_release(&run->env);
+		release_secrets(opts);
 		return fail_early(opts, &run->policy, &err);
 	}
 	return 0;
@@ -617,11 +631,7 @@ static int finish_run(struct run *run, const struct jr_summary *sum)
 	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&run->fs);
 	jr_env_plan_release(&run->env);
-	if (opts->secrets) {
-		jr_inspect_stop(opts->secrets);
-		jr_secrets_release(opts->secrets);
-		free(opts->secrets);
-	}
+	release_secrets(opts);
 	jr_options_release(opts);
 	return res->exit_status;
 }
