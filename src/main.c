@@ -23,6 +23,7 @@
 #include "check.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "cmdenv.h"
 #include "control.h"
 #include "control_client.h"
 #include "conffile.h"
@@ -222,6 +223,7 @@ struct run {
 	struct jr_ids ids;
 	struct jr_audit audit;
 	struct jr_fs_plan fs;
+	struct jr_env_plan env; /* the command's environment (envplan.h) */
 	struct jr_learn learn;
 	struct jr_gitsweep gitsweep;
 	struct jr_run_result res;
@@ -419,6 +421,17 @@ static int start_secrets(struct run *run, struct jr_err *err)
 	return 0;
 }
 
+/* What start_secrets() made, when a later step fails or the run ends. */
+static void release_secrets(struct jr_options *opts)
+{
+	if (!opts->secrets)
+		return;
+	jr_inspect_stop(opts->secrets);
+	jr_secrets_release(opts->secrets);
+	free(opts->secrets);
+	opts->secrets = NULL;
+}
+
 /* Every path option checked and canonicalised once, here. */
 static int plan_fs(struct run *run, struct jr_err *err)
 {
@@ -439,6 +452,16 @@ static int plan_fs(struct run *run, struct jr_err *err)
 	    n_paths, n_paths == 1 ? "" : "s", fs->n_hidden,
 	    fs->n_hidden == 1 ? "" : "s",
 	    (unsigned long long)(fs->tmpfs_size >> 20));
+	return 0;
+}
+
+/* The command's environment: after start_secrets(), whose CA and
+ * placeholder variables are jailrun's own (envplan.h). */
+static int plan_env(struct run *run, struct jr_err *err)
+{
+	if (jr_cmdenv_plan(&run->env, &run->opts, &run->ids, err) < 0)
+		return -EINVAL;
+	run->opts.env = &run->env;
 	return 0;
 }
 
@@ -562,12 +585,8 @@ static int fail_setup(struct run *run, const struct jr_err *err)
 		jr_audit_close(&run->audit);
 	if (run->fs_planned)
 		jr_fs_plan_release(&run->fs);
-	if (opts->secrets) {
-		jr_inspect_stop(opts->secrets);
-		jr_secrets_release(opts->secrets);
-		free(opts->secrets);
-		opts->secrets = NULL;
-	}
+	jr_env_plan_release(&run->env); /* empty until plan_env() */
+	release_secrets(opts);
 	jr_httprules_free(&http_rules);
 	jr_policy_free(&run->policy);
 	jr_options_release(opts);
@@ -604,7 +623,8 @@ static int prepare_run(struct run *run)
 	run->audit_open = true;
 	if (raise_fd_limit(opts, &err) < 0 ||
 	    jr_rlimits_check(&opts->limits, &err) < 0 ||
-	    start_secrets(run, &err) < 0 || plan_fs(run, &err) < 0)
+	    start_secrets(run, &err) < 0 || plan_env(run, &err) < 0 ||
+	    plan_fs(run, &err) < 0)
 		return fail_setup(run, &err);
 	run->fs_planned = true;
 	warn_vanishing_args(run);
@@ -752,11 +772,8 @@ static int finish_run(struct run *run, const struct jr_summary *sum)
 	jr_policy_free(&run->policy);
 	jr_httprules_free(&http_rules);
 	jr_fs_plan_release(&run->fs);
-	if (opts->secrets) {
-		jr_inspect_stop(opts->secrets);
-		jr_secrets_release(opts->secrets);
-		free(opts->secrets);
-	}
+	jr_env_plan_release(&run->env);
+	release_secrets(opts);
 	jr_options_release(opts);
 	return res->exit_status;
 }

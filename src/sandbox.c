@@ -211,6 +211,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.trust_bundle =
 			    opts->secrets ? opts->secrets->trust_bundle : NULL,
 			.limits = &opts->limits,
+			.env = opts->env,
 			.cgroup_ns = sb->cgroup != NULL,
 		};
 

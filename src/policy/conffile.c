@@ -48,7 +48,8 @@
 static const char *const list_options[] = {
 	"allow",      "allow-file",    "expose", "rw",	    "ro",
 	"hide",	      "tmpfs",	       "lane",	 "publish", "secret",
-	"allow-http", "allow-private", "rlimit", "inspect",
+	"allow-http", "allow-private", "rlimit", "inspect", "setenv",
+	"unsetenv",   "env-file",
 };
 
 /* Options whose value is a path: a leading "~" or "$HOME" is expanded

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "envplan.h"
 #include "host.h"
 #include "httprules.h"
 #include "options.h"
@@ -146,6 +147,17 @@ const char jr_usage_text[] =
     "  --host-root         DANGEROUS: uid 0 inside is host uid 0; the command\n"
     "                      can read, change and chmod the host's root-owned\n"
     "                      files (started by root only; implies --user root)\n"
+    "  --setenv NAME=VALUE set NAME for the command (repeatable; wins over\n"
+    "                      everything else, jailrun's proxy variables too)\n"
+    "  --unsetenv NAME     remove NAME from the command's environment\n"
+    "                      (repeatable)\n"
+    "  --clearenv          start from an empty environment: the command gets\n"
+    "                      only HOME, USER, LOGNAME, SHELL, jailrun's own\n"
+    "                      variables (proxy, lanes, CA) and what --env-file\n"
+    "                      and --setenv give\n"
+    "  --env-file FILE     NAME=VALUE lines (# comments, blank lines; VALUE\n"
+    "                      literal) for the command (repeatable). The\n"
+    "                      order: see jailrun(1) ENVIRONMENT\n"
     "  --secret NAME@HOST[:PORT][,HOST[:PORT]...]\n"
     "                      the command gets a placeholder in NAME; the relay\n"
     "                      swaps in the real value (jailrun's own $NAME) in\n"
@@ -706,6 +718,27 @@ static int check_private(const struct opt_def *d, const char *arg,
 	return jr_policy_parse_private(arg, NULL, err);
 }
 
+/* --setenv NAME=VALUE: the name's rule (envplan.c). */
+static int check_setenv(const struct opt_def *d, const char *arg,
+			struct jr_err *err)
+{
+	struct jr_env_var v = { 0 };
+
+	(void)d;
+	if (jr_env_parse_setenv(arg, &v, err) < 0)
+		return -EINVAL;
+	free(v.name);
+	free(v.value);
+	return 0;
+}
+
+static int check_unsetenv(const struct opt_def *d, const char *arg,
+			  struct jr_err *err)
+{
+	(void)d;
+	return jr_env_check_unsetenv(arg, err);
+}
+
 /* --secret: the spec's grammar only; main.c reads the values. */
 static int check_secret(const struct opt_def *d, const char *arg,
 			struct jr_err *err)
@@ -933,6 +966,10 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	X(TIMEOUT, "timeout", ARG, 0, DURATION(timeout_ms))                    \
 	X(USER, "user", ARG, 0, ONCE(user, check_user_name))                   \
 	X(HOST_ROOT, "host-root", NOARG, 0, FLAG(host_root))                   \
+	X(SETENV, "setenv", ARG, 0, LIST(env_set, check_setenv))               \
+	X(UNSETENV, "unsetenv", ARG, 0, LIST(env_unset, check_unsetenv))       \
+	X(CLEARENV, "clearenv", NOARG, 0, FLAG(clearenv))                      \
+	X(ENV_FILE, "env-file", ARG, 0, LIST(env_files, check_file_name))      \
 	X(JSON, "json", ARG, 0, STRING(json_path, check_file_name))            \
 	X(LABEL, "label", ARG, 0, STRING(label, check_label))                  \
 	X(RAW_TTY, "raw-tty", NOARG, 0, FLAG(raw_tty))                         \

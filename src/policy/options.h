@@ -15,6 +15,7 @@
 #include "lane.h"
 
 struct jr_secrets;
+struct jr_env_plan;
 #include "limits.h"
 
 enum jr_action {
@@ -97,7 +98,17 @@ struct jr_options {
 	bool allow_nested;   /* --allow-nested */
 	bool tamper_kill;    /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;
-	const char *user;      /* --user spec, NULL: the default */
+	/* The command's environment (envplan.h): entries point into argv,
+	 * checked here, applied in the order jailrun(1) ENVIRONMENT gives. */
+	bool clearenv;	      /* --clearenv */
+	const char **env_set; /* --setenv NAME=VALUE */
+	size_t n_env_set;
+	const char **env_unset; /* --unsetenv NAME */
+	size_t n_env_unset;
+	const char **env_files; /* --env-file FILE */
+	size_t n_env_files;
+	const struct jr_env_plan *env; /* set by main.c before the run */
+	const char *user;	       /* --user spec, NULL: the default */
 	bool host_root;	       /* --host-root: uid 0 inside is host uid 0 */
 	const char *json_path; /* --json FILE, NULL: none */
 	const char *label;     /* --label TEXT, NULL: none */

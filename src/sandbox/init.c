@@ -53,6 +53,7 @@
 #include <linux/netlink.h>
 
 #include "cleanup.h"
+#include "cmdenv.h"
 #include "initproto.h"
 #include "err.h"
 #include "fslayout.h"
@@ -355,17 +356,13 @@ static void recv_go(const struct jr_init_args *a)
  * libraries...), lowercase and uppercase as both are read. */
 static int set_proxy_env(struct in_addr gw, struct jr_err *err)
 {
-	static const char *const proxy_vars[] = {
-		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-		"http_proxy", "https_proxy", "all_proxy",
-	};
 	static const char no_proxy[] = "localhost,127.0.0.1,::1";
 	char addr[INET_ADDRSTRLEN], url[64];
 
 	inet_ntop(AF_INET, &gw, addr, sizeof(addr));
 	snprintf(url, sizeof(url), "http://%s:%d", addr, JR_PROXY_PORT);
-	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++)
-		if (setenv(proxy_vars[i], url, 1) < 0)
+	for (size_t i = 0; i < jr_env_n_proxy_vars; i++)
+		if (setenv(jr_env_proxy_vars[i], url, 1) < 0)
 			return jr_err_set(err, errno, "setenv: %s",
 					  strerror(errno));
 	/* Node's built-in fetch and http ignore the variables above unless
@@ -482,6 +479,25 @@ shell : {
 }
 }
 
+/*
+ * command_env - the command's environment in the order envplan.h gives:
+ * its user's HOME, USER, LOGNAME, SHELL and the env files, then jailrun's
+ * own variables (the proxy, the lanes), then --setenv and --unsetenv,
+ * and PATH pruned last.
+ */
+static int command_env(const struct jr_init_args *a, struct jr_err *err)
+{
+	if (jr_cmdenv_base(a->env, err) < 0)
+		return -1;
+	if (a->net == JR_NET_ALLOWLIST &&
+	    set_proxy_env(a->gateway.relay, err) < 0)
+		return -1;
+	if (a->net == JR_NET_ALLOWLIST && a->lanes &&
+	    set_lane_env(a->lanes, err) < 0)
+		return -1;
+	return jr_cmdenv_finish(a->env, err);
+}
+
 /* The pre-exec child: becomes the command or reports why not. */
 __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 						   int report_fd)
@@ -516,20 +532,20 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 			}
 		}
 	}
-	/* Variables naming host sockets (TMUX, SSH_AUTH_SOCK...) go, unless
-	 * the socket is passed with --expose (fspolicy.c, jr_env_rules). */
+	/* --clearenv first; then variables naming host sockets (TMUX,
+	 * SSH_AUTH_SOCK...) go, unless the socket is passed with --expose
+	 * (fspolicy.c, jr_env_rules). */
+	jr_cmdenv_clear(a->env);
 	jr_fs_scrub_env(a->fs);
-	if (a->net == JR_NET_ALLOWLIST &&
-	    set_proxy_env(a->gateway.relay, &err) < 0)
-		goto fail;
-	if (a->net == JR_NET_ALLOWLIST && a->lanes &&
-	    set_lane_env(a->lanes, &err) < 0)
-		goto fail;
 	if (jr_privs_drop(a->ids, &err) < 0)
 		goto fail;
 	/* After no_new_privs (which Landlock needs), before the filter. */
 	if (landlock_ruleset >= 0 &&
 	    jr_landlock_apply(landlock_ruleset, &err) < 0)
+		goto fail;
+	/* As the command, after the drop: HOME and PATH are judged by what
+	 * it can search (cmdenv.c). */
+	if (command_env(a, &err) < 0)
 		goto fail;
 
 	/* Everything but 0, 1, 2 closes at exec, even fds we did not open

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "envplan.h"
 #include "fslayout.h"
 #include "ids.h"
 #include "options.h"
@@ -39,6 +40,9 @@ struct jr_init_args {
 	const char *trust_bundle;
 	/* --rlimit, set in the pre-exec child */
 	const struct jr_limits *limits;
+	/* the command's environment (envplan.h), applied by the pre-exec
+	 * child */
+	const struct jr_env_plan *env;
 	/* moved into a cgroup of its own: take a new cgroup namespace */
 	bool cgroup_ns;
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "envplan.h"
 #include "inspect_start.h"
 #include "options.h"
 #include "tls_inspect.h"
@@ -31,10 +32,6 @@ const char *const jr_trust_paths[JR_TRUST_PATHS_N] = {
 static int trust_bundle(struct jr_secrets *set, const char *ca_pem,
 			struct jr_err *err)
 {
-	static const char *const vars[] = {
-		"SSL_CERT_FILE",  "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
-		"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
-	};
 	_cleanup_close_ int fd = -1;
 	const char *path = NULL;
 	size_t len = 0, cap = 0, pl = strlen(ca_pem);
@@ -86,8 +83,9 @@ static int trust_bundle(struct jr_secrets *set, const char *ca_pem,
 	memcpy(buf + len, ca_pem, pl + 1);
 	set->trust_bundle = buf;
 	set->trust_path = path;
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
-		if (setenv(vars[i], path, 1) < 0)
+	/* The names are envplan.h's: they are jailrun's own variables. */
+	for (size_t i = 0; i < jr_env_n_ca_vars; i++)
+		if (setenv(jr_env_ca_vars[i], path, 1) < 0)
 			return jr_err_set(err, errno, "setenv: %s",
 					  strerror(errno));
 	return 0;

@@ -102,16 +102,18 @@ base() {
 		--clear-groups -- env HOME="$FH" timeout 60 "$@")
 }
 # fj MODE ARGS... - jailrun as MODE's caller with the fake home, in $REPO,
-# with the variables of FJ_ENV added.
+# with the variables of FJ_ENV added. The command's own HOME would be its
+# user's (jailrun(1) ENVIRONMENT): --setenv points it at the caller's
+# home, so the attacks aim at the home jailrun must protect.
 FJ_ENV=()
 fj() {
 	local mode=$1
 	shift
 	if [ "$mode" = rootless ] && [ "$(id -u)" -eq 0 ]; then
 		(cd "$REPO" && exec setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" \
-			--clear-groups -- env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+			--clear-groups -- env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --setenv HOME="$FH" "$@")
 	else
-		(cd "$REPO" && exec env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+		(cd "$REPO" && exec env HOME="$FH" "${FJ_ENV[@]}" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --setenv HOME="$FH" "$@")
 	fi
 }
 lacks() { # DESC NEEDLE - $OUTD must not contain NEEDLE

@@ -67,15 +67,16 @@ mkrepo() {
 	git -C "$1" commit -q -m one
 	chown -R "${2:-$NOBODY}" "$1"
 }
-# fj MODE DIR ARGS... - jailrun as MODE's caller, in DIR, HOME the fake home.
+# fj MODE DIR ARGS... - jailrun as MODE's caller, in DIR, HOME the fake home
+# (also the command's: --setenv, as its own HOME would be its user's).
 fj() {
 	local mode=$1 dir=$2
 	shift 2
 	if [ "$mode" = rootless ] && [ "$(id -u)" -eq 0 ]; then
 		(cd "$dir" && exec setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" \
-			--clear-groups -- env HOME="$FH" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+			--clear-groups -- env HOME="$FH" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --setenv HOME="$FH" "$@")
 	else
-		(cd "$dir" && exec env HOME="$FH" timeout -k 5 "$JR_RUN_LIMIT" "$JR" "$@")
+		(cd "$dir" && exec env HOME="$FH" timeout -k 5 "$JR_RUN_LIMIT" "$JR" --setenv HOME="$FH" "$@")
 	fi
 }
 lacks() { # DESC NEEDLE - $OUT must not contain NEEDLE
@@ -338,7 +339,7 @@ done
 # root_jr DIR HOME CMD... - jailrun run by root in DIR with HOME.
 root_jr() {
 	(cd "$1" && HOME=$2 && export HOME && shift 2 &&
-		exec timeout -k 5 "$JR_RUN_LIMIT" "$JR" -- "$@")
+		exec timeout -k 5 "$JR_RUN_LIMIT" "$JR" --setenv HOME="$HOME" -- "$@")
 }
 if [ "$(id -u)" -ne 0 ]; then
 	skip_part "homes: needs root"
