@@ -217,6 +217,19 @@ size_t jr_fs_depth(const char *path)
 	return d;
 }
 
+uint64_t jr_fs_tmpfs_size(uint64_t requested, uint64_t memory, size_t n_extra)
+{
+	const uint64_t page = 4096;
+	uint64_t size;
+
+	if (requested)
+		return requested;
+	size = memory ? memory
+		      : JR_FS_TMPFS_TOTAL / (JR_FS_PRIVATE_TMPFS + n_extra);
+	size -= size % page;
+	return size < page ? page : size;
+}
+
 static bool is_exposed(const char *path, size_t len, const char *const *exposed,
 		       size_t n)
 {
