@@ -129,7 +129,7 @@ const char jr_usage_text[] =
     "  --hide PATH         cover with an empty read-only file or directory\n"
     "  --tmpfs PATH        a fresh private tmpfs on PATH (repeatable)\n"
     "  --tmpfs-size SIZE   size of each tmpfs, bytes or with k/m/g (default:\n"
-    "                      half the RAM, the kernel's own tmpfs default)\n"
+    "                      --memory each, else 1 GiB shared by all of them)\n"
     "  --fs host           no filesystem walls: the whole host as your\n"
     "                      permissions allow; the command can read your\n"
     "                      secrets (~/.ssh, cloud credentials), change your\n"

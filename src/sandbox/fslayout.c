@@ -65,7 +65,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -178,22 +177,6 @@ static int add_secret_files(struct jr_fs_plan *p, const struct jr_options *opts,
 			return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	return 0;
-}
-
-/* Half the RAM: the kernel's own default for a tmpfs (tmpfs(5)) and
- * systemd's for /tmp. The pages count against the sandbox's memory like
- * any other, so a cap above RAM would only turn a tmpfs-full error into
- * an OOM kill. */
-static uint64_t default_tmpfs_size(void)
-{
-	struct sysinfo si;
-	uint64_t half;
-
-	if (sysinfo(&si) < 0)
-		return 1ULL << 30;
-	half = (uint64_t)si.totalram * si.mem_unit / 2;
-	half &= ~4095ULL;
-	return half < JR_SIZE_MIN ? JR_SIZE_MIN : half;
 }
 
 /*
@@ -527,8 +510,8 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 	if (p->mode == JR_FS_HOST)
 		return 0;
 
-	p->tmpfs_size =
-	    opts->tmpfs_size ? opts->tmpfs_size : default_tmpfs_size();
+	p->tmpfs_size = jr_fs_tmpfs_size(opts->tmpfs_size, opts->limits.memory,
+					 opts->n_tmpfs);
 	plan_find_homes(ids, &h);
 	r = plan_workdir(opts, cwd, &h, p, err);
 	if (r < 0)

@@ -224,6 +224,9 @@ const struct jr_fs_private jr_fs_private_tmpfs[] = {
 	{ "/run", "0755" },
 };
 const size_t jr_fs_n_private_tmpfs = N_OF(jr_fs_private_tmpfs);
+/* jr_fs_tmpfs_size() shares its bound among these. */
+_Static_assert(N_OF(jr_fs_private_tmpfs) == JR_FS_PRIVATE_TMPFS,
+	       "JR_FS_PRIVATE_TMPFS counts jr_fs_private_tmpfs[]");
 
 const char *jr_fs_hidden_by_tmpfs(const char *path, const char *const *tmpfs,
 				  size_t n_tmpfs, const char *const *shown,
@@ -244,6 +247,19 @@ const char *jr_fs_hidden_by_tmpfs(const char *path, const char *const *tmpfs,
 		    jr_fs_depth(shown[i]) >= depth)
 			hider = NULL;
 	return hider;
+}
+
+uint64_t jr_fs_tmpfs_size(uint64_t requested, uint64_t memory, size_t n_extra)
+{
+	const uint64_t page = 4096;
+	uint64_t size;
+
+	if (requested)
+		return requested;
+	size = memory ? memory
+		      : JR_FS_TMPFS_TOTAL / (JR_FS_PRIVATE_TMPFS + n_extra);
+	size -= size % page;
+	return size < page ? page : size;
 }
 
 static bool is_exposed(const char *path, size_t len, const char *const *exposed,

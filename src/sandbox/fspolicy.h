@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* How a protected path is kept. */
 enum jr_fs_keep {
@@ -82,6 +83,27 @@ bool jr_fs_path_within(const char *path, const char *dir);
 
 /* Number of components of a normalized path ("/" has 0). */
 size_t jr_fs_depth(const char *path);
+
+/* How many private tmpfs mounts every isolated layout has
+ * (jr_fs_private_tmpfs[]: /tmp, /var/tmp, /dev/shm and /run). */
+#define JR_FS_PRIVATE_TMPFS 4
+/* Without --memory, what every tmpfs of a sandbox may hold together. */
+#define JR_FS_TMPFS_TOTAL (1ULL << 30)
+
+/*
+ * jr_fs_tmpfs_size - the size= of each of the sandbox's tmpfs mounts.
+ * @requested: --tmpfs-size in bytes, 0 when not given: it wins
+ * @memory: --memory in bytes, 0 when not given
+ * @n_extra: the number of --tmpfs mounts
+ *
+ * With --memory, each gets all of it: tmpfs pages are charged to the
+ * sandbox's cgroup, so together they can never hold more, and a share
+ * would only fill one mount while the others sit empty. Without, the
+ * JR_FS_TMPFS_TOTAL is shared evenly, so that together they never hold
+ * more than that. Whole pages, at least one.
+ * Return: bytes.
+ */
+uint64_t jr_fs_tmpfs_size(uint64_t requested, uint64_t memory, size_t n_extra);
 
 /*
  * The environment variables that name a host socket (or the directory

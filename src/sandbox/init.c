@@ -765,6 +765,11 @@ void jr_init_main(const struct jr_init_args *a)
 	uint64_t t_check, t_exec, selfcheck_us;
 	pid_t cmd;
 
+	/* A name of its own in ps, top and /proc/PID/comm: without it init
+	 * shows as a second "jailrun", a clone of the runner. Cosmetic: only
+	 * tools and tests read it, so a failure (there is none for a name of
+	 * fewer than 16 bytes) changes nothing else. */
+	(void)prctl(PR_SET_NAME, "jailrun-init", 0, 0, 0);
 	/* Die with the runner, even if it is already gone. */
 	tie_to_runner(a->runner_pidfd);
 	block_signals(&set);

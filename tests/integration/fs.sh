@@ -242,6 +242,24 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: --tmpfs on a file" fj "$m" --tmpfs "$REPO/private.txt" -- true
 	expect_status 125 "$m: --tmpfs-size bad" fj "$m" --tmpfs-size 12q -- true
 
+	# The tmpfs bound, as statfs shows it inside: /tmp, /var/tmp, /dev/shm
+	# and /run share 1 GiB (256 MiB each), a --tmpfs takes a fifth then;
+	# never half the RAM each, as before. --tmpfs-size overrides it.
+	# (--memory, the bound when given, is checked in limits.sh.)
+	SIZES='for p in /tmp /var/tmp /dev/shm /run "$@"; do echo "size $p $(($(stat -f -c "%b * %S" "$p")))"; done'
+	expect_status 0 "$m: tmpfs sizes" fj "$m" -- sh -c "$SIZES" sh
+	for p in /tmp /var/tmp /dev/shm /run; do
+		expect_output_has "$m: $p holds 256 MiB, a quarter of 1 GiB" "size $p $((256 << 20))"
+	done
+	expect_status 0 "$m: tmpfs sizes with a --tmpfs" fj "$m" --tmpfs "$REPO/cache" -- sh -c "$SIZES" sh "$REPO/cache"
+	for p in /tmp "$REPO/cache"; do
+		expect_output_has "$m: with a --tmpfs, $p holds a fifth of 1 GiB" "size $p $(((1 << 30) / 5 / 4096 * 4096))"
+	done
+	expect_status 0 "$m: --tmpfs-size" fj "$m" --tmpfs-size 8m -- sh -c "$SIZES" sh
+	for p in /tmp /var/tmp /dev/shm /run; do
+		expect_output_has "$m: --tmpfs-size 8m: $p holds 8 MiB" "size $p $((8 << 20))"
+	done
+
 	# --fs host: today's behaviour, secrets readable (what it gives up).
 	expect_status 0 "$m: --fs host" fj "$m" --fs host -- cat "$FH/.ssh/id_ed25519"
 	expect_output_has "$m: --fs host reads the secret" SECRET-SSH-KEY

@@ -199,6 +199,17 @@ while True:
     a.append(b\"x\" * (1 << 20))"; exit $?'
 	summary_check "$m: a shell's 137 after an OOM kill reads oom-killed" "$JR_W/mem-sh.json" "
 assert d['ended'] == 'oom-killed' and d['signal'] is None, d"
+	# --memory bounds the tmpfs mounts too: each may hold all of it (the
+	# cgroup charges their pages, so together they cannot hold more);
+	# --tmpfs-size still wins.
+	expect_status 0 "$m: --memory 96m: the tmpfs sizes" jr "$m" --memory 96m -- \
+		sh -c 'for p in /tmp /dev/shm; do echo "size $p $(($(stat -f -c "%b * %S" "$p")))"; done'
+	for p in /tmp /dev/shm; do
+		expect_output_has "$m: --memory 96m: $p holds 96 MiB" "size $p $((96 << 20))"
+	done
+	expect_status 0 "$m: --memory 96m --tmpfs-size 8m" jr "$m" --memory 96m --tmpfs-size 8m -- \
+		sh -c 'echo "size /tmp $(($(stat -f -c "%b * %S" /tmp)))"'
+	expect_output_has "$m: --tmpfs-size wins over --memory" "size /tmp $((8 << 20))"
 	# Without the limit the same summary has no limits at all.
 	expect_status 0 "$m: a run without limits" jr "$m" --json "$JR_W/nolim.json" -- true
 	summary_check "$m: no limits: \"limits\" is null" "$JR_W/nolim.json" 'assert l is None, l'

@@ -168,18 +168,22 @@ for caller in ${RK_CALLERS:-root rootless sudo}; do
 			continue
 		fi
 		runner=$(pgrep -o -f "^$JR .*rk-child-$id" || true)
-		# The runner's children: init, and the unix socket guard's
+		# The runner's children: init, named jailrun-init (so that ps
+		# tells it from the runner), and the unix socket guard's
 		# executor (jr-behalf), which is in the sandbox's user
 		# namespace too and must end with the runner as well (the
 		# namespace checks below see it if it does not).
 		INIT=
+		kids=
 		for p in $(pgrep -P "$runner" || true); do
-			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = jr-behalf ] || INIT=$p
+			kids="$kids $p:$(cat "/proc/$p/comm" 2>/dev/null)"
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = jailrun-init ] && INIT=$p
 		done
 		if [ -z "$runner" ] || [ -z "$INIT" ]; then
-			fail "$caller/$net: cannot find the runner ($runner) or init ($INIT)"
+			fail "$caller/$net: cannot find the runner ($runner) or init, named jailrun-init, among its children:$kids"
 			continue
 		fi
+		ok "$caller/$net: init is named jailrun-init in ps (pid $INIT)"
 		if [ "$(cat "$ready")" = "$(expected_uid "$caller")" ]; then
 			ok "$caller/$net: the command runs as uid $(cat "$ready")"
 		else

@@ -43,7 +43,11 @@
 # config files, which this test does not install).
 #
 # In it:
-#  1. start jailrun-pool.target: 4 workers become active (Type=notify);
+#  1. start jailrun-pool.target: 4 workers become active (Type=notify),
+#     under the unit's whole hardening (systemd-units.sh scores it): in
+#     each sandbox PID 1 is jailrun-init and /proc is whole, and IPv6 is on
+#     when the host has it. Fails if a hardening setting breaks jailrun or
+#     quietly takes something from the sandbox, or init is not named;
 #  2. each sent READY only after its lockdown: jailrun's monotonic times of
 #     "ruleset verified" and "command started" (EXEC_OK: the relay's
 #     self-check passed) lie between the unit's ExecMainStart and
@@ -52,8 +56,9 @@
 #     is not measured). Fails if READY is sent before verification or
 #     before the command started, or never;
 #  3. SIGKILL one worker's command: the unit restarts (NRestarts 1, a new
-#     MainPID). Fails if Restart=on-failure is missing or jailrun hides the
-#     command's death;
+#     MainPID) in a fresh working directory. Fails if Restart=on-failure is
+#     missing, jailrun hides the command's death, or the next task finds
+#     the last one's file (RuntimeDirectoryPreserve=);
 #  4. the watchdog: pings arrive (WatchdogTimestamp advances, STATUS= has
 #     the counts); SIGSTOP one runner and systemd ends it with
 #     Result=watchdog and restarts it. Fails if pings are not tied to
@@ -62,7 +67,9 @@
 #     not restarted (RestartPreventExitStatus=125), while the four workers
 #     run with the unit's own hardening; the command never sees
 #     NOTIFY_SOCKET or WATCHDOG_*, nor an inherited descriptor;
-#  6. stop the target: no process, network namespace or nft table is left.
+#  6. stop the target: no process, network namespace or nft table is left;
+#     each summary and audit log is in /var/log/jailrun (LogsDirectory=),
+#     mode 0600 (UMask=0077), and each working directory is gone.
 # Afterwards every cgroup directory made on the host is removed (the test
 # fails if one is left), as is everything else; the test also fails if the
 # host's mounts, its sysctls or the canary in its /tmp changed. Bounded
@@ -222,7 +229,7 @@ sed -e "s|^ExecStart=jailrun --profile worker |ExecStart=$C/jailrun -v --allow a
 	-e "s|^Environment=WORKER=.*|Environment=WORKER=$C/worker|" \
 	"$JR_TOP_SRCDIR/contrib/systemd/jailrun-worker@.service" \
 	>"$H/units/jailrun-worker@.service"
-for want in "ExecStart=$C/jailrun -v --allow allowed.test --json /run/jailrun/%i.json -- \${WORKER} %i" \
+for want in "ExecStart=$C/jailrun -v --allow allowed.test --log /var/log/jailrun/%i.log --json /var/log/jailrun/%i.json -- \${WORKER} %i" \
 	"User=nobody" "Environment=WORKER=$C/worker"; do
 	grep -qxF -- "$want" "$H/units/jailrun-worker@.service" ||
 		{ fail "the contrib unit changed shape: no line '$want' after the test's edits"; exit 1; }
@@ -260,6 +267,9 @@ cat >"$H/worker" <<EOF
 #!/bin/bash
 env | grep -E '^(NOTIFY_SOCKET|WATCHDOG_USEC|WATCHDOG_PID)=' >inherited-env || true
 ls /proc/self/fd >inherited-fds
+# The sandbox's own /proc, whole (the unit's ProcSubset=pid is jailrun's,
+# not the sandbox's), and its PID 1, by the name jailrun gives it.
+{ cat /proc/1/comm; test -e /proc/meminfo && echo whole-proc; } >sandbox-proc
 echo "\$1" >ready
 exec -a "$TAG-worker-\$1" sleep infinity
 EOF
@@ -406,7 +416,23 @@ for i in 1 2 3 4; do
 	else
 		fail "$u: $(prop "$u" ActiveState), no ready file"
 	fi
+	sp=$(tr '\n' ' ' <"/proc/$SD_PID/root/run/jailrun/$i/sandbox-proc" 2>&1)
+	if [ "$sp" = "jailrun-init whole-proc " ]; then
+		ok "$u: in the sandbox, PID 1 is jailrun-init and /proc is whole"
+	else
+		fail "$u: the sandbox's PID 1 and /proc: '$sp'"
+	fi
 done
+
+# The hardening took nothing from the sandbox: IPv6 as on the host (where
+# a setting hides /proc/sys from jailrun, it quietly turns IPv6 off).
+if [ "$(cat /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null)" = 0 ]; then
+	if grep -q 'IPv6: on' "$H/log/1.log"; then
+		ok "worker 1: IPv6 on in the sandbox, as on the host"
+	else
+		fail "worker 1: IPv6 is not on: $(grep 'IPv6' "$H/log/1.log")"
+	fi
+fi
 
 # ------------------------------------------- 2. READY after the lockdown
 printf "step 2 (READY after the lockdown) at %ss\n" "$SECONDS"
@@ -433,6 +459,8 @@ cmd_pid=$(pgrep -f "^$TAG-worker-2( |\$)" || true)
 if [ -z "$cmd_pid" ]; then
 	fail "worker 2's command not found"
 else
+	# Left by this run: the next start must not find it.
+	echo stale >"/proc/$SD_PID/root/run/jailrun/2/left-by-the-last-task"
 	kill -KILL "$cmd_pid"
 	restarted() {
 		[ "$(prop "$u" NRestarts)" = 1 ] && [ "$(prop "$u" ActiveState)" = active ] &&
@@ -442,6 +470,12 @@ else
 		ok "$u: command killed, unit restarted (NRestarts 1, MainPID $old -> $(prop "$u" MainPID))"
 	else
 		fail "$u not restarted: NRestarts $(prop "$u" NRestarts), $(prop "$u" ActiveState), MainPID $(prop "$u" MainPID)"
+	fi
+	r=/proc/$SD_PID/root/run/jailrun/2
+	if wait_until "$WAIT" test -s "$r/ready" && [ ! -e "$r/left-by-the-last-task" ]; then
+		ok "$u: the restarted worker has a fresh working directory (the last task's file is gone)"
+	else
+		fail "$u: the restarted worker's working directory: $(ls -a "$r" 2>&1 | tr '\n' ' ')"
 	fi
 fi
 
@@ -495,7 +529,7 @@ if wait_until "$WAIT" failed && [ "$(prop "$u" ExecMainStatus)" = 125 ] &&
 else
 	fail "$u: $(prop "$u" ActiveState), status $(prop "$u" ExecMainStatus), NRestarts $(prop "$u" NRestarts)"
 fi
-for p in NoNewPrivileges ProtectSystem PrivateTmp RestrictNamespaces SystemCallFilter; do
+for p in NoNewPrivileges CapabilityBoundingSet ProtectSystem ProtectHome PrivateDevices RestrictAddressFamilies RestrictNamespaces SystemCallFilter; do
 	v=$(prop jailrun-worker@1.service "$p" | cut -c1-60)
 	echo "  worker 1 runs with $p=$v"
 done
@@ -534,11 +568,24 @@ else
 fi
 for i in 1 2 3 4; do
 	u=jailrun-worker@$i.service
-	j=/proc/$SD_PID/root/run/jailrun/$i.json
+	j=/proc/$SD_PID/root/var/log/jailrun/$i.json
+	l=/proc/$SD_PID/root/var/log/jailrun/$i.log
 	if [ "$(prop "$u" ActiveState)" = inactive ] && grep -q '"rules_verified": *true' "$j" 2>/dev/null; then
 		ok "$u inactive, its summary says the rules were verified"
 	else
 		fail "$u: $(prop "$u" ActiveState); summary: $(head -c 300 "$j" 2>/dev/null)"
+	fi
+	# UMask=0077: neither names hosts and paths to other accounts.
+	modes="$(stat -c %a "$j" 2>&1) $(stat -c %a "$l" 2>&1)"
+	if [ "$modes" = "600 600" ] && grep -q '"sandbox starting"' "$l"; then
+		ok "$u: summary and audit log in /var/log/jailrun, mode 0600 (UMask=0077), the log has the run"
+	else
+		fail "$u: summary and audit log modes '$modes', log: $(head -c 300 "$l" 2>&1)"
+	fi
+	if [ ! -e "/proc/$SD_PID/root/run/jailrun/$i" ]; then
+		ok "$u: its working directory was removed at the stop"
+	else
+		fail "$u: its working directory is left: $(ls -a "/proc/$SD_PID/root/run/jailrun/$i" | tr '\n' ' ')"
 	fi
 	# jailrun's own measure, main() to the command's start, taken from the
 	# exec systemd recorded, must end before systemd saw READY (both of

@@ -320,6 +320,33 @@ static void test_hidden_by_tmpfs(void **state)
 	assert_int_equal(jr_fs_n_private_tmpfs, 4);
 }
 
+/* The tmpfs bound: --tmpfs-size wins, then --memory for each, else 1 GiB
+ * shared evenly; never half the RAM each (the old default). */
+static void test_tmpfs_size(void **state)
+{
+	(void)state;
+	/* Four mounts share 1 GiB: 256 MiB each, 1 GiB together. */
+	assert_int_equal(jr_fs_tmpfs_size(0, 0, 0), 256ULL << 20);
+	assert_int_equal(jr_fs_tmpfs_size(0, 0, 0) * JR_FS_PRIVATE_TMPFS,
+			 JR_FS_TMPFS_TOTAL);
+	/* A --tmpfs takes a share too, in whole pages; the sum stays within. */
+	assert_int_equal(jr_fs_tmpfs_size(0, 0, 1) % 4096, 0);
+	assert_true(jr_fs_tmpfs_size(0, 0, 1) * 5 <= JR_FS_TMPFS_TOTAL);
+	assert_true(jr_fs_tmpfs_size(0, 0, 1) * 5 >
+		    JR_FS_TMPFS_TOTAL - 5 * 4096);
+	/* --memory: each mount may use all of it (the cgroup bounds the sum). */
+	assert_int_equal(jr_fs_tmpfs_size(0, 512ULL << 20, 3), 512ULL << 20);
+	assert_int_equal(jr_fs_tmpfs_size(0, (64ULL << 20) + 100, 0),
+			 64ULL << 20);
+	assert_int_equal(jr_fs_tmpfs_size(0, 100, 0), 4096);
+	/* --tmpfs-size is the override, taken as given. */
+	assert_int_equal(jr_fs_tmpfs_size(8ULL << 30, 512ULL << 20, 0),
+			 8ULL << 30);
+	assert_int_equal(jr_fs_tmpfs_size(4096, 0, 7), 4096);
+	/* Absurd counts still give a page. */
+	assert_int_equal(jr_fs_tmpfs_size(0, 0, 1 << 20), 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_man_page_lists_every_path),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_git_children),
+		cmocka_unit_test(test_tmpfs_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
