@@ -130,7 +130,48 @@ sysctl_restore() {
 }
 SYSCTL_BEFORE=$(sysctl_snapshot)
 [ "$(wc -l <<<"$SYSCTL_BEFORE")" -gt 100 ] || { fail "could not read the host's sysctls: $SYSCTL_BEFORE"; exit 1; }
-cgroup_dirs() { find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort; }
+# cgroup_mount CONTROLLERS - where the hierarchy that /proc/self/cgroup
+# names by CONTROLLERS ("memory", "name=systemd"; empty: cgroup2) is mounted.
+cgroup_mount() {
+	if [ -z "$1" ]; then
+		findmnt -rn -t cgroup2 -o TARGET | head -n 1
+		return
+	fi
+	findmnt -rn -t cgroup -o TARGET,FS-OPTIONS | awk -v c="$1" '{
+		n = split($2, o, ","); m = split(c, w, ","); ok = 1
+		for (i = 1; i <= m; i++) {
+			f = 0
+			for (j = 1; j <= n; j++) if (o[j] == w[i]) f = 1
+			if (!f) ok = 0
+		}
+		if (ok) { print $1; exit }
+	}'
+}
+# Other work on the machine gets cgroups beside this test's own while it
+# runs (a job runner's per-command cgroups): those are not the
+# container's to leave or this test's to remove. OTHERS holds, per
+# hierarchy where this process is not at the root, "SIBLINGS-PREFIX OWN".
+OTHERS=()
+while IFS=: read -r _ ctrl path; do
+	[ "$path" = / ] && continue
+	mnt=$(cgroup_mount "$ctrl")
+	[ -n "$mnt" ] && OTHERS+=("$mnt${path%/*}/ $mnt$path")
+done </proc/self/cgroup
+# cgroup_dirs - every cgroup directory that may be the container's.
+cgroup_dirs() {
+	local d o keep
+	find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort |
+		while read -r d; do
+			keep=1
+			for o in "${OTHERS[@]}"; do
+				case "$d/" in
+				"${o#* }"/*) ;;
+				"${o%% *}"*) keep=0 ;;
+				esac
+			done
+			[ "$keep" = 0 ] || echo "$d"
+		done
+}
 cgroup_dirs >"$H/cg-before"
 # host_mounts - the host's mount points and types (the type follows the
 # "-" that ends mountinfo's optional fields), but the network namespaces
