@@ -127,6 +127,14 @@ NL=$'\n'
 
 for m in $(jr_modes); do
 	run_git_config "$m" "$m" "$NOBODY"
+	# A --rw of a directory inside the root opens the rows below it: a
+	# linked worktree's commondir (read-only by default, gitwall.sh).
+	mkrepo "$BASE/w" "$NOBODY"
+	git -C "$BASE/w" worktree add -q "$BASE/w/wt" 2>/dev/null
+	chown -R "$NOBODY" "$BASE/w"
+	expect_status 0 "$m: --rw .git/worktrees" fj "$m" "$BASE/w" --rw .git/worktrees -- \
+		sh -c ': >>.git/worktrees/wt/commondir && echo COMMONDIR-WRITABLE; true'
+	expect_output_has "$m: --rw .git/worktrees: the worktree's commondir is writable" COMMONDIR-WRITABLE
 done
 if [ "$(id -u)" -eq 0 ]; then
 	for m in $(jr_modes); do
