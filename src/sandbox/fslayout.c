@@ -145,6 +145,7 @@ void jr_fs_plan_release(struct jr_fs_plan *p)
 	for (size_t i = 0; i < p->n_exposed; i++)
 		free(p->exposed[i]);
 	free_strs(p->gitdirs, p->n_gitdirs);
+	free_strs(p->lifted, p->n_lifted);
 	free(p->ops);
 	free(p->hidden);
 	free(p->exposed);
@@ -397,6 +398,46 @@ static int plan_named(const struct jr_options *opts, const char *cwd,
 	return 0;
 }
 
+/* Is there a --ro or --tmpfs at or above @path and strictly below @root?
+ * Then the root's write access does not reach @path. */
+static bool covered_below(const struct jr_fs_plan *p, const char *root,
+			  const char *path)
+{
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind != JR_FS_OP_RW &&
+		    jr_fs_path_within(path, p->ops[i].path) &&
+		    jr_fs_path_within(p->ops[i].path, root) &&
+		    strcmp(p->ops[i].path, root) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * plan_lifts - mark each --rw that only lifts a read-only protection of
+ * another writable root (jr_fs_rw_lifts()): a mount of its own would make
+ * it a mountpoint, which git's rename of config.lock over .git/config
+ * cannot replace (EBUSY), and the root already makes it writable.
+ * Return: 0 or -ENOMEM.
+ */
+static int plan_lifts(struct jr_fs_plan *p)
+{
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct jr_fs_op *o = &p->ops[i];
+		bool lifts = false;
+
+		if (o->kind != JR_FS_OP_RW)
+			continue;
+		for (size_t j = 0; j < p->n_ops && !lifts; j++)
+			lifts = j != i && p->ops[j].kind == JR_FS_OP_RW &&
+				jr_fs_rw_lifts(p->ops[j].path, o->path) &&
+				!covered_below(p, p->ops[j].path, o->path);
+		if (lifts && !has_str(p->lifted, p->n_lifted, o->path) &&
+		    push_str(&p->lifted, &p->n_lifted, o->path) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * plan_mount_ops - one op per --rw, --ro, --tmpfs (a directory) and
  * --expose (something there), canonical. Return: 0 or -errno, @err set.
@@ -443,6 +484,8 @@ static int plan_mount_ops(const struct jr_options *opts, struct jr_fs_plan *p,
 		if (push_op(p, JR_FS_OP_EXPOSE, canon) < 0)
 			return plan_oom(err);
 	}
+	if (plan_lifts(p) < 0)
+		return plan_oom(err);
 	return 0;
 }
 
@@ -1465,6 +1508,9 @@ static int collect_plan(struct build *b)
 		const struct jr_fs_op *o = &plan->ops[i];
 		bool is_dir = true;
 
+		if (o->kind == JR_FS_OP_RW &&
+		    has_str(plan->lifted, plan->n_lifted, o->path))
+			continue; /* writable in its root, not a mountpoint */
 		switch (o->kind) {
 		case JR_FS_OP_TMPFS:
 			fd = new_tmpfs(plan, "0755", plan->tmpfs_size,
@@ -1571,13 +1617,36 @@ static int pivot(int root, struct jr_err *err)
 }
 
 /*
+ * rw_opens - does a --rw take the protected @path of the writable root
+ * @root out of its protection? When it names @path itself, or names a
+ * path strictly inside @root that @path is in (--rw .git opens
+ * .git/hooks, .git/config and the rest of the .git rows; .git itself
+ * stays pinned by that --rw's own mount).
+ */
+static bool rw_opens(const struct jr_fs_plan *plan, const char *root,
+		     const char *path)
+{
+	for (size_t k = 0; k < plan->n_ops; k++) {
+		const char *q = plan->ops[k].path;
+
+		if (plan->ops[k].kind != JR_FS_OP_RW)
+			continue;
+		if (strcmp(q, path) == 0 ||
+		    (strcmp(q, root) != 0 && jr_fs_path_within(q, root) &&
+		     jr_fs_path_within(path, q)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * guard_each - @pattern holds one "*" standing for a whole component:
  * protect what the rest names under each entry of the directory before
  * it (git's .git/worktrees/NAME). The directory is listed as the command
  * would find it, symlinks followed in the new tree.
  * Return: how many were kept, or -errno with @b->err set.
  */
-static int guard_each(struct build *b, const char *pattern,
+static int guard_each(struct build *b, const char *root, const char *pattern,
 		      enum jr_fs_keep keep)
 {
 	const char *star = strstr(pattern, "/*");
@@ -1614,6 +1683,8 @@ static int guard_each(struct build *b, const char *pattern,
 			return jr_err_set(b->err, ENAMETOOLONG,
 					  "%s/%s: name too long", dir,
 					  de->d_name);
+		if (rw_opens(b->plan, root, path))
+			continue;
 		r = guard(b, path, false, keep);
 		if (r < 0)
 			return r;
@@ -1627,7 +1698,7 @@ static int guard_each(struct build *b, const char *pattern,
 
 /*
  * protect_tree - step 6 for the writable root @dir: each protected path of
- * the table in it, unless a --rw names it. With @git_only, @dir is the git
+ * the table in it, unless a --rw opens it (rw_opens()). With @git_only, @dir is the git
  * directory a .git file leads to, and only the .git rows apply, with @dir
  * in the place of ".git".
  * Return: how many were kept, or -errno with @b->err set.
@@ -1640,7 +1711,6 @@ static int protect_tree(struct build *b, const char *dir, bool git_only)
 	for (size_t j = 0; j < jr_fs_n_protected; j++) {
 		const char *e = jr_fs_protected[j].path;
 		char path[PATH_MAX];
-		bool named = false;
 		int len, r;
 
 		if (git_only && strcmp(e, ".git") == 0)
@@ -1654,13 +1724,10 @@ static int protect_tree(struct build *b, const char *dir, bool git_only)
 				       strcmp(dir, "/") ? dir : "", e);
 		if (len >= (int)sizeof(path))
 			continue;
-		for (size_t k = 0; k < plan->n_ops; k++)
-			named |= plan->ops[k].kind == JR_FS_OP_RW &&
-				 strcmp(plan->ops[k].path, path) == 0;
-		if (named)
+		if (rw_opens(plan, dir, path))
 			continue;
 		r = strstr(path, "/*")
-			? guard_each(b, path, jr_fs_protected[j].keep)
+			? guard_each(b, dir, path, jr_fs_protected[j].keep)
 			: guard(b, path, false, jr_fs_protected[j].keep);
 		if (r < 0)
 			return r;

@@ -41,6 +41,10 @@ struct jr_fs_plan {
 	char **gitdirs; /* canonical: where a writable root's .git file
 			 * leads; its .git rows are kept there too */
 	size_t n_gitdirs;
+	char **lifted; /* canonical: each --rw of a read-only protected path
+			* inside another writable root, which gets no mount
+			* of its own (jr_fs_rw_lifts()) */
+	size_t n_lifted;
 	uint64_t tmpfs_size; /* bytes, per tmpfs */
 	uid_t uid;	     /* owner of the tmpfs roots, inside */
 	gid_t gid;

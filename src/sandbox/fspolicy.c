@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,27 @@ const char *jr_fs_git_child(const struct jr_fs_protect *e)
 		return NULL;
 	name = e->path + 5;
 	return strchr(name, '/') ? NULL : name;
+}
+
+int jr_fs_protected_row(const char *root, const char *path)
+{
+	size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	const char *rel;
+
+	if (!jr_fs_path_within(path, root) || path[n] != '/' || !path[n + 1])
+		return -1;
+	rel = path + n + 1;
+	for (size_t i = 0; i < jr_fs_n_protected; i++)
+		if (fnmatch(jr_fs_protected[i].path, rel, FNM_PATHNAME) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool jr_fs_rw_lifts(const char *root, const char *path)
+{
+	int row = jr_fs_protected_row(root, path);
+
+	return row >= 0 && jr_fs_protected[row].keep == JR_FS_KEEP_RO;
 }
 
 const struct jr_fs_entry jr_fs_hidden[] = {

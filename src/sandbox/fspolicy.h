@@ -44,6 +44,25 @@ extern const size_t jr_fs_n_protected;
  */
 const char *jr_fs_git_child(const struct jr_fs_protect *e);
 
+/*
+ * jr_fs_protected_row - which row of jr_fs_protected[] @path is in the
+ * writable root @root ("*" in a row stands for one whole component).
+ * Both canonical and absolute; @path must lie strictly below @root.
+ * Return: the row's index, or -1 when @path is no protected path of @root.
+ */
+int jr_fs_protected_row(const char *root, const char *path);
+
+/*
+ * jr_fs_rw_lifts - does a --rw of @path, inside the writable root @root,
+ * only lift a read-only protection (jailrun(1) FILESYSTEM)? True when
+ * @path is a JR_FS_KEEP_RO row of @root: it gets no mount of its own, as a
+ * mountpoint cannot be renamed over (git's config.lock -> config is EBUSY),
+ * and the root already gives it write access. A pinned row (.git, a
+ * linked worktree's directory) keeps its own writable mount, which is its
+ * pin.
+ */
+bool jr_fs_rw_lifts(const char *root, const char *path);
+
 /* Covered with an empty read-only file or directory in the caller's and
  * the command user's home: credentials and tokens. */
 extern const struct jr_fs_entry jr_fs_hidden[];

@@ -262,6 +262,35 @@ static void test_env(void **state)
 /* What gitsweep.c looks for comes from the protected table: exactly its
  * read-only entries directly in .git. A row added there is swept too; a
  * pinned or nested one is not (git writes in .git/worktrees/NAME). */
+/* A --rw of a read-only row of a writable root lifts it without a mount
+ * (git renames config.lock over .git/config: a mountpoint there is EBUSY);
+ * a pinned row, or anything else, is not lifted. */
+static void test_rw_lifts(void **state)
+{
+	(void)state;
+	assert_true(jr_fs_rw_lifts("/w", "/w/.git/config"));
+	assert_true(jr_fs_rw_lifts("/w", "/w/.git/hooks"));
+	assert_true(jr_fs_rw_lifts("/w", "/w/.git/modules"));
+	assert_true(jr_fs_rw_lifts("/w", "/w/.vscode"));
+	assert_true(jr_fs_rw_lifts("/w", "/w/.git/worktrees/x/commondir"));
+	assert_true(jr_fs_rw_lifts("/", "/.git/config"));
+	/* Pinned rows keep their own (writable) mount, their pin. */
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git"));
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git/worktrees"));
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git/worktrees/x"));
+	/* Not a row of that root: below a row, in a subdirectory, the root
+	 * itself, outside it, a prefix that is not a component. */
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git/hooks/pre-commit"));
+	assert_false(jr_fs_rw_lifts("/w", "/w/sub/.git/config"));
+	assert_false(jr_fs_rw_lifts("/w", "/w"));
+	assert_false(jr_fs_rw_lifts("/w", "/x/.git/config"));
+	assert_false(jr_fs_rw_lifts("/w", "/wx/.git/config"));
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git/worktrees/x/y/commondir"));
+	assert_false(jr_fs_rw_lifts("/w", "/w/.git/config.lock"));
+	assert_int_equal(jr_fs_protected_row("/w", "/w/.git"), 0);
+	assert_int_equal(jr_fs_protected_row("/w", "/w/file"), -1);
+}
+
 static void test_git_children(void **state)
 {
 	static const char *const want[] = { "hooks", "config",
@@ -358,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_man_page_lists_every_path),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_git_children),
+		cmocka_unit_test(test_rw_lifts),
 		cmocka_unit_test(test_tmpfs_size),
 	};
 
