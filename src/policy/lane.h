@@ -10,6 +10,11 @@
  *                         destination the SSRF guard does not ask about.
  *   --lane NAME:PORT      an --allow entry NAME:PORT that holds in every
  *                         mode, --net none included.
+ *   --lane localhost:PORT the host's loopback, 127.0.0.1:PORT: a host lane.
+ *   --lane-env NAME=TEMPLATE
+ *                         NAME for the command, the template's {lane}
+ *                         (the only host lane) and {lane:PORT} replaced
+ *                         by host.jailrun.internal:PORT.
  *   --publish [ADDR:]HOSTPORT:PORT
  *                         inbound: a listener on the host at ADDR (default
  *                         127.0.0.1; [v6] in brackets) port HOSTPORT
@@ -32,6 +37,9 @@
  * small and fixed. */
 #define JR_LANE_MAX 16
 #define JR_PUBLISH_MAX 16
+
+/* A --lane-env value, expanded, with its NUL: a URL, not a document. */
+#define JR_LANE_ENV_MAX 1024
 
 /* The name that resolves to the gateway inside (relay_dns.c). */
 #define JR_LANE_HOST_NAME "host.jailrun.internal"
@@ -98,5 +106,28 @@ size_t jr_lanes_host_ports(const struct jr_lanes *l, uint16_t *ports,
 /* The command's ports that are published, in order; returns how many. */
 size_t jr_lanes_publish_ports(const struct jr_lanes *l, uint16_t *ports,
 			      size_t max);
+
+/*
+ * jr_lanes_check_secret - may --secret @spec bind its @host (as
+ * jr_secret_spec_parse() keeps it) with the lanes @l? Not when @host is
+ * host.jailrun.internal or the address of a host lane ("localhost" as
+ * 127.0.0.1), on any port: the lane is a TCP tunnel the relay never looks
+ * into, so the server would get the placeholder.
+ * Return: 0, or -EINVAL with @err naming the secret, the lane and the fix.
+ */
+int jr_lanes_check_secret(const struct jr_lanes *l, const char *spec,
+			  const char *host, struct jr_err *err);
+
+/*
+ * jr_lane_env_expand - one --lane-env NAME=TEMPLATE. In TEMPLATE, {lane}
+ * is host.jailrun.internal:PORT of the only host lane, {lane:PORT} that
+ * of the host lane on PORT, {{ and }} a literal brace; any other brace,
+ * a template naming no lane, or a lane @l does not have is refused.
+ * @l NULL checks the grammar only (the lanes may come later).
+ * @name, @value: NULL, or set to malloc'd copies (free both).
+ * Return: 0, or -EINVAL/-ENOMEM with @err naming @arg and the rule.
+ */
+int jr_lane_env_expand(const struct jr_lanes *l, const char *arg, char **name,
+		       char **value, struct jr_err *err);
 
 #endif
