@@ -241,6 +241,11 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err)
 	return 0;
 }
 
+/* A host lane holds its port on the sandbox's loopback (relaynet.c), so
+ * the command could not listen there for a published port. */
+#define LANE_VS_PUBLISH                                                        \
+	"--lane %s: port %u is served inside on 127.0.0.1 by the lane, so the command cannot listen on it for --publish %s; publish another port"
+
 int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 		      const uint16_t *reserved, size_t n_reserved,
 		      struct jr_err *err)
@@ -267,6 +272,11 @@ int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 				    err, EINVAL,
 				    "--lane %s: port %u is already the gateway port of --lane %s (a host lane keeps its port on the gateway)",
 				    s, lane.port, l->lane[i].text);
+		for (size_t i = 0; i < l->n_publish; i++)
+			if (l->publish[i].port == lane.port)
+				return jr_err_set(err, EINVAL, LANE_VS_PUBLISH,
+						  s, lane.port,
+						  l->publish[i].text);
 		l->n_host++;
 	}
 	l->lane[l->n_lane++] = lane;
@@ -285,6 +295,10 @@ int jr_lanes_add_publish(struct jr_lanes *l, const char *s, struct jr_err *err)
 	r = jr_publish_parse(s, &p, err);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < l->n_lane; i++)
+		if (l->lane[i].host && l->lane[i].port == p.port)
+			return jr_err_set(err, EINVAL, LANE_VS_PUBLISH,
+					  l->lane[i].text, p.port, s);
 	for (size_t i = 0; i < l->n_publish; i++)
 		if (l->publish[i].addr_len == p.addr_len &&
 		    memcmp(&l->publish[i].addr, &p.addr, p.addr_len) == 0)

@@ -69,11 +69,12 @@ struct jr_lanes {
 };
 
 /* How many fds init hands over for the lanes after the mode's own
- * (initproto.h): a gateway listener per host lane, and the publish socket
+ * (initproto.h): a gateway listener per host lane, then a listener on the
+ * sandbox's own 127.0.0.1:PORT per host lane, and the publish socket
  * factory when anything is published. */
 static inline size_t jr_lanes_nfds(const struct jr_lanes *l)
 {
-	return l->n_host + (l->n_publish ? 1 : 0);
+	return 2 * l->n_host + (l->n_publish ? 1 : 0);
 }
 
 /*
@@ -91,8 +92,9 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err);
 /*
  * jr_lanes_add_lane / jr_lanes_add_publish - parse and append, refusing
  * more than the maximum, a second host lane on the same gateway port, a
- * host lane on a port of the relay's own (@reserved, @n_reserved), and a
- * second publish of the same host address and port.
+ * host lane on a port of the relay's own (@reserved, @n_reserved), a
+ * second publish of the same host address and port, and a host lane and
+ * a publish of the same command port (the lane holds it on loopback).
  * Return: 0 or -EINVAL with @err set.
  */
 int jr_lanes_add_lane(struct jr_lanes *l, const char *s,

@@ -16,7 +16,9 @@
 # lane, $JAILRUN_LANE_8080); a --secret bound to a host lane runs (the
 # model server would get the placeholder); --lane-env (option or config
 # keyword) does not give the SDK variable the lane's URL, or is lost with
-# --clearenv or to an env file; a bad --lane-env template runs anything.
+# --clearenv or to an env file; a bad --lane-env template runs anything;
+# the sandbox's own 127.0.0.1:8080 or localhost:8080 does not reach the
+# lane (curl, Python), or another loopback port reaches something.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -68,6 +70,27 @@ for m in $(jr_modes); do
 	expect_output_has "$m: localhost: JAILRUN_LANE_8080 is set" "lane=http://host.jailrun.internal:8080"
 	expect_output_has "$m: localhost: served by the lab host's loopback" "served-by: lab-host-loopback"
 	expect_output_has "$m: localhost: the path arrived" "path: /t-localhost"
+	# Configs that name the lane as the host's loopback work unchanged:
+	# the sandbox's own 127.0.0.1:8080 and localhost:8080 are the lane
+	# (and nothing else on loopback is).
+	: >"$log"
+	expect_status 0 "$m: none: the sandbox's 127.0.0.1:8080 and localhost:8080 are the lane" \
+		jl "$m" --net none "${LANE[@]}" --log "$log" -- sh -c \
+		"${C[*]} http://127.0.0.1:8080/t-loop4 && ${C[*]} http://localhost:8080/t-loopname &&
+		 python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://localhost:8080/t-loop-py\").read().decode())'"
+	expect_output_has "$m: 127.0.0.1:8080: the path arrived" "path: /t-loop4"
+	expect_output_has "$m: localhost:8080: the path arrived" "path: /t-loopname"
+	expect_output_has "$m: localhost:8080 from Python: the path arrived" "path: /t-loop-py"
+	audit_has "$m: audit: the loopback connection is the lane's" "$log" \
+		'"via":"lane"' '"host":"127.0.0.1"' '"port":8080' '"verdict":"allow"'
+	expect_status 7 "$m: allowlist: another loopback port is not a lane" \
+		jl "$m" --allow allowed.test "${LANE[@]}" -- "${C[@]}" http://127.0.0.1:8081/t-loop-other
+	expect_status 0 "$m: allowlist: 127.0.0.1:8080 with the proxy variables set" \
+		jl "$m" --allow allowed.test "${LANE[@]}" -- "${C[@]}" http://127.0.0.1:8080/t-loop-allow
+	expect_output_has "$m: allowlist: 127.0.0.1:8080 served" "path: /t-loop-allow"
+	expect_status 125 "$m: a host lane and a --publish of the same port are refused" \
+		jl "$m" "${LANE[@]}" --publish 18080:8080 -- true
+	expect_output_has "$m: the error says why" "port 8080 is served inside on 127.0.0.1 by the lane"
 	# The SDK variables, from --lane-env: OpenAI's and Anthropic's.
 	expect_status 0 "$m: --lane-env sets the SDK base URLs" \
 		jl "$m" --net none --lane localhost:8080 \

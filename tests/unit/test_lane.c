@@ -157,6 +157,30 @@ static void test_lane_localhost(void **state)
 	    "--lane a.localhost:4000: a .localhost name is the host's loopback (RFC 6761); write the address, e.g. 127.0.0.1:4000");
 }
 
+/* A host lane holds its port on the sandbox's loopback: no --publish of
+ * the same command port, in either order. */
+static void test_lane_publish_port(void **state)
+{
+	struct jr_lanes ls = { 0 };
+	struct jr_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(
+	    jr_lanes_add_lane(&ls, "127.0.0.1:4000", NULL, 0, &err), 0);
+	assert_int_equal(jr_lanes_add_publish(&ls, "8080:4000", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "served inside on 127.0.0.1"));
+	assert_int_equal(jr_lanes_add_publish(&ls, "4000:8000", &err), 0);
+	assert_int_equal(
+	    jr_lanes_add_lane(&ls, "api.example.com:8000", NULL, 0, &err), 0);
+	assert_int_equal(jr_lanes_add_lane(&ls, "[::1]:8000", NULL, 0, &err),
+			 -EINVAL);
+	assert_string_equal(
+	    err.msg,
+	    "--lane [::1]:8000: port 8000 is served inside on 127.0.0.1 by the lane, so the command cannot listen on it for --publish 4000:8000; publish another port");
+	assert_int_equal(ls.n_host, 1);
+	assert_int_equal(jr_lanes_nfds(&ls), 3);
+}
+
 static void add_lanes(struct jr_lanes *ls, const char *const *lanes, size_t n)
 {
 	struct jr_err err = { 0 };
@@ -322,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_publish_forms),
 		cmocka_unit_test(test_publish_refusals),
 		cmocka_unit_test(test_lane_localhost),
+		cmocka_unit_test(test_lane_publish_port),
 		cmocka_unit_test(test_secret_on_lane),
 		cmocka_unit_test(test_lane_env_expand),
 		cmocka_unit_test(test_lane_env_refusals),
