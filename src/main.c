@@ -297,6 +297,11 @@ static int print_config(struct run *run)
 	if (jr_config_check_allow(&run->cfg, &run->policy, &err) < 0 ||
 	    jr_config_check_lanes(&run->cfg, &opts->lanes, &err) < 0)
 		return fail_early(opts, &run->policy, &err);
+	/* a run checks them as it plans the environment (cmdenv.c) */
+	for (size_t i = 0; i < opts->n_lane_env; i++)
+		if (jr_lane_env_expand(&opts->lanes, opts->lane_env[i], NULL,
+				       NULL, &err) < 0)
+			return fail_early(opts, &run->policy, &err);
 	jr_policy_free(&run->policy);
 	jr_options_release(opts);
 	return fflush(stdout) == 0 ? 0 : JR_EXIT_FAILURE;

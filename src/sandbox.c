@@ -323,6 +323,8 @@ static int lanes_config(const struct jr_options *opts, int *fds,
 	rc->worker = opts->gateway.worker;
 	for (size_t i = 0; i < JR_LANE_MAX; i++)
 		rc->lane_listen[i] = i < l->n_host ? fds[k++] : -1;
+	for (size_t i = 0; i < JR_LANE_MAX; i++)
+		rc->lane_local[i] = i < l->n_host ? fds[k++] : -1;
 	rc->factory = l->n_publish ? fds[k++] : -1;
 	for (size_t i = 0; i < JR_PUBLISH_MAX; i++)
 		rc->publish_listen[i] = -1;

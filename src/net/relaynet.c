@@ -245,7 +245,8 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 		k++;
 	}
 	if (lanes && lanes->n_publish) {
-		r = jr_publish_factory_start(&lane_fds[k], err);
+		/* after the loopback listeners (made by loopback_lanes()) */
+		r = jr_publish_factory_start(&lane_fds[2 * lanes->n_host], err);
 		if (r < 0)
 			return r;
 	}
@@ -273,6 +274,34 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 	return 0;
 }
 
+/*
+ * The host lanes on the worker's own loopback: a listener on 127.0.0.1 at
+ * each host lane's port, made here in the worker netns (a socket keeps
+ * the netns it was made in), that the relay accepts on like the gateway
+ * listener, so a config that says http://127.0.0.1:PORT or localhost:PORT
+ * works unchanged. Loopback is accepted by the worker's rules, so no rule
+ * changes; the destination is still only the lane's. Into @fds, one per
+ * host lane in --lane order.
+ */
+static int loopback_lanes(const struct jr_lanes *lanes, int *fds,
+			  struct jr_err *err)
+{
+	struct in_addr lo = { .s_addr = htonl(INADDR_LOOPBACK) };
+	size_t k = 0;
+
+	for (size_t i = 0; i < lanes->n_lane; i++) {
+		if (!lanes->lane[i].host)
+			continue;
+		fds[k] = listen_on(SOCK_STREAM, lo, lanes->lane[i].port, err);
+		if (fds[k] < 0)
+			return jr_err_prefix(
+			    err, "--lane %s: on the sandbox's 127.0.0.1:%u: ",
+			    lanes->lane[i].text, lanes->lane[i].port);
+		k++;
+	}
+	return 0;
+}
+
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, bool ipv6,
 		       struct jr_relay_listeners *out, int nft_out[2],
@@ -292,8 +321,11 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 
 	for (size_t i = 0; i < n_lane_fds; i++)
 		lane_fds[i] = -1;
-	/* Made before the unshare, so it is the worker netns's. */
+	/* Made before the unshare, so it is the worker netns's; and so are
+	 * the lanes' loopback listeners. */
 	r = jr_link_open(&wsk, err);
+	if (r == 0 && lanes)
+		r = loopback_lanes(lanes, &lane_fds[lanes->n_host], err);
 	if (r == 0)
 		r = build(worker_netns_fd, wsk, gw, transparent,
 			  transparent && ipv6, &l, nft, lanes, lane_fds, err);

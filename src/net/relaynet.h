@@ -64,8 +64,10 @@ struct jr_relay_listeners {
  * forwarding is off.
  * @lanes: --lane and --publish; may be NULL
  * @lane_fds: jr_lanes_nfds(@lanes) fds: a listener on the gateway per
- *       host lane (TCP G:PORT, in --lane order), then, when anything is
- *       published, the publish socket factory's end (publish.h)
+ *       host lane (TCP G:PORT, in --lane order), a listener in the worker
+ *       netns on 127.0.0.1:PORT per host lane (the same order), then,
+ *       when anything is published, the publish socket factory's end
+ *       (publish.h)
  * Return: 0 or -errno with @err set.
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,

@@ -46,10 +46,10 @@
 
 /* Options that accumulate: every setting of every source is kept. */
 static const char *const list_options[] = {
-	"allow",      "allow-file",    "expose", "rw",	    "ro",
-	"hide",	      "tmpfs",	       "lane",	 "publish", "secret",
-	"allow-http", "allow-private", "rlimit", "inspect", "setenv",
-	"unsetenv",   "env-file",
+	"allow",      "allow-file",    "expose",   "rw",      "ro",
+	"hide",	      "tmpfs",	       "lane",	   "publish", "secret",
+	"allow-http", "allow-private", "rlimit",   "inspect", "setenv",
+	"unsetenv",   "env-file",      "lane-env",
 };
 
 /* Options whose value is a path: a leading "~" or "$HOME" is expanded

@@ -230,12 +230,17 @@ void jr_env_plan_release(struct jr_env_plan *p)
 		free(p->set[i].name);
 		free(p->set[i].value);
 	}
+	for (size_t i = 0; i < p->n_lane; i++) {
+		free(p->lane[i].name);
+		free(p->lane[i].value);
+	}
 	for (size_t i = 0; i < p->n_unset; i++)
 		free(p->unset[i]);
 	for (size_t i = 0; i < p->n_own; i++)
 		free(p->own[i]);
 	free(p->file);
 	free(p->set);
+	free(p->lane);
 	free(p->unset);
 	free(p->own);
 	free(p->home);

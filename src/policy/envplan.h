@@ -10,7 +10,8 @@
  *  2. the variables naming host sockets go (fspolicy.c);
  *  3. HOME, USER, LOGNAME and SHELL of the command's user;
  *  4. --env-file lines, file by file, line by line;
- *  5. jailrun's own variables (proxy, NO_PROXY, lanes, CA paths): a
+ *  5. jailrun's own variables (proxy, NO_PROXY, lanes and --lane-env,
+ *     CA paths): a
  *     line of an env file naming one is dropped with a warning, so an
  *     .env file written for the host never silently breaks the proxy;
  *  6. --setenv, in order (the last of a name wins): explicit, so it wins
@@ -47,6 +48,8 @@ struct jr_env_plan {
 	size_t n_file;
 	struct jr_env_var *set; /* --setenv, in order */
 	size_t n_set;
+	struct jr_env_var *lane; /* --lane-env, expanded: jailrun's own */
+	size_t n_lane;
 	char **unset; /* --unsetenv */
 	size_t n_unset;
 	/* jailrun's own variables in this run: kept by --clearenv, never

@@ -10,13 +10,26 @@
  * address literal makes a host lane; anything else is a name lane, whose
  * grammar is the allowlist's and is checked by policy.c when main.c adds
  * it, so a lane and an --allow can never disagree about what a name is.
+ * "localhost" is the one name taken as an address: the host's loopback
+ * 127.0.0.1, as the user means it (a name lane to it could never work:
+ * the relay refuses loopback to every name). Other .localhost names
+ * (RFC 6761 section 6.3) are refused with the literal to write.
+ *
+ * The same module checks what else names a lane: a --secret bound to a
+ * host lane (refused: the lane is a TCP tunnel the relay does not look
+ * into, so the server would get the placeholder), and expands the
+ * --lane-env templates ({lane}, {lane:PORT}) into the URLs the command
+ * reaches its lanes at.
  * Pure: nothing is bound, connected or resolved here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "envplan.h"
 #include "lane.h"
 #include "policy.h"
 
@@ -75,6 +88,22 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 }
 
+/* "localhost" (any case, one optional trailing dot), @len bytes at @s. */
+static bool is_localhost(const char *s, size_t len)
+{
+	if (len && s[len - 1] == '.')
+		len--;
+	return len == 9 && strncasecmp(s, "localhost", 9) == 0;
+}
+
+/* A name under .localhost (RFC 6761 section 6.3: loopback too). */
+static bool ends_localhost(const char *s, size_t len)
+{
+	if (len && s[len - 1] == '.')
+		len--;
+	return len > 10 && strncasecmp(s + len - 10, ".localhost", 10) == 0;
+}
+
 /*
  * A leading "[IPv6]:" of @s, as --lane and --publish both write it: the
  * address into @ss, and the text after the colon. NULL when @s does not
@@ -125,8 +154,17 @@ int jr_lane_parse(const char *s, struct jr_lane *out, struct jr_err *err)
 			    err, EINVAL,
 			    "--lane %s: an IPv6 address goes in brackets, e.g. [::1]:4000",
 			    s);
-		out->host =
-		    parse_literal(s, hlen, AF_INET, &out->addr, &out->addr_len);
+		if (is_localhost(s, hlen))
+			out->host = parse_literal("127.0.0.1", 9, AF_INET,
+						  &out->addr, &out->addr_len);
+		else if (ends_localhost(s, hlen))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--lane %s: a .localhost name is the host's loopback (RFC 6761); write the address, e.g. 127.0.0.1%s",
+			    s, colon);
+		else
+			out->host = parse_literal(s, hlen, AF_INET, &out->addr,
+						  &out->addr_len);
 	}
 	if (parse_port(colon + 1, strlen(colon + 1), &out->port) < 0)
 		return jr_err_set(err, EINVAL,
@@ -203,6 +241,11 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err)
 	return 0;
 }
 
+/* A host lane holds its port on the sandbox's loopback (relaynet.c), so
+ * the command could not listen there for a published port. */
+#define LANE_VS_PUBLISH                                                        \
+	"--lane %s: port %u is served inside on 127.0.0.1 by the lane, so the command cannot listen on it for --publish %s; publish another port"
+
 int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 		      const uint16_t *reserved, size_t n_reserved,
 		      struct jr_err *err)
@@ -229,6 +272,11 @@ int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
 				    err, EINVAL,
 				    "--lane %s: port %u is already the gateway port of --lane %s (a host lane keeps its port on the gateway)",
 				    s, lane.port, l->lane[i].text);
+		for (size_t i = 0; i < l->n_publish; i++)
+			if (l->publish[i].port == lane.port)
+				return jr_err_set(err, EINVAL, LANE_VS_PUBLISH,
+						  s, lane.port,
+						  l->publish[i].text);
 		l->n_host++;
 	}
 	l->lane[l->n_lane++] = lane;
@@ -247,6 +295,10 @@ int jr_lanes_add_publish(struct jr_lanes *l, const char *s, struct jr_err *err)
 	r = jr_publish_parse(s, &p, err);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < l->n_lane; i++)
+		if (l->lane[i].host && l->lane[i].port == p.port)
+			return jr_err_set(err, EINVAL, LANE_VS_PUBLISH,
+					  l->lane[i].text, p.port, s);
 	for (size_t i = 0; i < l->n_publish; i++)
 		if (l->publish[i].addr_len == p.addr_len &&
 		    memcmp(&l->publish[i].addr, &p.addr, p.addr_len) == 0)
@@ -277,4 +329,201 @@ size_t jr_lanes_publish_ports(const struct jr_lanes *l, uint16_t *ports,
 	for (size_t i = 0; i < l->n_publish && n < max; i++)
 		ports[n++] = l->publish[i].port;
 	return n;
+}
+
+/* @host (a --secret binding's: lowercase, no trailing dot, a v6 literal
+ * without brackets) as an address, "localhost" as 127.0.0.1. */
+static bool binding_addr(const char *host, struct sockaddr_storage *ss)
+{
+	socklen_t len;
+
+	if (is_localhost(host, strlen(host)))
+		host = "127.0.0.1";
+	return parse_literal(host, strlen(host),
+			     strchr(host, ':') ? AF_INET6 : AF_INET, ss, &len);
+}
+
+static bool same_addr(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr)) == 0;
+}
+
+int jr_lanes_check_secret(const struct jr_lanes *l, const char *spec,
+			  const char *host, struct jr_err *err)
+{
+	static const char why[] =
+	    "a host lane is a plain TCP tunnel the relay does not look into, so the model server would receive the placeholder";
+	static const char fix[] =
+	    "keep the key in the model gateway, or give the command the real key (--setenv)";
+	struct sockaddr_storage ss;
+
+	if (strcmp(host, JR_LANE_HOST_NAME) == 0)
+		return jr_err_set(err, EINVAL,
+				  "--secret %s: %s is the model lane: %s; %s",
+				  spec, host, why, fix);
+	if (!binding_addr(host, &ss))
+		return 0;
+	for (size_t i = 0; i < l->n_lane; i++)
+		if (l->lane[i].host && same_addr(&ss, &l->lane[i].addr))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--secret %s: %s is the address of --lane %s: %s; %s",
+			    spec, host, l->lane[i].text, why, fix);
+	return 0;
+}
+
+/* The host lane for a template's {lane} (@port 0: the only one) or
+ * {lane:PORT}; NULL with @err set when there is none, or several. */
+static const struct jr_lane *template_lane(const struct jr_lanes *l,
+					   const char *arg, uint16_t port,
+					   struct jr_err *err)
+{
+	const struct jr_lane *found = NULL;
+
+	for (size_t i = 0; i < l->n_lane; i++)
+		if (l->lane[i].host && (!port || l->lane[i].port == port))
+			found = &l->lane[i];
+	if (port && !found)
+		jr_err_set(
+		    err, EINVAL,
+		    "--lane-env %s: {lane:%u} names no host lane; add --lane ADDRESS:%u (e.g. 127.0.0.1:%u)",
+		    arg, port, port, port);
+	else if (!port && l->n_host > 1)
+		jr_err_set(
+		    err, EINVAL,
+		    "--lane-env %s: {lane} means the only host lane, and there are %zu; write {lane:PORT}",
+		    arg, l->n_host);
+	else if (!port && !found)
+		jr_err_set(
+		    err, EINVAL,
+		    "--lane-env %s: {lane} means the only host lane, and there is none; add --lane ADDRESS:PORT (e.g. 127.0.0.1:4000)",
+		    arg);
+	else
+		return found;
+	return NULL;
+}
+
+/*
+ * One placeholder at @p ("{lane}" or "{lane:PORT}", @p at the '{'): its
+ * length into @used and the port (0 for {lane}) into @port; -EINVAL when
+ * @p starts neither.
+ */
+static int parse_placeholder(const char *p, size_t *used, uint16_t *port)
+{
+	const char *close;
+
+	*port = 0;
+	if (strncmp(p, "{lane}", 6) == 0) {
+		*used = 6;
+		return 0;
+	}
+	if (strncmp(p, "{lane:", 6) != 0)
+		return -EINVAL;
+	close = strchr(p + 6, '}');
+	if (!close || parse_port(p + 6, (size_t)(close - p - 6), port) < 0)
+		return -EINVAL;
+	*used = (size_t)(close - p + 1);
+	return 0;
+}
+
+/* Append @n bytes of @s to @buf (JR_LANE_ENV_MAX bytes) at *@len. */
+static bool append(char *buf, size_t *len, const char *s, size_t n)
+{
+	if (*len + n >= JR_LANE_ENV_MAX)
+		return false;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+	return true;
+}
+
+/* The template after NAME= into @buf; with @l NULL the syntax only. */
+static int expand_template(const struct jr_lanes *l, const char *arg,
+			   const char *t, char *buf, struct jr_err *err)
+{
+	size_t len = 0, used, lanes = 0;
+	uint16_t port;
+	char host[sizeof(JR_LANE_HOST_NAME) + 8];
+	const struct jr_lane *lane;
+
+	buf[0] = '\0';
+	for (const char *p = t; *p; p += used) {
+		used = 1;
+		if ((p[0] == '{' && p[1] == '{') ||
+		    (p[0] == '}' && p[1] == '}')) {
+			used = 2;
+			if (!append(buf, &len, p, 1))
+				goto too_long;
+			continue;
+		}
+		if (*p == '}' ||
+		    (*p == '{' && parse_placeholder(p, &used, &port) < 0))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--lane-env %s: '%c' at offset %zu is not {lane} or {lane:PORT} (a literal brace is written twice: {{ or }})",
+			    arg, *p, (size_t)(p - t));
+		if (*p != '{') {
+			if (!append(buf, &len, p, 1))
+				goto too_long;
+			continue;
+		}
+		lanes++;
+		if (!l)
+			continue;
+		lane = template_lane(l, arg, port, err);
+		if (!lane)
+			return -EINVAL;
+		snprintf(host, sizeof(host), "%s:%u", JR_LANE_HOST_NAME,
+			 lane->port);
+		if (!append(buf, &len, host, strlen(host)))
+			goto too_long;
+	}
+	if (!lanes)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--lane-env %s: the template names no lane: write {lane} or {lane:PORT}, e.g. OPENAI_BASE_URL=http://{lane}/v1 (a fixed value is --setenv)",
+		    arg);
+	return 0;
+too_long:
+	return jr_err_set(err, EINVAL,
+			  "--lane-env %.64s...: longer than %d bytes", arg,
+			  JR_LANE_ENV_MAX - 1);
+}
+
+int jr_lane_env_expand(const struct jr_lanes *l, const char *arg, char **name,
+		       char **value, struct jr_err *err)
+{
+	const char *eq = strchr(arg, '=');
+	const char *rule;
+	char buf[JR_LANE_ENV_MAX];
+
+	if (!eq)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--lane-env %s: expected NAME=TEMPLATE, e.g. OPENAI_BASE_URL=http://{lane}/v1",
+		    arg);
+	rule = jr_env_name_rule(arg, (size_t)(eq - arg));
+	if (rule)
+		return jr_err_set(err, EINVAL, "--lane-env %s: %s", arg, rule);
+	if (expand_template(l, arg, eq + 1, buf, err) < 0)
+		return -EINVAL;
+	if (!name)
+		return 0;
+	*name = strndup(arg, (size_t)(eq - arg));
+	*value = strdup(buf);
+	if (!*name || !*value) {
+		free(*name);
+		free(*value);
+		*name = *value = NULL;
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
 }

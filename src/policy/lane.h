@@ -10,6 +10,11 @@
  *                         destination the SSRF guard does not ask about.
  *   --lane NAME:PORT      an --allow entry NAME:PORT that holds in every
  *                         mode, --net none included.
+ *   --lane localhost:PORT the host's loopback, 127.0.0.1:PORT: a host lane.
+ *   --lane-env NAME=TEMPLATE
+ *                         NAME for the command, the template's {lane}
+ *                         (the only host lane) and {lane:PORT} replaced
+ *                         by host.jailrun.internal:PORT.
  *   --publish [ADDR:]HOSTPORT:PORT
  *                         inbound: a listener on the host at ADDR (default
  *                         127.0.0.1; [v6] in brackets) port HOSTPORT
@@ -32,6 +37,9 @@
  * small and fixed. */
 #define JR_LANE_MAX 16
 #define JR_PUBLISH_MAX 16
+
+/* A --lane-env value, expanded, with its NUL: a URL, not a document. */
+#define JR_LANE_ENV_MAX 1024
 
 /* The name that resolves to the gateway inside (relay_dns.c). */
 #define JR_LANE_HOST_NAME "host.jailrun.internal"
@@ -61,11 +69,12 @@ struct jr_lanes {
 };
 
 /* How many fds init hands over for the lanes after the mode's own
- * (initproto.h): a gateway listener per host lane, and the publish socket
+ * (initproto.h): a gateway listener per host lane, then a listener on the
+ * sandbox's own 127.0.0.1:PORT per host lane, and the publish socket
  * factory when anything is published. */
 static inline size_t jr_lanes_nfds(const struct jr_lanes *l)
 {
-	return l->n_host + (l->n_publish ? 1 : 0);
+	return 2 * l->n_host + (l->n_publish ? 1 : 0);
 }
 
 /*
@@ -83,8 +92,9 @@ int jr_publish_parse(const char *s, struct jr_publish *out, struct jr_err *err);
 /*
  * jr_lanes_add_lane / jr_lanes_add_publish - parse and append, refusing
  * more than the maximum, a second host lane on the same gateway port, a
- * host lane on a port of the relay's own (@reserved, @n_reserved), and a
- * second publish of the same host address and port.
+ * host lane on a port of the relay's own (@reserved, @n_reserved), a
+ * second publish of the same host address and port, and a host lane and
+ * a publish of the same command port (the lane holds it on loopback).
  * Return: 0 or -EINVAL with @err set.
  */
 int jr_lanes_add_lane(struct jr_lanes *l, const char *s,
@@ -98,5 +108,28 @@ size_t jr_lanes_host_ports(const struct jr_lanes *l, uint16_t *ports,
 /* The command's ports that are published, in order; returns how many. */
 size_t jr_lanes_publish_ports(const struct jr_lanes *l, uint16_t *ports,
 			      size_t max);
+
+/*
+ * jr_lanes_check_secret - may --secret @spec bind its @host (as
+ * jr_secret_spec_parse() keeps it) with the lanes @l? Not when @host is
+ * host.jailrun.internal or the address of a host lane ("localhost" as
+ * 127.0.0.1), on any port: the lane is a TCP tunnel the relay never looks
+ * into, so the server would get the placeholder.
+ * Return: 0, or -EINVAL with @err naming the secret, the lane and the fix.
+ */
+int jr_lanes_check_secret(const struct jr_lanes *l, const char *spec,
+			  const char *host, struct jr_err *err);
+
+/*
+ * jr_lane_env_expand - one --lane-env NAME=TEMPLATE. In TEMPLATE, {lane}
+ * is host.jailrun.internal:PORT of the only host lane, {lane:PORT} that
+ * of the host lane on PORT, {{ and }} a literal brace; any other brace,
+ * a template naming no lane, or a lane @l does not have is refused.
+ * @l NULL checks the grammar only (the lanes may come later).
+ * @name, @value: NULL, or set to malloc'd copies (free both).
+ * Return: 0, or -EINVAL/-ENOMEM with @err naming @arg and the rule.
+ */
+int jr_lane_env_expand(const struct jr_lanes *l, const char *arg, char **name,
+		       char **value, struct jr_err *err);
 
 #endif

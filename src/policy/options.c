@@ -84,9 +84,16 @@ const char jr_usage_text[] =
     "  --lane ENDPOINT     the model lane, in every --net mode (repeatable):\n"
     "                      ADDRESS:PORT (e.g. 127.0.0.1:4000, [::1]:4000) is a\n"
     "                      host service, reached inside at\n"
-    "                      host.jailrun.internal:PORT ($JAILRUN_LANE_PORT);\n"
+    "                      host.jailrun.internal:PORT ($JAILRUN_LANE_PORT)\n"
+    "                      and at 127.0.0.1:PORT (localhost:PORT is\n"
+    "                      127.0.0.1:PORT);\n"
     "                      NAME:PORT is an --allow entry that holds even\n"
     "                      under --net none\n"
+    "  --lane-env NAME=TEMPLATE\n"
+    "                      set NAME for the command to TEMPLATE with {lane}\n"
+    "                      (the only host lane) or {lane:PORT} replaced by\n"
+    "                      host.jailrun.internal:PORT (repeatable), e.g.\n"
+    "                      OPENAI_BASE_URL=http://{lane}/v1\n"
     "  --publish [ADDR:]HOSTPORT:PORT\n"
     "                      listen on the host at ADDR (default 127.0.0.1)\n"
     "                      port HOSTPORT and forward to the command's PORT\n"
@@ -740,6 +747,14 @@ static int check_unsetenv(const struct opt_def *d, const char *arg,
 	return jr_env_check_unsetenv(arg, err);
 }
 
+/* --lane-env: the grammar only; the lanes may follow (check_lanes()). */
+static int check_lane_env(const struct opt_def *d, const char *arg,
+			  struct jr_err *err)
+{
+	(void)d;
+	return jr_lane_env_expand(NULL, arg, NULL, NULL, err);
+}
+
 /* --secret: the spec's grammar only; main.c reads the values. */
 static int check_secret(const struct opt_def *d, const char *arg,
 			struct jr_err *err)
@@ -989,6 +1004,7 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	  STRING(deny_message, check_deny_message))                            \
 	X(LEARN, "learn", ARG, 0, CUSTOM(on_learn))                            \
 	X(LANE, "lane", ARG, 0, CUSTOM(on_lane))                               \
+	X(LANE_ENV, "lane-env", ARG, 0, LIST(lane_env, check_lane_env))        \
 	X(PUBLISH, "publish", ARG, 0, CUSTOM(on_publish))                      \
 	X(CONTROL, "control", ARG, 0, STRING(control_path, check_socket_path)) \
 	X(CONTROL_FD, "control-fd", ARG, 0, FD(control_fd))                    \
@@ -1294,6 +1310,41 @@ static int check_relay_options(const struct jr_options *opts,
 	return 0;
 }
 
+/*
+ * What names the lanes: each --lane-env sets a name no other one sets, and
+ * no --secret is bound to a host lane (it would never be injected there).
+ * Whether a --lane-env's lanes exist is asked after the whole merge
+ * (main.c, cmdenv.c): a config file's lines are each checked alone here.
+ */
+static int check_lanes(const struct jr_options *opts, struct jr_err *err)
+{
+	const char *a, *b;
+	struct jr_secret sec;
+	int r = 0;
+
+	for (size_t i = 0; i < opts->n_lane_env; i++) {
+		a = opts->lane_env[i];
+		for (size_t j = 0; j < i; j++) {
+			b = opts->lane_env[j];
+			if (strcspn(a, "=") == strcspn(b, "=") &&
+			    strncmp(a, b, strcspn(a, "=")) == 0)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--lane-env %s: the same variable as --lane-env %s; give each once",
+				    a, b);
+		}
+	}
+	for (size_t i = 0; i < opts->n_secret && r == 0; i++) {
+		if (jr_secret_spec_parse(opts->secret[i], &sec, err) < 0)
+			return -EINVAL;
+		for (size_t h = 0; h < sec.n_hosts && r == 0; h++)
+			r = jr_lanes_check_secret(&opts->lanes, opts->secret[i],
+						  sec.hosts[h], err);
+		jr_secret_release(&sec);
+	}
+	return r;
+}
+
 static int check_fs_options(const struct jr_options *opts, struct jr_err *err)
 {
 	if (opts->fs_mode == JR_FS_HOST &&
@@ -1375,7 +1426,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 			return 0;
 	}
 	if (settle_net_mode(opts, ps.saw_net, err) < 0 ||
-	    check_relay_options(opts, err) < 0 ||
+	    check_relay_options(opts, err) < 0 || check_lanes(opts, err) < 0 ||
 	    check_fs_options(opts, err) < 0 || check_channels(opts, err) < 0)
 		return -EINVAL;
 	return take_command(argc, argv, opts, err);

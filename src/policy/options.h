@@ -132,6 +132,8 @@ struct jr_options {
 	 * messages still call it "none" (jr_options_net_mode()). */
 	struct jr_lanes lanes;
 	bool none_with_lanes;
+	const char **lane_env; /* --lane-env NAME=TEMPLATE (lane.h) */
+	size_t n_lane_env;
 	/* --control PATH (NULL: none) / --control-fd N (-1: none). main.c
 	 * puts the socket it made for PATH in control_fd for the relay. */
 	const char *control_path;

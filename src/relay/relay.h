@@ -50,6 +50,7 @@ struct jr_relay_config {
 	 * takes ownership of every fd here; -1 where there is none.
 	 * @lanes: the parsed --lane and --publish, or NULL
 	 * @lane_listen: a gateway listener per host lane, in --lane order
+	 * @lane_local: the same lanes' listeners on the worker's 127.0.0.1
 	 * @publish_listen: a host listener per --publish (publish.h)
 	 * @factory: the publish socket factory's end (publish.h)
 	 * @gateway: host.jailrun.internal resolves to it (with host lanes)
@@ -57,6 +58,7 @@ struct jr_relay_config {
 	 */
 	const struct jr_lanes *lanes;
 	int lane_listen[JR_LANE_MAX];
+	int lane_local[JR_LANE_MAX];
 	int publish_listen[JR_PUBLISH_MAX];
 	int factory;
 	struct in_addr gateway;

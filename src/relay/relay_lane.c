@@ -14,6 +14,10 @@
  * the guard would refuse. Nothing else is exempt, because nothing else
  * reaches this path: the only way in is the gateway port of a host lane,
  * and the destination is the lane's, never anything the command says.
+ * The same lane is also served on the worker's own 127.0.0.1:PORT (a
+ * listener init made in the worker netns, relaynet.c), so a client
+ * configured with http://127.0.0.1:PORT or localhost:PORT reaches it
+ * unchanged; either listener leads to the lane's endpoint only.
  * host.jailrun.internal answers with the gateway (relay_dns.c). A lane is
  * a bare tunnel from its first byte, with no TLS name to check (the
  * command may send any, e.g. host.jailrun.internal); failures are resets.
@@ -80,9 +84,12 @@ static int lanes_register(struct jr_relay *r)
 			       sizeof(r->lane_host[h])))
 			return -EINVAL;
 		r->lane_of[h] = lane;
-		if (r->cfg.lane_listen[h] < 0)
+		if (r->cfg.lane_listen[h] < 0 || r->cfg.lane_local[h] < 0)
 			return -EBADF;
 		e = lane_add_fd(r, r->cfg.lane_listen[h], REF_LISTEN_LANE, h);
+		if (e == 0)
+			e = lane_add_fd(r, r->cfg.lane_local[h],
+					REF_LISTEN_LANE_LOCAL, h);
 		if (e < 0)
 			return e;
 		h++;
@@ -120,8 +127,10 @@ static int lane_start(struct jr_relay *r, struct jr_err *err)
 /* Close every fd of the lanes (the relay owns them). */
 static void lane_close(struct jr_relay *r)
 {
-	for (size_t i = 0; i < JR_LANE_MAX; i++)
+	for (size_t i = 0; i < JR_LANE_MAX; i++) {
 		relay_close_fd(&r->cfg.lane_listen[i]);
+		relay_close_fd(&r->cfg.lane_local[i]);
+	}
 	for (size_t i = 0; i < JR_PUBLISH_MAX; i++)
 		relay_close_fd(&r->cfg.publish_listen[i]);
 	relay_close_fd(&r->cfg.factory);
@@ -139,6 +148,11 @@ static void lane_arm(struct jr_relay *r, bool on)
 		ev.data.u64 = relay_ref(REF_LISTEN_LANE, i, 0);
 		if (r->cfg.lane_listen[i] >= 0 &&
 		    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.lane_listen[i],
+			      &ev) < 0)
+			jr_debug("relay: epoll_ctl: %s", strerror(errno));
+		ev.data.u64 = relay_ref(REF_LISTEN_LANE_LOCAL, i, 0);
+		if (r->cfg.lane_local[i] >= 0 &&
+		    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.lane_local[i],
 			      &ev) < 0)
 			jr_debug("relay: epoll_ctl: %s", strerror(errno));
 	}

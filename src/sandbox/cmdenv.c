@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "cmdenv.h"
+#include "lane.h"
 #include "log.h"
 #include "secrets.h"
 
@@ -63,6 +64,40 @@ static int note_own(struct jr_env_plan *p, const struct jr_options *opts)
 	for (size_t i = 0; s && i < s->n && !r; i++)
 		r = jr_env_plan_add_own(p, s->s[i].name);
 	return r;
+}
+
+/*
+ * --lane-env, expanded (lane.h): jailrun's own variables, set next to
+ * JAILRUN_LANE_<PORT> (init.c), so an env file cannot drop them and
+ * --clearenv keeps them. A name jailrun already sets is refused: the
+ * proxy or a secret's placeholder would be lost without a word.
+ */
+static int plan_lane_env(struct jr_env_plan *p, const struct jr_options *opts,
+			 struct jr_err *err)
+{
+	struct jr_env_var *v;
+
+	if (!opts->n_lane_env)
+		return 0;
+	p->lane = calloc(opts->n_lane_env, sizeof(*p->lane));
+	if (!p->lane)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < opts->n_lane_env; i++) {
+		v = &p->lane[p->n_lane];
+		if (jr_lane_env_expand(&opts->lanes, opts->lane_env[i],
+				       &v->name, &v->value, err) < 0)
+			return -EINVAL;
+		p->n_lane++;
+		if (jr_env_plan_is_own(p, v->name))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--lane-env %s: %s is one of jailrun's own variables in this run (proxy, lane, CA or --secret); choose another name",
+			    opts->lane_env[i], v->name);
+	}
+	for (size_t i = 0; i < p->n_lane; i++)
+		if (jr_env_plan_add_own(p, p->lane[i].name) < 0)
+			return jr_err_set(err, ENOMEM, "out of memory");
+	return 0;
 }
 
 /* An env file: a regular file, read whole, at most JR_ENV_FILE_MAX. */
@@ -191,7 +226,9 @@ int jr_cmdenv_plan(struct jr_env_plan *p, const struct jr_options *opts,
 		r = jr_err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	r = plan_options(p, opts, err);
+	r = plan_lane_env(p, opts, err);
+	if (r == 0)
+		r = plan_options(p, opts, err);
 	for (size_t i = 0; i < opts->n_env_files && r == 0; i++) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;

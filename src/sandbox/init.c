@@ -377,11 +377,13 @@ static int set_proxy_env(struct in_addr gw, struct jr_err *err)
 }
 
 /*
- * The model lane's variables: JAILRUN_LANE_<PORT> for each host lane, and
+ * The model lane's variables: JAILRUN_LANE_<PORT> for each host lane,
+ * each --lane-env (expanded in the runner, cmdenv.c), and
  * host.jailrun.internal in NO_PROXY, so clients connect to the lane
  * directly (the proxy does not serve it: the lane is a gateway port).
  */
-static int set_lane_env(const struct jr_lanes *l, struct jr_err *err)
+static int set_lane_env(const struct jr_lanes *l,
+			const struct jr_env_plan *plan, struct jr_err *err)
 {
 	char name[32], url[64], no_proxy[256];
 	const char *old;
@@ -399,6 +401,10 @@ static int set_lane_env(const struct jr_lanes *l, struct jr_err *err)
 			return jr_err_set(err, errno, "setenv: %s",
 					  strerror(errno));
 	}
+	for (size_t i = 0; i < plan->n_lane; i++)
+		if (setenv(plan->lane[i].name, plan->lane[i].value, 1) < 0)
+			return jr_err_set(err, errno, "setenv %s: %s",
+					  plan->lane[i].name, strerror(errno));
 	old = getenv("NO_PROXY");
 	snprintf(no_proxy, sizeof(no_proxy), "%s%s%s", old ? old : "",
 		 old && *old ? "," : "", JR_LANE_HOST_NAME);
@@ -493,7 +499,7 @@ static int command_env(const struct jr_init_args *a, struct jr_err *err)
 	    set_proxy_env(a->gateway.relay, err) < 0)
 		return -1;
 	if (a->net == JR_NET_ALLOWLIST && a->lanes &&
-	    set_lane_env(a->lanes, err) < 0)
+	    set_lane_env(a->lanes, a->env, err) < 0)
 		return -1;
 	return jr_cmdenv_finish(a->env, err);
 }

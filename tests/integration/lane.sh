@@ -12,7 +12,13 @@
 # asks the lab DNS; --lane allowed.test:80 under --net none does not reach
 # allowed.test, or reaches anything else; --net none without lanes grows
 # a veth; the JSON summary does not say "none" with lanes; a bad --lane
-# runs anything.
+# runs anything; --lane localhost:8080 is not the host's loopback (a host
+# lane, $JAILRUN_LANE_8080); a --secret bound to a host lane runs (the
+# model server would get the placeholder); --lane-env (option or config
+# keyword) does not give the SDK variable the lane's URL, or is lost with
+# --clearenv or to an env file; a bad --lane-env template runs anything;
+# the sandbox's own 127.0.0.1:8080 or localhost:8080 does not reach the
+# lane (curl, Python), or another loopback port reaches something.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -21,6 +27,13 @@ lab_on_exit jr_cleanup_tmp
 
 C=(curl -sS -m 10)
 LANE=(--lane 127.0.0.1:8080)
+# The secret a --secret bound to a lane would hold (a file: the refusal
+# must not depend on the variable being missing).
+printf 'sk-test-lane-0123456789\n' >"$JR_W/key"
+chmod 644 "$JR_W/key"
+printf 'lane 127.0.0.1:8080\nlane-env ANTHROPIC_BASE_URL=http://{lane:8080}\n' >"$JR_W/lane.conf"
+printf 'OPENAI_BASE_URL=http://wrong.example/v1\n' >"$JR_W/lane.env"
+chmod 644 "$JR_W/lane.conf" "$JR_W/lane.env"
 # What the command sees of DNS: "addr A" or "error".
 RESOLVE='import socket, sys
 try: print("addr", socket.gethostbyname(sys.argv[1]))
@@ -48,6 +61,70 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: none: host.jailrun.internal is the gateway" \
 		jl "$m" --net none "${LANE[@]}" -- python3 -c "$RESOLVE" host.jailrun.internal
 	expect_output_has "$m: none: host.jailrun.internal -> 100.64.77.1" "addr 100.64.77.1"
+
+	# ---------------------------------------------- as users write it
+	# localhost is the host's loopback: the same host lane.
+	expect_status 0 "$m: --lane localhost:8080 reaches the host's loopback" \
+		jl "$m" --net none --lane localhost:8080 -- \
+		sh -c 'echo "lane=$JAILRUN_LANE_8080"; '"${C[*]}"' "$JAILRUN_LANE_8080/t-localhost"'
+	expect_output_has "$m: localhost: JAILRUN_LANE_8080 is set" "lane=http://host.jailrun.internal:8080"
+	expect_output_has "$m: localhost: served by the lab host's loopback" "served-by: lab-host-loopback"
+	expect_output_has "$m: localhost: the path arrived" "path: /t-localhost"
+	# Configs that name the lane as the host's loopback work unchanged:
+	# the sandbox's own 127.0.0.1:8080 and localhost:8080 are the lane
+	# (and nothing else on loopback is).
+	: >"$log"
+	expect_status 0 "$m: none: the sandbox's 127.0.0.1:8080 and localhost:8080 are the lane" \
+		jl "$m" --net none "${LANE[@]}" --log "$log" -- sh -c \
+		"${C[*]} http://127.0.0.1:8080/t-loop4 && ${C[*]} http://localhost:8080/t-loopname &&
+		 python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://localhost:8080/t-loop-py\").read().decode())'"
+	expect_output_has "$m: 127.0.0.1:8080: the path arrived" "path: /t-loop4"
+	expect_output_has "$m: localhost:8080: the path arrived" "path: /t-loopname"
+	expect_output_has "$m: localhost:8080 from Python: the path arrived" "path: /t-loop-py"
+	audit_has "$m: audit: the loopback connection is the lane's" "$log" \
+		'"via":"lane"' '"host":"127.0.0.1"' '"port":8080' '"verdict":"allow"'
+	expect_status 7 "$m: allowlist: another loopback port is not a lane" \
+		jl "$m" --allow allowed.test "${LANE[@]}" -- "${C[@]}" http://127.0.0.1:8081/t-loop-other
+	expect_status 0 "$m: allowlist: 127.0.0.1:8080 with the proxy variables set" \
+		jl "$m" --allow allowed.test "${LANE[@]}" -- "${C[@]}" http://127.0.0.1:8080/t-loop-allow
+	expect_output_has "$m: allowlist: 127.0.0.1:8080 served" "path: /t-loop-allow"
+	expect_status 125 "$m: a host lane and a --publish of the same port are refused" \
+		jl "$m" "${LANE[@]}" --publish 18080:8080 -- true
+	expect_output_has "$m: the error says why" "port 8080 is served inside on 127.0.0.1 by the lane"
+	# The SDK variables, from --lane-env: OpenAI's and Anthropic's.
+	expect_status 0 "$m: --lane-env sets the SDK base URLs" \
+		jl "$m" --net none --lane localhost:8080 \
+		--lane-env 'OPENAI_BASE_URL=http://{lane}/v1' \
+		--lane-env 'ANTHROPIC_BASE_URL=http://{lane:8080}' -- \
+		sh -c 'echo "openai=$OPENAI_BASE_URL anthropic=$ANTHROPIC_BASE_URL"; '"${C[*]}"' "$OPENAI_BASE_URL/models"'
+	expect_output_has "$m: lane-env: OPENAI_BASE_URL" "openai=http://host.jailrun.internal:8080/v1 "
+	expect_output_has "$m: lane-env: ANTHROPIC_BASE_URL" "anthropic=http://host.jailrun.internal:8080"
+	expect_output_has "$m: lane-env: the SDK's URL reaches the lane" "path: /v1/models"
+	# jailrun's own: kept by --clearenv, not replaced by an env file;
+	# lane-env is a config keyword too.
+	expect_status 0 "$m: --lane-env from a config, with --clearenv and an env file" \
+		jl "$m" --config "$JR_W/lane.conf" --clearenv --env-file "$JR_W/lane.env" \
+		--lane-env 'OPENAI_BASE_URL=http://{lane}/v1' -- \
+		/usr/bin/env
+	expect_output_has "$m: lane-env: config keyword" "ANTHROPIC_BASE_URL=http://host.jailrun.internal:8080"
+	expect_output_has "$m: lane-env: an env file does not replace it" "OPENAI_BASE_URL=http://host.jailrun.internal:8080/v1"
+	expect_status 125 "$m: --lane-env with a bad template is refused" \
+		jl "$m" --lane 127.0.0.1:8080 --lane-env 'OPENAI_BASE_URL=http://{lane:9999}/v1' -- true
+	expect_output_has "$m: the error names the template and the fix" \
+		"--lane-env OPENAI_BASE_URL=http://{lane:9999}/v1: {lane:9999} names no host lane"
+	expect_status 125 "$m: --lane-env without a lane is refused" \
+		jl "$m" --lane-env 'OPENAI_BASE_URL=http://{lane}/v1' -- true
+	expect_output_has "$m: the error says to add a lane" "there is none; add --lane"
+	# A secret bound to a host lane would reach the server as the
+	# placeholder: refused, by the lane's name and by its address.
+	expect_status 125 "$m: --secret bound to host.jailrun.internal is refused" \
+		jl "$m" --net none --lane localhost:8080 \
+		--secret "K=file:$JR_W/key@host.jailrun.internal:8080" -- true
+	expect_output_has "$m: the error says why" "host.jailrun.internal is the model lane"
+	expect_status 125 "$m: --secret bound to the lane's address is refused" \
+		jl "$m" --allow allowed.test --lane 127.0.0.1:8080 \
+		--secret "K=file:$JR_W/key@localhost:8080" -- true
+	expect_output_has "$m: the error names the lane" "localhost is the address of --lane 127.0.0.1:8080"
 
 	# --net none with a lane: nothing but the lane.
 	: >"$log"

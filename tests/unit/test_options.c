@@ -633,6 +633,31 @@ static void test_lane_and_publish(void **state)
 	REJECT("the same host address and port as --publish 8080:80",
 	       "--publish", "8080:80", "--publish", "127.0.0.1:8080:81",
 	       "true");
+	/* issue 23: what users write for the lane */
+	assert_int_equal(PARSE(&o, &e, "--lane", "localhost:4000", "--lane-env",
+			       "OPENAI_BASE_URL=http://{lane}/v1", "true"),
+			 0);
+	assert_true(o.lanes.lane[0].host);
+	assert_int_equal(o.n_lane_env, 1);
+	assert_string_equal(o.lane_env[0], "OPENAI_BASE_URL=http://{lane}/v1");
+	jr_options_release(&o);
+	REJECT("--lane-env U=http://x: the template names no lane",
+	       "--lane-env", "U=http://x", "true");
+	REJECT("--lane-env U={lane:8000}: the same variable as --lane-env "
+	       "U={lane}",
+	       "--lane", "127.0.0.1:4000", "--lane", "127.0.0.1:8000",
+	       "--lane-env", "U={lane}", "--lane-env", "U={lane:8000}", "true");
+	REJECT("--secret K@host.jailrun.internal:4000: host.jailrun.internal "
+	       "is the model lane",
+	       "--allow", "a.test", "--lane", "127.0.0.1:4000", "--secret",
+	       "K@host.jailrun.internal:4000", "true");
+	REJECT("--secret K@a.test,127.0.0.1:4000: 127.0.0.1 is the address "
+	       "of --lane localhost:4000",
+	       "--allow", "a.test", "--lane", "localhost:4000", "--secret",
+	       "K@a.test,127.0.0.1:4000", "true");
+	REJECT("--lane 127.0.0.1:8000: port 8000 is served inside on "
+	       "127.0.0.1 by the lane",
+	       "--publish", "8080:8000", "--lane", "127.0.0.1:8000", "true");
 }
 
 /* --allow-http: kept in order, implies allowlist; a bad rule names itself. */
