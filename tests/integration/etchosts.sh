@@ -88,9 +88,12 @@ for m in $(jr_modes); do
 		ok "$m: pinned-denied.test was never reached"
 	fi
 	expect_status 0 "$m: a name pinned to 127.0.0.1 is refused by the SSRF guard" \
-		jl "$m" --allow pinned-lo.test:8080 -- sh -c \
-		"${C[*]} -i http://pinned-lo.test:8080/eh-lo | grep -E '^X-Jailrun-Deny|^served-by'; true"
+		jl "$m" --allow pinned-lo.test:8080 --log "$log" -- sh -c \
+		"curl --noproxy '*' -sS -m 10 -i http://pinned-lo.test:8080/eh-lo | grep -E '^X-Jailrun-Deny|^served-by'; true"
 	expect_output_has "$m: special-address" "X-Jailrun-Deny: special-address"
+	audit_has "$m: audit: captured, refused by the guard at the pinned address" "$log" \
+		'"via":"transparent"' '"host":"pinned-lo.test"' '"address":"127.0.0.1"' \
+		'"verdict":"deny"' '"reason":"special-address"'
 	never_served "$m" lab-host-loopback
 	expect_status 0 "$m: an address entry opens it" \
 		jl "$m" --allow pinned-lo.test:8080 --allow 127.0.0.1:8080 -- \
