@@ -591,7 +591,6 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 					    : -1,
 		},
 		.transparent = transparent,
-		.fakeip = steal_pointer(&sb->fakeip),
 		.ipv6 = sb->ipv6,
 		.max_conns = opts->max_conns,
 		.header_timeout_ms = opts->header_timeout_ms,
@@ -608,6 +607,8 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 	char gw[INET_ADDRSTRLEN];
 	int r;
 
+	/* The table with the names /etc/hosts pins, for the relay to own. */
+	rc.fakeip = steal_pointer(&sb->fakeip);
 	r = lanes_config(opts, &fds[lane_base], &rc, factory_pid, err);
 	if (r < 0) {
 		close_fds(fds, nfds);
