@@ -9,7 +9,8 @@
 # the relay does not connect to the pinned address (the lab DNS is asked
 # instead, or the audit names another address); a pinned name that is not
 # allowed is reached; the SSRF guard lets a name pinned to 127.0.0.1
-# through without an address entry, or refuses it with one.
+# through without an address entry, or refuses it with one; --transparent
+# off rewrites the file.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -77,6 +78,10 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: the resolver inside agrees" jl "$m" --allow pinned.test -- \
 		getent ahostsv4 pinned.test
 	expect_output_has "$m: getent answers a synthetic IPv4 address" "198.18.0.1 "
+
+	expect_status 0 "$m: --transparent off: the host's /etc/hosts as it is" \
+		jl "$m" --allow pinned.test --transparent off -- getent ahostsv4 pinned.test
+	expect_output_has "$m: --transparent off: the pinned address" "$ALLOWED4 "
 
 	# ---------------------------------------------------- refused
 	lab_logs_clear
