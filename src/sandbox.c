@@ -54,6 +54,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -68,6 +69,7 @@
 #include "initproto.h"
 #include "exitcode.h"
 #include "fakeip.h"
+#include "hostsfile.h"
 #include "init.h"
 #include "log.h"
 #include "nft.h"
@@ -117,6 +119,11 @@ struct sandbox {
 	int init_status;
 	struct jr_cgroup *cgroup; /* --memory/--pids/--cpus; NULL: none */
 	bool ipv6; /* the link has IPv6 too (transparent capture, link.h) */
+	/* Transparent egress: the synthetic table, numbered for the names
+	 * the host pins (until the relay takes it), and the sandbox's
+	 * /etc/hosts for init, NULL when the host's is shown as it is. */
+	struct jr_fakeip *fakeip;
+	char *etc_hosts;
 };
 
 static pid_t raw_clone(unsigned long flags)
@@ -154,10 +161,44 @@ static void kill_and_reap(struct sandbox *sb)
 	sb->init_reaped = true;
 }
 
+/*
+ * plan_etc_hosts - (transparent egress) the synthetic table, with a
+ * number for each name the host's /etc/hosts pins that @policy allows,
+ * and the sandbox's rewritten /etc/hosts (hostsfile.h). Before the clone:
+ * init shows the file while it sets up, before the relay thread exists.
+ * Return: 0 or -errno with @err set.
+ */
+static int plan_etc_hosts(struct sandbox *sb, const struct jr_policy *policy,
+			  struct jr_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len, n_pinned;
+	int r;
+
+	if (jr_fakeip_new(0, &sb->fakeip) < 0)
+		return jr_err_set(err, ENOMEM,
+				  "out of memory for the synthetic addresses");
+	r = jr_hostsfile_read("/etc/hosts", &text, &len, err);
+	if (r < 0 || !text)
+		return r;
+	r = jr_hostsfile_rewrite(text, len, policy, sb->fakeip, sb->ipv6,
+				 &sb->etc_hosts, &n_pinned);
+	if (r < 0)
+		return jr_err_set(
+		    err, -r,
+		    "cannot rewrite /etc/hosts for the sandbox: %s (--transparent off skips that)",
+		    strerror(-r));
+	if (sb->etc_hosts)
+		jr_verbose(
+		    "/etc/hosts: %zu allowed name(s) pinned by the host shown with synthetic addresses",
+		    n_pinned);
+	return 0;
+}
+
 /* clone the sandbox's init and give it its id maps. */
 static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		 const struct jr_ids *ids, const struct jr_fs_plan *fs,
-		 struct jr_err *err)
+		 const struct jr_policy *policy, struct jr_err *err)
 {
 	_cleanup_close_ int child_end = -1, self_pidfd = -1;
 	struct jr_initproto_msg m;
@@ -185,6 +226,11 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	 * and the relay for the same answer. */
 	sb->ipv6 = opts->net == JR_NET_ALLOWLIST && opts->transparent &&
 		   jr_link_ipv6_available();
+	if (opts->net == JR_NET_ALLOWLIST && opts->transparent) {
+		r = plan_etc_hosts(sb, policy, err);
+		if (r < 0)
+			return r;
+	}
 	jr_startup_lap(sb->startup, JR_PHASE_PREPARE);
 	sb->init_pid = raw_clone(JR_CLONE_FLAGS);
 	if (sb->init_pid < 0)
@@ -210,6 +256,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.lanes = &opts->lanes,
 			.trust_bundle =
 			    opts->secrets ? opts->secrets->trust_bundle : NULL,
+			.etc_hosts = sb->etc_hosts,
 			.limits = &opts->limits,
 			.env = opts->env,
 			.cgroup_ns = sb->cgroup != NULL,
@@ -562,9 +609,12 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 	char gw[INET_ADDRSTRLEN];
 	int r;
 
+	/* The table with the names /etc/hosts pins, for the relay to own. */
+	rc.fakeip = steal_pointer(&sb->fakeip);
 	r = lanes_config(opts, &fds[lane_base], &rc, factory_pid, err);
 	if (r < 0) {
 		close_fds(fds, nfds);
+		jr_fakeip_free(rc.fakeip);
 		return r;
 	}
 	/* From here the process has threads: no more fork()s. */
@@ -1029,6 +1079,10 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	}
 	jr_relay_stop(sb->relay);
 	sb->relay = NULL;
+	jr_fakeip_free(sb->fakeip);
+	sb->fakeip = NULL;
+	free(sb->etc_hosts);
+	sb->etc_hosts = NULL;
 	jr_ruleset_free(sb->rs);
 	sb->rs = NULL;
 	jr_ruleset_free(sb->rs_relay);
@@ -1170,7 +1224,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 			goto fail;
 	}
 	sb.ids = ids;
-	r = spawn(&sb, opts, ids, fs, &res->err);
+	r = spawn(&sb, opts, ids, fs, policy, &res->err);
 	/* Only the sandbox may hold the slave from now on. */
 	if (sb.pty.slave >= 0) {
 		close(sb.pty.slave);

@@ -37,6 +37,12 @@ struct jr_relay_config {
 	 */
 	bool transparent;
 	/*
+	 * With @transparent: the synthetic table, with the names the host
+	 * pins in /etc/hosts already numbered (hostsfile.h), or NULL for a
+	 * fresh one. The relay takes ownership, also on failure.
+	 */
+	struct jr_fakeip *fakeip;
+	/*
 	 * With @transparent: the sandbox link has IPv6 (relaynet.h). AAAA
 	 * for an allowed name is then answered with the name's synthetic
 	 * IPv6 address, and captured IPv6 TCP arrives on

@@ -947,6 +947,7 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		   struct jr_err *err)
 {
 	struct jr_relay *r = calloc(1, sizeof(*r));
+	struct jr_fakeip *fakeip = cfg->fakeip;
 	struct itimerspec its = {
 		.it_interval.tv_nsec = RELAY_SWEEP_MS * 1000000L,
 		.it_value.tv_nsec = RELAY_SWEEP_MS * 1000000L,
@@ -955,6 +956,7 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 	int e;
 
 	if (!r) {
+		jr_fakeip_free(fakeip);
 		close(cfg->listeners.proxy);
 		close(cfg->listeners.dns_udp);
 		close(cfg->listeners.dns_tcp);
@@ -967,6 +969,11 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->cfg = *cfg;
+	r->cfg.fakeip = NULL; /* owned as r->fakeip */
+	if (cfg->transparent)
+		r->fakeip = fakeip;
+	else
+		jr_fakeip_free(fakeip);
 	if (!cfg->control)
 		r->cfg.control_fd = -1;
 	r->epfd = r->stopfd = r->timerfd = r->reserve_fd = -1;
@@ -1001,7 +1008,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 				  strerror(e));
 	}
 	/* The whole pool (JR_FAKEIP_V4_NAMES); memory grows with use only. */
-	if (cfg->transparent && jr_fakeip_new(0, &r->fakeip) < 0) {
+	if (cfg->transparent && !r->fakeip &&
+	    jr_fakeip_new(0, &r->fakeip) < 0) {
 		relay_free(r);
 		return jr_err_set(err, ENOMEM,
 				  "out of memory for the synthetic addresses");

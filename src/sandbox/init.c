@@ -149,7 +149,8 @@ static void setup_fail(int proto, const struct jr_err *e)
  * the IPv6 default route to the relay's end: a failure there is a setup
  * failure, exit 125, since the runner planned the rules and the relay for
  * IPv6 and guessing now would be a sandbox other than the one verified),
- * and resolv.conf pointing at the relay's DNS. Fills the listener slots of @fds
+ * and resolv.conf pointing at the relay's DNS (with transparent egress,
+ * /etc/hosts rewritten by the runner, hostsfile.h). Fills the listener slots of @fds
  * (JR_INITPROTO_FD_PROXY, JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP)
  * and, with
  * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY and
@@ -199,6 +200,9 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	    gw);
 	r = jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
 				a->ids->gid, err);
+	if (r == 0 && a->etc_hosts)
+		r = jr_mounts_bind_text("/etc/hosts", a->etc_hosts, a->ids->uid,
+					a->ids->gid, err);
 	if (r < 0 || !a->trust_bundle)
 		return r;
 	return jr_mounts_trust_bundle(a->trust_bundle, a->ids->uid, a->ids->gid,

@@ -38,6 +38,9 @@ struct jr_init_args {
 	/* --secret/--inspect: the host's CA bundle plus the sandbox's CA
 	 * (secrets.c), shown over the system trust paths; NULL: none. */
 	const char *trust_bundle;
+	/* With transparent: the sandbox's /etc/hosts (hostsfile.h), shown
+	 * read-only over the host's; NULL: the host's as it is. */
+	const char *etc_hosts;
 	/* --rlimit, set in the pre-exec child */
 	const struct jr_limits *limits;
 	/* the command's environment (envplan.h), applied by the pre-exec
