@@ -189,16 +189,23 @@ for m in $(jr_modes); do
 		'"via":"transparent"' '"host":"allowed.test"' '"verdict":"deny"' '"reason":"host-mismatch"'
 
 	# ---------------------------------------------------- SSRF, captured
+	# The curl line is written out: "${C[*]}" would leave the '*' of
+	# --noproxy to this sh, which globs it, and curl would take the proxy.
 	lab_logs_clear
+	: >"$log"
 	expect_status 0 "$m: captured names that resolve to the host or metadata" jl "$m" \
-		--allow lab-host.test:8081 --allow alibaba-metadata.test -- sh -c "
-		${C[*]} -i http://lab-host.test:8081/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'
-		${C[*]} -i http://alibaba-metadata.test/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'; true"
+		--log "$log" --allow lab-host.test:8081 --allow alibaba-metadata.test -- sh -c "
+		curl --noproxy '*' -sS -m 10 -i http://lab-host.test:8081/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'
+		curl --noproxy '*' -sS -m 10 -i http://alibaba-metadata.test/t-ssrf | grep -E '^X-Jailrun-Deny|^served-by'; true"
 	expect_output_has "$m: lab-host.test refused as local-address" "X-Jailrun-Deny: local-address"
 	expect_output_has "$m: alibaba-metadata.test refused as special-address" "X-Jailrun-Deny: special-address"
 	if grep -q served-by <<<"$OUT"; then fail "$m: an SSRF target answered: $OUT"; else ok "$m: no SSRF target answered"; fi
 	never_served "$m" lab-host-any
 	never_served "$m" alibaba-metadata.test
+	audit_has "$m: audit: the local address refused on the captured path" "$log" \
+		'"via":"transparent"' '"host":"lab-host.test"' '"reason":"local-address"'
+	audit_has "$m: audit: the metadata address refused on the captured path" "$log" \
+		'"via":"transparent"' '"host":"alibaba-metadata.test"' '"reason":"special-address"'
 
 	# ---------------------------------------------------- --transparent off
 	expect_status 0 "$m: --transparent off: allowed.test resolves to its real address" \
