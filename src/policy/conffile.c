@@ -271,6 +271,32 @@ static int expand_home(const char *origin, const char *kw, const char *value,
 	return 0;
 }
 
+/*
+ * expand_setenv() - "setenv NAME=~/P": the value after '=' expanded as a
+ * path is (expand_home()), so that a profile can point a tool's cache
+ * variable (npm_config_cache, PIP_CACHE_DIR) at the caller's directory,
+ * whatever HOME the command gets. Return: as expand_home().
+ */
+static int expand_setenv(const char *origin, const char *value, char **out,
+			 struct jr_err *err)
+{
+	const char *eq = strchr(value, '=');
+	_cleanup_free_ char *v = NULL;
+	int r;
+
+	*out = NULL;
+	if (!eq)
+		return 0; /* the option's own check names it */
+	r = expand_home(origin, "setenv", eq + 1, &v, err);
+	if (r < 0 || !v)
+		return r;
+	if (asprintf(out, "%.*s=%s", (int)(eq - value), value, v) < 0) {
+		*out = NULL;
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* An unknown keyword, with the one it most likely meant. */
 static int unknown_keyword(const char *origin, const char *kw,
 			   struct jr_err *err)
@@ -323,6 +349,9 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 					  origin, kw);
 		if (is_path_option(o->name) &&
 		    expand_home(origin, kw, value, &s.value, err) < 0)
+			return -EINVAL;
+		if (strcmp(o->name, "setenv") == 0 &&
+		    expand_setenv(origin, value, &s.value, err) < 0)
 			return -EINVAL;
 		if (!s.value)
 			s.value = strdup(value);

@@ -117,4 +117,57 @@ for mode in $(jr_modes); do
 	fi
 done
 
+# profiles: each loads with "~" expanded (from the user's profile
+# directory here: the system's is fixed at build time), and npm and pip
+# inside use the --rw cache it names.
+PH=$JR_HOME/.config/jailrun/profiles
+mkdir -p "$PH"
+cp "$JR_TOP_SRCDIR"/profiles/*.conf "$PH"/
+if [ "$(id -u)" -eq 0 ]; then chown -R "$NOBODY" "$JR_HOME/.config"; fi
+profile_case() {
+	local name=$1
+	shift
+	expect_status 0 "profile $name loads" \
+		as_mode rootless env HOME="$JR_HOME" "$JR" --profile "$name" --print-config
+	local want
+	for want in "$@"; do
+		expect_output_has "profile $name: $want" "$want"
+	done
+	if grep -q '~' <<<"$OUT"; then fail "profile $name: a '~' is left: $OUT"; else
+		ok "profile $name: every ~ expanded"
+	fi
+}
+profile_case node "rw $JR_HOME/.npm" "setenv npm_config_cache=$JR_HOME/.npm" \
+	"allow registry.npmjs.org"
+profile_case python "rw $JR_HOME/.cache/pip" \
+	"setenv PIP_CACHE_DIR=$JR_HOME/.cache/pip" "allow pypi.org" \
+	"allow files.pythonhosted.org"
+profile_case rust "rw $JR_HOME/.cargo/registry" "rw $JR_HOME/.cargo/git" \
+	"setenv CARGO_HOME=$JR_HOME/.cargo" "allow crates.io" \
+	"allow index.crates.io" "allow static.crates.io"
+profile_case go "rw $JR_HOME/go/pkg/mod" "rw $JR_HOME/.cache/go-build" \
+	"setenv GOMODCACHE=$JR_HOME/go/pkg/mod" \
+	"setenv GOCACHE=$JR_HOME/.cache/go-build" "allow proxy.golang.org" \
+	"allow sum.golang.org"
+rm -rf "$JR_HOME/.npm" "$JR_HOME/.cache"
+if command -v npm >/dev/null; then
+	expect_status 0 "npm under --profile node" as_mode rootless \
+		env HOME="$JR_HOME" "$JR" --profile node -- \
+		sh -c 'npm config get cache && touch "$(npm config get cache)/w"'
+	expect_output_has "npm's cache is the profile's ~/.npm" "$JR_HOME/.npm"
+	if [ -e "$JR_HOME/.npm/w" ]; then ok "npm's cache is writable and kept"; else
+		fail "npm's cache: $JR_HOME/.npm/w not on the host"
+	fi
+else
+	skip_part "npm is not installed"
+fi
+if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
+	expect_status 0 "pip under --profile python" as_mode rootless \
+		env HOME="$JR_HOME" "$JR" --profile python -- \
+		/usr/bin/python3 -m pip cache dir
+	expect_output_has "pip's cache is the profile's" "$JR_HOME/.cache/pip"
+else
+	skip_part "python3 -m pip is not installed"
+fi
+
 finish

@@ -668,6 +668,9 @@ static void test_home_expansion(void **state)
 				   "rw /a/~/b\n"
 				   "ro $HOMER/x\n"
 				   "deny-message ~/not-a-path\n"
+				   "setenv npm_config_cache=~/.npm\n"
+				   "setenv GOCACHE=$HOME\n"
+				   "setenv X=a~/b\n"
 				   "include ~/inc.conf\n";
 	static const char *const want[][2] = {
 		{ "rw", "/h/me/.npm" },
@@ -682,6 +685,10 @@ static void test_home_expansion(void **state)
 		{ "rw", "/a/~/b" },
 		{ "ro", "$HOMER/x" },
 		{ "deny-message", "~/not-a-path" },
+		/* a setenv value is a path for a tool: expanded the same way */
+		{ "setenv", "npm_config_cache=/h/me/.npm" },
+		{ "setenv", "GOCACHE=/h/me" },
+		{ "setenv", "X=a~/b" },
 		{ "ro", "/h/me/inc" },
 	};
 	_cleanup_free_ char *saved =
