@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 
 #include "cleanup.h"
 #include "conffile.h"
+#include "fspolicy.h"
 
 /* Options that accumulate: every setting of every source is kept. */
 static const char *const list_options[] = {
@@ -1015,6 +1017,24 @@ static bool missing_path(const char *name, const char *value, char *what,
 	return true;
 }
 
+/* A missing --rw/--tmpfs below the caller's home, which a run creates
+ * (homedir.c) rather than refuses. */
+static bool created_at_start(const char *name, const char *value)
+{
+	char cwd[PATH_MAX], norm[PATH_MAX], home[PATH_MAX];
+	const char *h = caller_home();
+	struct stat st;
+
+	if (strcmp(name, "rw") != 0 && strcmp(name, "tmpfs") != 0)
+		return false;
+	if (!h || lstat(value, &st) == 0 || errno != ENOENT ||
+	    !getcwd(cwd, sizeof(cwd)) ||
+	    jr_fs_normalize(cwd, value, norm, sizeof(norm)) < 0 ||
+	    jr_fs_normalize("/", h, home, sizeof(home)) < 0)
+		return false;
+	return jr_fs_below_home(value, norm, home) != NULL;
+}
+
 /* One printed line's end: the origin, a note, MISSING when it is. */
 static void print_comment(FILE *out, const char *name, const char *value,
 			  const char *origin, const char *note, size_t *missing)
@@ -1024,7 +1044,9 @@ static void print_comment(FILE *out, const char *name, const char *value,
 	fprintf(out, "\t# %s", origin);
 	if (note)
 		fprintf(out, " (%s)", note);
-	if (value && missing_path(name, value, what, sizeof(what))) {
+	if (value && created_at_start(name, value))
+		fprintf(out, "; created (0700) when the run starts");
+	else if (value && missing_path(name, value, what, sizeof(what))) {
 		fprintf(out, "; MISSING: %s", what);
 		(*missing)++;
 	}
