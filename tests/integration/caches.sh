@@ -151,6 +151,7 @@ profile_case go "rw $JR_HOME/go/pkg/mod" "rw $JR_HOME/.cache/go-build" \
 	"allow sum.golang.org"
 rm -rf "$JR_HOME/.npm" "$JR_HOME/.cache"
 if command -v npm >/dev/null; then
+	# shellcheck disable=SC2016 # expanded inside
 	expect_status 0 "npm under --profile node" as_mode rootless \
 		env HOME="$JR_HOME" "$JR" --profile node -- \
 		sh -c 'npm config get cache && touch "$(npm config get cache)/w"'

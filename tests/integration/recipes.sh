@@ -37,8 +37,8 @@ recipe_commands() {
 # run_recipe MODE DIR CMD - CMD as the caller of MODE in the lab host, from
 # DIR, "jailrun" being the build's; output in $OUT, status checked.
 run_recipe() {
-	local mode=$1 dir=$2 cmd=$3 want=${4:-0}
-	local sh="cd $(printf %q "$dir") && ${cmd//jailrun /$JR }"
+	local mode=$1 dir=$2 cmd=$3 want=${4:-0} sh
+	printf -v sh 'cd %q && %s' "$dir" "${cmd//jailrun /$JR }"
 	if [ "$mode" = root ]; then
 		expect_status "$want" "$mode: $cmd" lab_host timeout -k 5 "$JR_RUN_LIMIT" bash -c "$sh" </dev/null
 	else
@@ -69,6 +69,7 @@ if [ "${#CMDS[@]}" -eq 11 ]; then ok "RECIPES: ${#CMDS[@]} commands found"; else
 	fail "RECIPES: only ${#CMDS[@]} commands found: ${CMDS[*]}"
 fi
 SRV=$(mktemp -d /var/tmp/jailrun-recipes-srv.XXXXXX 2>/dev/null || mktemp -d)
+# shellcheck disable=SC2016 # expanded at exit
 lab_on_exit 'rm -rf "$SRV"'
 ran=()
 declare -A RIG=()
@@ -126,6 +127,7 @@ for c in "${CMDS[@]}"; do
 	"jailrun --lane 127.0.0.1:4000 --setenv OPENAI_BASE_URL="*)
 		ran+=("$c")
 		t=${c//4000/8080}
+		# shellcheck disable=SC2016 # expanded inside
 		agent='sh -c '\''curl -sS -m 10 "$OPENAI_BASE_URL/models"; curl -sS -m 10 "$ANTHROPIC_BASE_URL/v1/messages"'\'
 		for m in $(jr_modes); do
 			run_recipe "$m" "$JR_TMP" "${t//.\/agent/$agent}"
