@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 
 #include "cleanup.h"
 #include "conffile.h"
+#include "fspolicy.h"
 
 /* Options that accumulate: every setting of every source is kept. */
 static const char *const list_options[] = {
@@ -271,6 +273,32 @@ static int expand_home(const char *origin, const char *kw, const char *value,
 	return 0;
 }
 
+/*
+ * expand_setenv() - "setenv NAME=~/P": the value after '=' expanded as a
+ * path is (expand_home()), so that a profile can point a tool's cache
+ * variable (npm_config_cache, PIP_CACHE_DIR) at the caller's directory,
+ * whatever HOME the command gets. Return: as expand_home().
+ */
+static int expand_setenv(const char *origin, const char *value, char **out,
+			 struct jr_err *err)
+{
+	const char *eq = strchr(value, '=');
+	_cleanup_free_ char *v = NULL;
+	int r;
+
+	*out = NULL;
+	if (!eq)
+		return 0; /* the option's own check names it */
+	r = expand_home(origin, "setenv", eq + 1, &v, err);
+	if (r < 0 || !v)
+		return r;
+	if (asprintf(out, "%.*s=%s", (int)(eq - value), value, v) < 0) {
+		*out = NULL;
+		return jr_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* An unknown keyword, with the one it most likely meant. */
 static int unknown_keyword(const char *origin, const char *kw,
 			   struct jr_err *err)
@@ -323,6 +351,9 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 					  origin, kw);
 		if (is_path_option(o->name) &&
 		    expand_home(origin, kw, value, &s.value, err) < 0)
+			return -EINVAL;
+		if (strcmp(o->name, "setenv") == 0 &&
+		    expand_setenv(origin, value, &s.value, err) < 0)
 			return -EINVAL;
 		if (!s.value)
 			s.value = strdup(value);
@@ -986,6 +1017,24 @@ static bool missing_path(const char *name, const char *value, char *what,
 	return true;
 }
 
+/* A missing --rw/--tmpfs below the caller's home, which a run creates
+ * (homedir.c) rather than refuses. */
+static bool created_at_start(const char *name, const char *value)
+{
+	char cwd[PATH_MAX], norm[PATH_MAX], home[PATH_MAX];
+	const char *h = caller_home();
+	struct stat st;
+
+	if (strcmp(name, "rw") != 0 && strcmp(name, "tmpfs") != 0)
+		return false;
+	if (!h || lstat(value, &st) == 0 || errno != ENOENT ||
+	    !getcwd(cwd, sizeof(cwd)) ||
+	    jr_fs_normalize(cwd, value, norm, sizeof(norm)) < 0 ||
+	    jr_fs_normalize("/", h, home, sizeof(home)) < 0)
+		return false;
+	return jr_fs_below_home(value, norm, home) != NULL;
+}
+
 /* One printed line's end: the origin, a note, MISSING when it is. */
 static void print_comment(FILE *out, const char *name, const char *value,
 			  const char *origin, const char *note, size_t *missing)
@@ -995,7 +1044,9 @@ static void print_comment(FILE *out, const char *name, const char *value,
 	fprintf(out, "\t# %s", origin);
 	if (note)
 		fprintf(out, " (%s)", note);
-	if (value && missing_path(name, value, what, sizeof(what))) {
+	if (value && created_at_start(name, value))
+		fprintf(out, "; created (0700) when the run starts");
+	else if (value && missing_path(name, value, what, sizeof(what))) {
 		fprintf(out, "; MISSING: %s", what);
 		(*missing)++;
 	}

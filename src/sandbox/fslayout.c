@@ -72,6 +72,7 @@
 #include "cleanup.h"
 #include "fslayout.h"
 #include "fspolicy.h"
+#include "homedir.h"
 #include "log.h"
 #include "mounts.h"
 #include "secrets.h"
@@ -134,6 +135,26 @@ static int canon_option(const char *opt, const char *arg, char *out,
 		return jr_err_set(err, errno, "--%s %s: %s", opt, arg,
 				  strerror(errno));
 	return 0;
+}
+
+/* canon_option() for --rw and --tmpfs: a missing directory below the
+ * caller's home is created first (homedir.c), a tool cache's first run. */
+static int canon_or_make(const char *opt, const char *arg, char *out,
+			 struct jr_err *err)
+{
+	int r;
+
+	if (realpath(arg, out))
+		return 0;
+	if (errno != ENOENT)
+		return canon_option(opt, arg, out, err);
+	r = jr_fs_make_home_dir(opt, arg, err);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		jr_verbose("--%s %s: created it (mode 0700) in your home", opt,
+			   arg);
+	return canon_option(opt, arg, out, err);
 }
 
 void jr_fs_plan_release(struct jr_fs_plan *p)
@@ -449,7 +470,7 @@ static int plan_mount_ops(const struct jr_options *opts, struct jr_fs_plan *p,
 	int r;
 
 	for (size_t i = 0; i < opts->n_rw; i++) {
-		r = canon_option("rw", opts->rw[i], canon, err);
+		r = canon_or_make("rw", opts->rw[i], canon, err);
 		if (r < 0)
 			return r;
 		if (push_op(p, JR_FS_OP_RW, canon) < 0)
@@ -465,7 +486,7 @@ static int plan_mount_ops(const struct jr_options *opts, struct jr_fs_plan *p,
 	for (size_t i = 0; i < opts->n_tmpfs; i++) {
 		struct stat st;
 
-		r = canon_option("tmpfs", opts->tmpfs[i], canon, err);
+		r = canon_or_make("tmpfs", opts->tmpfs[i], canon, err);
 		if (r < 0)
 			return r;
 		if (stat(canon, &st) < 0 || !S_ISDIR(st.st_mode))

@@ -229,6 +229,28 @@ bool jr_fs_path_within(const char *path, const char *dir)
 	       (path[n] == '\0' || path[n] == '/');
 }
 
+/* Does @path have a ".." component? */
+static bool has_dotdot(const char *path)
+{
+	for (const char *c = path; (c = strstr(c, "..")); c += 2)
+		if ((c == path || c[-1] == '/') &&
+		    (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
+const char *jr_fs_below_home(const char *arg, const char *norm,
+			     const char *home)
+{
+	size_t n = strlen(home);
+
+	if (home[0] != '/' || strcmp(home, "/") == 0 || has_dotdot(arg))
+		return NULL;
+	if (strncmp(norm, home, n) != 0 || norm[n] != '/' || !norm[n + 1])
+		return NULL;
+	return norm + n + 1;
+}
+
 size_t jr_fs_depth(const char *path)
 {
 	size_t d = 0;

@@ -100,6 +100,17 @@ int jr_fs_normalize(const char *cwd, const char *path, char *out, size_t size);
 /* Is @path equal to @dir or below it? Both normalized. */
 bool jr_fs_path_within(const char *path, const char *dir);
 
+/*
+ * jr_fs_below_home - the part of @arg strictly below the home @home, for
+ * creating a missing --rw/--tmpfs directory there. @norm: @arg normalized
+ * (jr_fs_normalize()); @home: normalized. A home of "/" holds everything,
+ * and ".." in @arg may lead through a symlink elsewhere than its lexical
+ * form says: both give NULL.
+ * Return: a pointer into @norm (no leading '/'), or NULL.
+ */
+const char *jr_fs_below_home(const char *arg, const char *norm,
+			     const char *home);
+
 /* Number of components of a normalized path ("/" has 0). */
 size_t jr_fs_depth(const char *path);
 

@@ -668,6 +668,9 @@ static void test_home_expansion(void **state)
 				   "rw /a/~/b\n"
 				   "ro $HOMER/x\n"
 				   "deny-message ~/not-a-path\n"
+				   "setenv npm_config_cache=~/.npm\n"
+				   "setenv GOCACHE=$HOME\n"
+				   "setenv X=a~/b\n"
 				   "include ~/inc.conf\n";
 	static const char *const want[][2] = {
 		{ "rw", "/h/me/.npm" },
@@ -682,6 +685,10 @@ static void test_home_expansion(void **state)
 		{ "rw", "/a/~/b" },
 		{ "ro", "$HOMER/x" },
 		{ "deny-message", "~/not-a-path" },
+		/* a setenv value is a path for a tool: expanded the same way */
+		{ "setenv", "npm_config_cache=/h/me/.npm" },
+		{ "setenv", "GOCACHE=/h/me" },
+		{ "setenv", "X=a~/b" },
 		{ "ro", "/h/me/inc" },
 	};
 	_cleanup_free_ char *saved =
@@ -753,6 +760,50 @@ static void test_print_config_effective(void **state)
 	jr_config_release(&cfg);
 }
 
+/* --print-config: a missing --rw/--tmpfs below HOME is created by a run,
+ * so it is said so, not counted MISSING; outside HOME it is. */
+static void test_print_config_created(void **state)
+{
+	struct jr_config_effective eff = { .user = "nobody", .workdir = "/" };
+	_cleanup_free_ char *saved =
+	    getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+	char *out = NULL;
+	size_t len = 0, missing;
+	FILE *f;
+
+	setenv("HOME", "/nonexistent-jr-home", 1);
+	cfg_init(&cfg, NULL);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--print-config", "--rw",
+			       "/nonexistent-jr-home/.npm", "--tmpfs",
+			       "/nonexistent-jr-home/.cache/x", "--rw",
+			       "/nonexistent-jr-home/../x"),
+			 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	missing = jr_config_print(&cfg, &o, &eff, f);
+	fclose(f);
+	if (!strstr(
+		out,
+		"rw /nonexistent-jr-home/.npm\t# command line; created (0700) when the run starts\n") ||
+	    !strstr(
+		out,
+		"tmpfs /nonexistent-jr-home/.cache/x\t# command line; created (0700) when the run starts\n") ||
+	    !strstr(out,
+		    "rw /nonexistent-jr-home/../x\t# command line; MISSING"))
+		fail_msg("--print-config output:\n%s", out);
+	assert_int_equal(missing, 1);
+	free(out);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+}
+
 /* Every option in the getopt table has its keyword in jailrun.conf(5). */
 static void test_man_page_lists_every_keyword(void **state)
 {
@@ -818,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_home_expansion),
 		cmocka_unit_test(test_print_config_effective),
+		cmocka_unit_test(test_print_config_created),
 		cmocka_unit_test(test_man_page_lists_every_keyword),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -376,6 +376,31 @@ static void test_tmpfs_size(void **state)
 	assert_int_equal(jr_fs_tmpfs_size(0, 0, 1 << 20), 4096);
 }
 
+/* What a missing --rw/--tmpfs may create below the caller's home. */
+static void test_below_home(void **state)
+{
+	(void)state;
+	assert_string_equal(jr_fs_below_home("~/.npm", "/root/.npm", "/root"),
+			    ".npm");
+	assert_string_equal(jr_fs_below_home("/home/a/.cache/pip",
+					     "/home/a/.cache/pip", "/home/a"),
+			    ".cache/pip");
+	/* the home itself, a sibling, a prefix that is not a component */
+	assert_null(jr_fs_below_home("/root", "/root", "/root"));
+	assert_null(jr_fs_below_home("/rootx/a", "/rootx/a", "/root"));
+	assert_null(jr_fs_below_home("/etc/x", "/etc/x", "/root"));
+	/* a home of / holds everything: never create there */
+	assert_null(jr_fs_below_home("/etc/x", "/etc/x", "/"));
+	assert_null(jr_fs_below_home("/etc/x", "/etc/x", "rel"));
+	/* ".." may pass through a symlink: its lexical form is no proof */
+	assert_null(jr_fs_below_home("/root/l/../x", "/root/x", "/root"));
+	assert_null(jr_fs_below_home("/root/..", "/", "/root"));
+	/* names that only start with dots are ordinary */
+	assert_string_equal(
+	    jr_fs_below_home("/root/..x/...", "/root/..x/...", "/root"),
+	    "..x/...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_git_children),
 		cmocka_unit_test(test_rw_lifts),
 		cmocka_unit_test(test_tmpfs_size),
+		cmocka_unit_test(test_below_home),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
