@@ -29,6 +29,7 @@ PACKAGES=(
 	nftables iproute2 util-linux procps python3 curl openssl ca-certificates
 	strace jq
 	man-db
+	python3-venv python3-pip golang-go cargo
 	nodejs
 	systemd
 	clang libclang-rt-14-dev
@@ -61,7 +62,17 @@ nscd_unpacked() {
 
 deps() {
 	deps_packages
+	npm_present
 	nscd_unpacked
+}
+
+# npm for the cache and recipe tests: Debian's nodejs leaves it to the npm
+# package; a NodeSource nodejs carries its own and conflicts with that
+# package, so it is installed only when no npm is there.
+npm_present() {
+	command -v npm >/dev/null && return
+	echo "dev.sh: installing npm"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
 }
 
 deps_packages() {

@@ -39,8 +39,15 @@ skip() {
 }
 
 # skip_part REASON - a part of the test that cannot run here: a skipped
-# result ("ok N # SKIP REASON"), and the script goes on.
-skip_part() { tap_skip "$*"; }
+# result ("ok N # SKIP REASON"), and the script goes on. With
+# JAILRUN_TEST_MUST_WORK=1 (CI) it is a failure, as every skip is.
+skip_part() {
+	if [ "${JAILRUN_TEST_MUST_WORK:-0}" = 1 ]; then
+		fail "SKIP: $* (JAILRUN_TEST_MUST_WORK=1 turns this skip into a failure)"
+		return
+	fi
+	tap_skip "$*"
+}
 
 ok() {
 	JR_PASSES=$((JR_PASSES + 1))

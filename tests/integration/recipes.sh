@@ -117,13 +117,17 @@ for c in "${CMDS[@]}"; do
 		ran+=("$c")
 		if ! as_owner cargo --version >/dev/null 2>&1; then skip_part "no cargo toolchain here"; continue; fi
 		d=$(mkproject)
-		as_owner cargo init -q --vcs none "$d" && run_recipe rootless "$d" "$c" ;;
+		# the project directory's name (proj.XXXXXX) is no crate name
+		if as_owner cargo init -q --vcs none --name recipe "$d"; then
+			run_recipe rootless "$d" "$c"
+		else fail "rootless: cargo init in $d failed"; fi ;;
 	"jailrun --profile go -- go build ./...")
 		ran+=("$c")
 		if ! command -v go >/dev/null; then skip_part "go is not installed"; continue; fi
 		d=$(mkproject)
-		as_owner sh -c "cd $d && go mod init r && printf 'package main\nfunc main(){}\n' > m.go" &&
-			run_recipe rootless "$d" "$c" ;;
+		if as_owner sh -c "cd $d && go mod init r && printf 'package main\nfunc main(){}\n' > m.go"; then
+			run_recipe rootless "$d" "$c"
+		else fail "rootless: go mod init in $d failed"; fi ;;
 	"jailrun --lane 127.0.0.1:4000 --setenv OPENAI_BASE_URL="*)
 		ran+=("$c")
 		t=${c//4000/8080}
