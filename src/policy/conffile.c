@@ -44,6 +44,7 @@
 
 #include "cleanup.h"
 #include "conffile.h"
+#include "home.h"
 #include "fspolicy.h"
 
 /* Options that accumulate: every setting of every source is kept. */
@@ -216,23 +217,9 @@ static bool is_path_option(const char *name)
 	return false;
 }
 
-/* The home a file's "~" means: $HOME, as a shell run by the same caller
- * would expand it, else the passwd entry of the real uid. NULL: none. */
-static const char *caller_home(void)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	return home && home[0] == '/' ? home : NULL;
-}
-
 /*
  * expand_home() - "~", "~/P", "$HOME", "$HOME/P", "${HOME}" and
- * "${HOME}/P" at the start of the path @value of @kw, with caller_home().
+ * "${HOME}/P" at the start of the path @value of @kw, with jr_caller_home().
  * Return: 0 with *@out the expanded path (NULL: nothing to expand), or
  * -errno with @err set ("~user", no home).
  */
@@ -257,7 +244,7 @@ static int expand_home(const char *origin, const char *kw, const char *value,
 		    origin, kw, value);
 	if (!rest)
 		return 0;
-	home = caller_home();
+	home = jr_caller_home();
 	if (!home)
 		return jr_err_set(
 		    err, ENOENT,
@@ -486,7 +473,7 @@ int jr_config_load_file(struct jr_config *cfg, const char *path,
 /* The user's profile directory: ~/.config/jailrun/profiles. */
 static char *user_profile_path(const char *name)
 {
-	const char *home = caller_home();
+	const char *home = jr_caller_home();
 	char *path;
 
 	if (!home)
@@ -990,6 +977,8 @@ static bool in_list(const char *name, const char *const *list, size_t n)
  * a run creates: its directory)? Relative paths are the runner's, against
  * the current directory, as jailrun resolves them.
  * Return: true when absent, with what is absent in @what.
+ * A path with a '"' is not repeated in @what: the printed line would
+ * no longer parse (a quoted value runs to the last '"' of its line).
  */
 static bool missing_path(const char *name, const char *value, char *what,
 			 size_t size)
@@ -1000,7 +989,8 @@ static bool missing_path(const char *name, const char *value, char *what,
 	if (in_list(name, existing_paths, ARRAY_SIZE(existing_paths))) {
 		if (stat(value, &st) == 0 || errno != ENOENT)
 			return false;
-		snprintf(what, size, "%s does not exist", value);
+		snprintf(what, size, "%s does not exist",
+			 strchr(value, '"') ? "the path" : value);
 		return true;
 	}
 	if (!in_list(name, created_paths, ARRAY_SIZE(created_paths)) ||
@@ -1012,8 +1002,11 @@ static bool missing_path(const char *name, const char *value, char *what,
 	snprintf(what, size, "%.*s", (int)(slash - value), value);
 	if (stat(what, &st) == 0 || errno != ENOENT)
 		return false;
-	snprintf(what, size, "its directory %.*s does not exist",
-		 (int)(slash - value), value);
+	if (strchr(value, '"'))
+		snprintf(what, size, "its directory does not exist");
+	else
+		snprintf(what, size, "its directory %.*s does not exist",
+			 (int)(slash - value), value);
 	return true;
 }
 
@@ -1022,7 +1015,7 @@ static bool missing_path(const char *name, const char *value, char *what,
 static bool created_at_start(const char *name, const char *value)
 {
 	char cwd[PATH_MAX], norm[PATH_MAX], home[PATH_MAX];
-	const char *h = caller_home();
+	const char *h = jr_caller_home();
 	struct stat st;
 
 	if (strcmp(name, "rw") != 0 && strcmp(name, "tmpfs") != 0)

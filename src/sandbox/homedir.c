@@ -42,22 +42,10 @@
 #include "cleanup.h"
 #include "fspolicy.h"
 #include "homedir.h"
+#include "home.h"
 
 #define RESOLVE_HOME                                                           \
 	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
-
-/* The caller's home, as config files expand "~" (conffile.c). */
-static const char *caller_home(void)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	return home && home[0] == '/' ? home : NULL;
-}
 
 /* One component @name below @dirfd, no symlink followed. */
 static int open_below(int dirfd, const char *name, int flags)
@@ -164,7 +152,7 @@ int jr_fs_make_home_dir(const char *opt, const char *arg, struct jr_err *err)
 {
 	char cwd[PATH_MAX], norm[PATH_MAX], home_n[PATH_MAX], home_c[PATH_MAX];
 	_cleanup_close_ int homefd = -1;
-	const char *home = caller_home(), *rel = NULL;
+	const char *home = jr_caller_home(), *rel = NULL;
 	bool switched = false;
 	struct passwd *pw;
 	struct stat st;

@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (jr_config_build(&cfg, NULL, 2, argv, &opts, &err) == 0) {
 		f = open_memstream(&out, &len);
 		check(f != NULL);
-		jr_config_print(&cfg, &opts, f);
+		jr_config_print(&cfg, &opts, NULL, f);
 		fclose(f);
 		reprint_reads_back(out, len);
 		free(out);
