@@ -119,8 +119,23 @@ mketc() {
 }
 E_NONE="$JR_TMP/etc-none"
 mkdir -m 755 "$E_NONE" "$E_NONE/profiles"
-printf 'seccomp off\ntimeout 30\n' >"$E_NONE/profiles/worker.conf"
-chmod 644 "$E_NONE/profiles/worker.conf"
+# The system's profiles are where jailrun was built to read them
+# (configure --with-profile-dir): /etc/jailrun/profiles, shown from an
+# /etc of the test's own; make distcheck builds it to read them below its
+# own install tree, where the test writes the profile itself.
+SYSDIR=$("$JAILRUN" --profile jr-probe-nosuch --print-config 2>&1 |
+	sed -n 's|.*neither \(/.*\)/jr-probe-nosuch\.conf nor.*|\1|p')
+[ -n "$SYSDIR" ] || fail "the system profile directory is not named in the missing-profile error"
+if [ "$SYSDIR" = /etc/jailrun/profiles ]; then
+	SYSPROF=$E_NONE/profiles/worker.conf
+else
+	mkdir -p "$SYSDIR"
+	SYSPROF=$SYSDIR/worker.conf
+	# shellcheck disable=SC2016 # expanded at exit
+	lab_on_exit 'rm -f "$SYSPROF"'
+fi
+printf 'seccomp off\ntimeout 30\n' >"$SYSPROF"
+chmod 644 "$SYSPROF"
 E_DENY=$(mketc deny 'deny *.example.com\n')
 E_DENYNET=$(mketc denynet '# the lab web servers\ndeny 192.0.2.0/24\ndeny 2001:db8:2::/48\n')
 E_DENYLO=$(mketc denylo '# the host loopback\ndeny 127.0.0.0/8\ndeny ::1\n')
@@ -163,14 +178,14 @@ for m in $(jr_modes); do
 	ETC=$E_NONE expect_status 0 "$m: user profile over the system's" cj "$m" --profile worker \
 		--print-config
 	expect_output_has "$m: the user's seccomp wins" "seccomp on	# $UP/worker.conf:1"
-	expect_output_has "$m: the system's timeout holds" "timeout 30	# /etc/jailrun/profiles/worker.conf:2"
+	expect_output_has "$m: the system's timeout holds" "timeout 30	# $SYSDIR/worker.conf:2"
 	rm -f "$UP/worker.conf"
 	printf 'seccomp off\n' >"$UP/mine.conf"
 	chmod 644 "$UP/mine.conf"
 	expect_status 0 "$m: user-only profile" cj "$m" --profile mine -- "${SECCOMP[@]}"
 	expect_output_has "$m: the user profile applied" "seccomp=0"
 	expect_status 125 "$m: a missing profile" cj "$m" --profile nosuch -- touch "$JR_W/ran-$m"
-	expect_output_has "$m: both places named" "neither /etc/jailrun/profiles/nosuch.conf nor"
+	expect_output_has "$m: both places named" "neither $SYSDIR/nosuch.conf nor"
 	expect_status 125 "$m: a profile name with a slash" cj "$m" --profile ../x -- true
 
 	# --- bad files: status 125, file:line, nothing runs
