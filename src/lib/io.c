@@ -3,8 +3,13 @@
  * io.c - see io.h.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "io.h"
 
 int jr_write_all(int fd, const void *buf, size_t len)
@@ -47,4 +52,47 @@ int jr_close_all_but(int *keep, size_t n)
 		from = (unsigned)keep[i] + 1;
 	}
 	return close_range(from, ~0U, 0) < 0 ? -errno : 0;
+}
+
+int jr_read_regular(const char *path, const char *label, size_t max,
+		    char **text, size_t *len, struct stat *st,
+		    struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below
+	 * as not a regular file (reads of a regular file never block). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return jr_err_set(err, errno, "%s: cannot read: %s", label,
+				  strerror(errno));
+	if (fstat(fd, st) < 0)
+		return jr_err_set(err, errno, "%s: fstat: %s", label,
+				  strerror(errno));
+	if (!S_ISREG(st->st_mode))
+		return jr_err_set(err, EINVAL, "%s: not a regular file", label);
+	if ((uint64_t)st->st_size > max)
+		return jr_err_set(err, EFBIG, "%s: larger than %zu bytes",
+				  label, max);
+	buf = malloc((size_t)st->st_size + 1);
+	if (!buf)
+		return jr_err_set(err, ENOMEM, "out of memory");
+	while (n < (size_t)st->st_size) {
+		r = read(fd, buf + n, (size_t)st->st_size - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return jr_err_set(err, errno, "%s: cannot read: %s",
+					  label, strerror(errno));
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*text = steal_pointer(&buf);
+	*len = n;
+	return 0;
 }

@@ -6,6 +6,9 @@
 #define JR_IO_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+
+#include "err.h"
 
 /*
  * jr_write_all - write all of @buf to a blocking @fd, retrying on EINTR
@@ -20,5 +23,17 @@ int jr_write_all(int fd, const void *buf, size_t len);
  * Return: 0 or -errno.
  */
 int jr_close_all_but(int *keep, size_t n);
+
+/*
+ * jr_read_regular - read the regular file @path whole, at most @max bytes,
+ * into a NUL-terminated *@text of *@len bytes (malloc'd; the caller frees
+ * it), and its fstat(2) into *@st. A FIFO never hangs the open: it is
+ * refused as not a regular file, as is anything larger than @max.
+ * @label names the file in messages ("--env-file PATH", or the path).
+ * Return: 0, or -errno with @err set ("LABEL: what is wrong").
+ */
+int jr_read_regular(const char *path, const char *label, size_t max,
+		    char **text, size_t *len, struct stat *st,
+		    struct jr_err *err);
 
 #endif

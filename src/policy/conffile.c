@@ -45,6 +45,7 @@
 #include "cleanup.h"
 #include "conffile.h"
 #include "home.h"
+#include "io.h"
 #include "fspolicy.h"
 
 /* Options that accumulate: every setting of every source is kept. */
@@ -98,46 +99,20 @@ static const char *group_of(const char *name)
 static int read_file(void *ctx, const char *path, char **text, size_t *len,
 		     char **identity, struct jr_err *err)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t n = 0;
-	ssize_t r;
+	int r;
 
-	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below
-	 * as not a regular file (reads of a regular file never block). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return jr_err_set(err, errno, "cannot read %s: %s", path,
-				  strerror(errno));
-	if (fstat(fd, &st) < 0)
-		return jr_err_set(err, errno, "%s: fstat: %s", path,
-				  strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return jr_err_set(err, EINVAL, "%s: not a regular file", path);
-	if (st.st_size > JR_CONFIG_MAX_BYTES)
-		return jr_err_set(err, EFBIG, "%s: larger than %d bytes", path,
-				  JR_CONFIG_MAX_BYTES);
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return jr_err_set(err, ENOMEM, "out of memory");
-	while (n < (size_t)st.st_size) {
-		r = read(fd, buf + n, (size_t)st.st_size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return jr_err_set(err, errno, "cannot read %s: %s",
-					  path, strerror(errno));
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
+	(void)ctx;
+	r = jr_read_regular(path, path, JR_CONFIG_MAX_BYTES, text, len, &st,
+			    err);
+	if (r < 0)
+		return r;
 	if (asprintf(identity, "%llu:%llu", (unsigned long long)st.st_dev,
-		     (unsigned long long)st.st_ino) < 0)
+		     (unsigned long long)st.st_ino) < 0) {
+		free(*text);
+		*text = NULL;
 		return jr_err_set(err, ENOMEM, "out of memory");
-	*text = steal_pointer(&buf);
-	*len = n;
+	}
 	return 0;
 }
 

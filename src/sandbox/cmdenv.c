@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "cmdenv.h"
+#include "io.h"
 #include "lane.h"
 #include "log.h"
 #include "secrets.h"
@@ -104,46 +105,15 @@ static int plan_lane_env(struct jr_env_plan *p, const struct jr_options *opts,
 static int read_env_file(const char *path, char **text, size_t *len,
 			 struct jr_err *err)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *label = NULL;
 	struct stat st;
-	size_t n = 0;
-	ssize_t r;
 
-	/* O_NONBLOCK: a FIFO must not hang the open; refused below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return jr_err_set(err, errno, "--env-file %s: cannot read: %s",
-				  path, strerror(errno));
-	if (fstat(fd, &st) < 0)
-		return jr_err_set(err, errno, "--env-file %s: fstat: %s", path,
-				  strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return jr_err_set(err, EINVAL,
-				  "--env-file %s: not a regular file", path);
-	if (st.st_size > JR_ENV_FILE_MAX)
-		return jr_err_set(err, EFBIG,
-				  "--env-file %s: larger than %d bytes", path,
-				  JR_ENV_FILE_MAX);
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
+	if (asprintf(&label, "--env-file %s", path) < 0) {
+		label = NULL;
 		return jr_err_set(err, ENOMEM, "out of memory");
-	while (n < (size_t)st.st_size) {
-		r = read(fd, buf + n, (size_t)st.st_size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return jr_err_set(err, errno,
-					  "--env-file %s: cannot read: %s",
-					  path, strerror(errno));
-		if (r == 0)
-			break;
-		n += (size_t)r;
 	}
-	buf[n] = '\0';
-	*text = steal_pointer(&buf);
-	*len = n;
-	return 0;
+	return jr_read_regular(path, label, JR_ENV_FILE_MAX, text, len, &st,
+			       err);
 }
 
 /* --setenv and --unsetenv into @p; a name of jailrun's own is said. */

@@ -197,7 +197,7 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: bad value" cj "$m" --config "$C/badvalue.conf" -- touch "$JR_W/ran-$m"
 	expect_output_has "$m: bad value's line named" "$C/badvalue.conf:2: --seccomp maybe: expected on or off"
 	expect_status 125 "$m: unreadable file" cj "$m" --config "$C/none.conf" -- touch "$JR_W/ran-$m"
-	expect_output_has "$m: unreadable file named" "cannot read $C/none.conf"
+	expect_output_has "$m: unreadable file named" "$C/none.conf: cannot read"
 	if [ -e "$JR_W/ran-$m" ]; then fail "$m: a refused configuration ran the command"; else
 		ok "$m: no refused configuration ran the command"; fi
 
