@@ -31,6 +31,7 @@
 #include "exitcode.h"
 #include "fdlimit.h"
 #include "fslayout.h"
+#include "idmap.h"
 #include "fspolicy.h"
 #include "ids.h"
 #include "learn.h"
@@ -449,6 +450,11 @@ static int plan_fs(struct run *run, struct jr_err *err)
 		jr_verbose(
 		    "--fs host: the command sees the host's files as your permissions allow");
 		return 0;
+	}
+	if (jr_fs_idmap_prepare(&run->fs, &run->ids, run->opts.idmap,
+				run->opts.seccomp, err) < 0) {
+		jr_fs_plan_release(&run->fs);
+		return -EINVAL;
 	}
 	n_paths = fs->n_ops - (fs->workdir_writable ? 1 : 0);
 	jr_verbose(

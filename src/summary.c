@@ -178,7 +178,8 @@ static void startup_to_json(struct jr_json *j, const struct jr_startup *st)
 }
 
 /*
- * "filesystem": the mode, the writable roots, how many paths were hidden,
+ * "filesystem": the mode, the writable roots and those of them idmapped
+ * (idmap.h), how many paths were hidden,
  * the size of each tmpfs, how many git files the command added were set
  * aside at exit (gitsweep.c), and the Landlock ABI in force (null: none).
  */
@@ -197,6 +198,12 @@ static void fs_to_json(struct jr_json *j, const struct jr_fs_plan *fs,
 	jr_json_array_begin(j);
 	for (size_t i = 0; fs->mode == JR_FS_ISOLATED && i < fs->n_ops; i++)
 		if (fs->ops[i].kind == JR_FS_OP_RW)
+			jr_json_string(j, fs->ops[i].path);
+	jr_json_array_end(j);
+	jr_json_key(j, "idmapped");
+	jr_json_array_begin(j);
+	for (size_t i = 0; fs->mode == JR_FS_ISOLATED && i < fs->n_ops; i++)
+		if (fs->ops[i].idmapped)
 			jr_json_string(j, fs->ops[i].path);
 	jr_json_array_end(j);
 	jr_json_key(j, "hidden");

@@ -660,6 +660,8 @@ static const char *known_value(const struct jr_options *o, const char *name,
 		return o->seccomp ? "on" : "off";
 	if (strcmp(name, "transparent") == 0)
 		return o->transparent ? "on" : "off";
+	if (strcmp(name, "idmap") == 0)
+		return o->idmap ? "on" : "off";
 	if (strcmp(name, "landlock") == 0)
 		return o->landlock == JR_LANDLOCK_REQUIRE ? "require"
 		       : o->landlock == JR_LANDLOCK_OFF	  ? "off"

@@ -140,6 +140,9 @@ const char jr_usage_text[] =
     "  --tmpfs PATH        a fresh private tmpfs on PATH (repeatable)\n"
     "  --tmpfs-size SIZE   size of each tmpfs, bytes or with k/m/g (default:\n"
     "                      --memory each, else 1 GiB shared by all of them)\n"
+    "  --idmap on|off      started by root: the working directory and --rw\n"
+    "                      paths another user owns are mounted idmapped, so\n"
+    "                      the command owns them (default on)\n"
     "  --fs host           no filesystem walls: the whole host as your\n"
     "                      permissions allow; the command can read your\n"
     "                      secrets (~/.ssh, cloud credentials), change your\n"
@@ -1000,6 +1003,7 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	X(TMPFS_SIZE, "tmpfs-size", ARG, 0, CUSTOM(on_tmpfs_size))             \
 	X(WORKDIR, "workdir", ARG, 0, ONCE(workdir, check_path_option))        \
 	X(FS, "fs", ARG, 0, CUSTOM(on_fs))                                     \
+	X(IDMAP, "idmap", ARG, 0, ON_OFF(idmap))                               \
 	X(TRANSPARENT, "transparent", ARG, 0, ON_OFF(transparent))             \
 	X(ALLOW_PRIVATE, "allow-private", ARG, 0,                              \
 	  LIST(allow_private, check_private))                                  \
@@ -1198,6 +1202,7 @@ static int set_defaults(int argc, struct jr_options *opts, struct jr_err *err)
 	opts->watchdog_interval_ms = JR_DEFAULT_WATCHDOG_INTERVAL_MS;
 	opts->seccomp = true;
 	opts->transparent = true;
+	opts->idmap = true;
 	if (jr_parse_gateway(JR_DEFAULT_GATEWAY, &opts->gateway) < 0)
 		return jr_err_set(err, EINVAL, "bad built-in gateway");
 	return alloc_lists(argc, opts, err);

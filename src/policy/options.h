@@ -95,6 +95,7 @@ struct jr_options {
 	const char *workdir; /* --workdir, NULL: the current directory */
 	bool seccomp;	     /* --seccomp on (default) / off */
 	bool transparent;    /* --transparent on (default) / off */
+	bool idmap;	     /* --idmap on (default) / off */
 	bool allow_nested;   /* --allow-nested */
 	bool tamper_kill;    /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;

@@ -119,7 +119,7 @@ static int push_op(struct jr_fs_plan *p, enum jr_fs_op_kind kind,
 	if (!o)
 		return -ENOMEM;
 	p->ops = o;
-	o[p->n_ops].kind = kind;
+	o[p->n_ops] = (struct jr_fs_op){ .kind = kind, .idmap_fd = -1 };
 	o[p->n_ops].path = strdup(path);
 	if (!o[p->n_ops].path)
 		return -ENOMEM;
@@ -157,10 +157,18 @@ static int canon_or_make(const char *opt, const char *arg, char *out,
 	return canon_option(opt, arg, out, err);
 }
 
+bool jr_fs_plan_lifted(const struct jr_fs_plan *p, const char *path)
+{
+	return has_str(p->lifted, p->n_lifted, path);
+}
+
 void jr_fs_plan_release(struct jr_fs_plan *p)
 {
-	for (size_t i = 0; i < p->n_ops; i++)
+	for (size_t i = 0; i < p->n_ops; i++) {
+		if (p->ops[i].idmap_fd >= 0)
+			close(p->ops[i].idmap_fd);
 		free(p->ops[i].path);
+	}
 	for (size_t i = 0; i < p->n_hidden; i++)
 		free(p->hidden[i]);
 	for (size_t i = 0; i < p->n_exposed; i++)
@@ -1539,6 +1547,13 @@ static int collect_plan(struct build *b)
 				       b->err);
 			break;
 		case JR_FS_OP_RW:
+			if (o->idmap_fd >= 0) {
+				/* The runner's (idmap.c); ours now. */
+				fd = o->idmap_fd;
+				is_dir = o->idmap_is_dir;
+				break;
+			}
+			/* fall through */
 		case JR_FS_OP_EXPOSE:
 			fd = clone_host(plan, o->path,
 					MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,

@@ -25,7 +25,12 @@ enum jr_fs_op_kind {
 
 struct jr_fs_op {
 	enum jr_fs_op_kind kind;
-	char *path; /* canonical (no symlinks), absolute */
+	char *path;	   /* canonical (no symlinks), absolute */
+	int idmap_fd;	   /* JR_FS_OP_RW: the runner's idmapped clone
+			    * (idmap.h), attached by init; or -1 */
+	bool idmap_is_dir; /* what idmap_fd's root is */
+	bool idmapped;	   /* the root was idmapped (after the fd is
+			    * closed, for the summary) */
 };
 
 struct jr_fs_plan {
@@ -62,6 +67,10 @@ int jr_fs_plan_build(const struct jr_options *opts, const struct jr_ids *ids,
 		     struct jr_fs_plan *plan, struct jr_err *err);
 
 void jr_fs_plan_release(struct jr_fs_plan *plan);
+
+/* jr_fs_plan_lifted - whether the writable root @path is one of
+ * @plan->lifted: writable inside another root, not a mount of its own. */
+bool jr_fs_plan_lifted(const struct jr_fs_plan *plan, const char *path);
 
 /*
  * jr_fs_apply - build the layout of @plan in init's mount namespace:

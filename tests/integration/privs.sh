@@ -131,7 +131,10 @@ for m in $(jr_modes); do
 
 	# --user root: uid 0 inside, an unprivileged uid outside ("fake root").
 	# Root-owned files of the host are out of reach (the test must be root
-	# to make them). --host-root shows the same attack succeeding.
+	# to make them). --host-root shows the same attack succeeding. They sit
+	# in $JR_W, sticky, as its own writable root: the working directory
+	# around it is root's, so run by root it is idmapped, and there the
+	# command owns root's files by design (idmap.sh); a sticky root is not.
 	if [ "$(id -u)" -eq 0 ]; then
 		secret=$JR_W/root-only-$m
 		victim=$JR_W/root-owned-$m
@@ -142,7 +145,7 @@ for m in $(jr_modes); do
 		chmod 600 "$secret"
 		echo original >"$victim"
 		chmod 644 "$victim"
-		expect_status 0 "$m: --user root runs" jr "$m" --user root -- sh -c "$attack; touch '$made'; exit 0"
+		expect_status 0 "$m: --user root runs" jr "$m" --user root --rw "$JR_W" -- sh -c "$attack; touch '$made'; exit 0"
 		if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ]; then ok "$m: --user root is uid 0 inside"; else
 			fail "$m: --user root: id -u says $(printf '%s\n' "$OUT" | head -n1)"
 		fi
@@ -164,7 +167,7 @@ for m in $(jr_modes); do
 			# Under sudo, fake root is the sudo caller outside.
 			daemon_uid=$(id -u daemon 2>/dev/null || echo 1)
 			expect_status 0 "root: sudo-style --user root" as_mode root env SUDO_UID="$daemon_uid" \
-				SUDO_GID="$daemon_uid" SUDO_USER=daemon timeout -k 5 "$JR_RUN_LIMIT" "$JR" --user root -- \
+				SUDO_GID="$daemon_uid" SUDO_USER=daemon timeout -k 5 "$JR_RUN_LIMIT" "$JR" --user root --rw "$JR_W" -- \
 				sh -c "$attack; touch '$made'; exit 0"
 			if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ] && ! grep -q "TOPSECRET\|-OK" <<<"$OUT" &&
 				[ "$(stat -c %u "$made" 2>/dev/null)" = "$daemon_uid" ]; then
@@ -175,7 +178,7 @@ for m in $(jr_modes); do
 			rm -f "$made"
 
 			# The positive control: --host-root is host root, and says so.
-			expect_status 0 "root: --host-root runs" jr root --host-root -- sh -c "$attack; exit 0"
+			expect_status 0 "root: --host-root runs" jr root --host-root --rw "$JR_W" -- sh -c "$attack; exit 0"
 			expect_output_has "root: --host-root warns" "jailrun: warning: --host-root: the command runs as host uid 0"
 			if grep -q "TOPSECRET-$$" <<<"$OUT" && grep -q APPEND-OK <<<"$OUT" &&
 				grep -q CHMOD-OK <<<"$OUT" && [ "$(stat -c %a "$victim")" = 777 ]; then

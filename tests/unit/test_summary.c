@@ -59,15 +59,20 @@ static void test_exited(void **state)
 }
 
 /* The "filesystem" object: mode, the writable roots only (not --ro,
- * --tmpfs or --expose), the hidden count, the tmpfs size, landlock null
+ * --tmpfs or --expose), those idmapped, the hidden count, the tmpfs size, landlock null
  * until that layer reports. */
 static void test_filesystem(void **state)
 {
 	char *const cmd[] = { "x", NULL };
 	struct jr_fs_op ops[] = {
-		{ JR_FS_OP_RW, "/work" },	    { JR_FS_OP_RO, "/work/ro" },
-		{ JR_FS_OP_TMPFS, "/work/cache" },  { JR_FS_OP_RW, "/data" },
-		{ JR_FS_OP_EXPOSE, "/run/x.sock" },
+		{ .kind = JR_FS_OP_RW, .path = "/work", .idmap_fd = -1 },
+		{ .kind = JR_FS_OP_RO, .path = "/work/ro", .idmap_fd = -1 },
+		{ .kind = JR_FS_OP_TMPFS, .path = "/work/cache", .idmap_fd = -1 },
+		{ .kind = JR_FS_OP_RW,
+		  .path = "/data",
+		  .idmap_fd = -1,
+		  .idmapped = true },
+		{ .kind = JR_FS_OP_EXPOSE, .path = "/run/x.sock", .idmap_fd = -1 },
 	};
 	struct jr_fs_plan fs = {
 		.mode = JR_FS_ISOLATED,
@@ -86,7 +91,8 @@ static void test_filesystem(void **state)
 	assert_non_null(strstr(
 	    out,
 	    "\"filesystem\":{\"mode\":\"isolated\",\"writable\":[\"/work\","
-	    "\"/data\"],\"hidden\":7,\"tmpfs_size\":1048576,"
+	    "\"/data\"],\"idmapped\":[\"/data\"],\"hidden\":7,"
+	    "\"tmpfs_size\":1048576,"
 	    "\"git_quarantined\":0,\"landlock\":null},"));
 	free(out);
 	s.landlock_abi = 6;
