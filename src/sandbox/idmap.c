@@ -56,7 +56,6 @@
 #include "log.h"
 #include "userns.h"
 
-
 enum jr_idmap_verdict jr_idmap_decide(const struct jr_idmap_case *c)
 {
 	if (!c->privileged)
@@ -107,10 +106,10 @@ static const char *fs_name(const char *path)
 		unsigned long magic;
 		const char *name;
 	} known[] = {
-		{ 0x6969, "nfs" },	      { 0x858458f6, "ramfs" },
-		{ 0x794c7630, "overlayfs" },  { 0x65735546, "fuse" },
-		{ 0x01021997, "9p" },	      { 0xff534d42, "cifs" },
-		{ 0xfe534d42, "smb" },	      { 0x2fc12fc1, "zfs" },
+		{ 0x6969, "nfs" },	     { 0x858458f6, "ramfs" },
+		{ 0x794c7630, "overlayfs" }, { 0x65735546, "fuse" },
+		{ 0x01021997, "9p" },	     { 0xff534d42, "cifs" },
+		{ 0xfe534d42, "smb" },	     { 0x2fc12fc1, "zfs" },
 	};
 	struct statfs sf;
 
@@ -159,9 +158,10 @@ static int make_userns(uid_t owner, gid_t group, const struct jr_ids *ids,
 	close(pipefd[0]);
 	if (r < 0) {
 		close(pipefd[1]);
-		return jr_err_set(err, -r,
-				  "cannot create a user namespace for the idmapped mount: %s",
-				  strerror(-r));
+		return jr_err_set(
+		    err, -r,
+		    "cannot create a user namespace for the idmapped mount: %s",
+		    strerror(-r));
 	}
 	r = jr_userns_write_maps(pid, &map, err);
 	if (r == 0) {
@@ -190,8 +190,8 @@ static int idmapped_clone(const char *path, int userns, bool *is_dir,
 				.resolve = RESOLVE_NO_SYMLINKS |
 					   RESOLVE_NO_MAGICLINKS };
 	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID |
-			    MOUNT_ATTR_NODEV,
+		.attr_set =
+		    MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
 		.userns_fd = (uint64_t)userns,
 	};
 	_cleanup_close_ int fd = -1;
@@ -273,9 +273,10 @@ static int idmap_one(struct jr_fs_op *o, const struct stat *st,
 	if (!cached(cache, userns))
 		close(userns);
 	if (fd == -EINVAL || fd == -EPERM) {
-		jr_warn("cannot idmap %s (%s does not support idmapped mounts: %s): the command does not own it; chown it to the command's user (uid %u), or pass --user with its owner",
-			o->path, fs_name(o->path), why.msg,
-			(unsigned)ids->host_uid);
+		jr_warn(
+		    "cannot idmap %s (%s does not support idmapped mounts: %s): the command does not own it; chown it to the command's user (uid %u), or pass --user with its owner",
+		    o->path, fs_name(o->path), why.msg,
+		    (unsigned)ids->host_uid);
 		return 0;
 	}
 	if (fd < 0)
@@ -283,8 +284,8 @@ static int idmap_one(struct jr_fs_op *o, const struct stat *st,
 				  why.msg);
 	o->idmap_fd = fd;
 	o->idmapped = true;
-	jr_verbose("%s: idmapped, its owner %u:%u is the command's user", o->path,
-		   (unsigned)st->st_uid, (unsigned)st->st_gid);
+	jr_verbose("%s: idmapped, its owner %u:%u is the command's user",
+		   o->path, (unsigned)st->st_uid, (unsigned)st->st_gid);
 	return 0;
 }
 
@@ -299,13 +300,14 @@ static void warn_workdir(const struct jr_fs_op *o, const struct stat *st,
 	if (!ids->privileged || o->idmap_fd >= 0 ||
 	    jr_idmap_may_write(st, ids->host_uid, ids->host_gid))
 		return;
-	jr_warn("the command (host uid %u) probably cannot write its working directory %s (owner %u, group %u, mode %04o)%s%s; chown it, pass --user with its owner, or --workdir a directory the command may write",
-		(unsigned)ids->host_uid, o->path, (unsigned)st->st_uid,
-		(unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
-		v == JR_IDMAP_YES || v == JR_IDMAP_SAME_OWNER ? "" : ": ",
-		v == JR_IDMAP_YES || v == JR_IDMAP_SAME_OWNER
-		    ? ""
-		    : jr_idmap_verdict_why(v));
+	jr_warn(
+	    "the command (host uid %u) probably cannot write its working directory %s (owner %u, group %u, mode %04o)%s%s; chown it, pass --user with its owner, or --workdir a directory the command may write",
+	    (unsigned)ids->host_uid, o->path, (unsigned)st->st_uid,
+	    (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777),
+	    v == JR_IDMAP_YES || v == JR_IDMAP_SAME_OWNER ? "" : ": ",
+	    v == JR_IDMAP_YES || v == JR_IDMAP_SAME_OWNER
+		? ""
+		: jr_idmap_verdict_why(v));
 }
 
 /* Close every clone made so far: a failed preparation leaves none. */

@@ -27,12 +27,12 @@ enum jr_idmap_verdict {
 
 /* What jr_idmap_decide() weighs, for one writable root. */
 struct jr_idmap_case {
-	bool privileged;  /* jailrun started by root */
-	bool enabled;	  /* --idmap on (the default) */
-	bool seccomp;	  /* --seccomp on (the default) */
-	uid_t owner;	  /* the root's owner on the host */
-	mode_t mode;	  /* its st_mode */
-	uid_t host_uid;	  /* the command's uid on the host */
+	bool privileged; /* jailrun started by root */
+	bool enabled;	 /* --idmap on (the default) */
+	bool seccomp;	 /* --seccomp on (the default) */
+	uid_t owner;	 /* the root's owner on the host */
+	mode_t mode;	 /* its st_mode */
+	uid_t host_uid;	 /* the command's uid on the host */
 };
 
 /* jr_idmap_decide - pure: idmap this writable root or not, and why. */

@@ -60,7 +60,9 @@ static void test_decide(void **state)
 
 static void test_may_write(void **state)
 {
-	struct stat st = { .st_uid = 0, .st_gid = 0, .st_mode = S_IFDIR | 0700 };
+	struct stat st = { .st_uid = 0,
+			   .st_gid = 0,
+			   .st_mode = S_IFDIR | 0700 };
 
 	(void)state;
 	assert_false(jr_idmap_may_write(&st, 65534, 65534));

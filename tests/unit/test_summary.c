@@ -67,12 +67,16 @@ static void test_filesystem(void **state)
 	struct jr_fs_op ops[] = {
 		{ .kind = JR_FS_OP_RW, .path = "/work", .idmap_fd = -1 },
 		{ .kind = JR_FS_OP_RO, .path = "/work/ro", .idmap_fd = -1 },
-		{ .kind = JR_FS_OP_TMPFS, .path = "/work/cache", .idmap_fd = -1 },
+		{ .kind = JR_FS_OP_TMPFS,
+		  .path = "/work/cache",
+		  .idmap_fd = -1 },
 		{ .kind = JR_FS_OP_RW,
 		  .path = "/data",
 		  .idmap_fd = -1,
 		  .idmapped = true },
-		{ .kind = JR_FS_OP_EXPOSE, .path = "/run/x.sock", .idmap_fd = -1 },
+		{ .kind = JR_FS_OP_EXPOSE,
+		  .path = "/run/x.sock",
+		  .idmap_fd = -1 },
 	};
 	struct jr_fs_plan fs = {
 		.mode = JR_FS_ISOLATED,
