@@ -65,7 +65,7 @@ as_owner() {
 }
 
 mapfile -t CMDS < <(recipe_commands)
-if [ "${#CMDS[@]}" -eq 10 ]; then ok "RECIPES: ${#CMDS[@]} commands found"; else
+if [ "${#CMDS[@]}" -eq 11 ]; then ok "RECIPES: ${#CMDS[@]} commands found"; else
 	fail "RECIPES: only ${#CMDS[@]} commands found: ${CMDS[*]}"
 fi
 SRV=$(mktemp -d /var/tmp/jailrun-recipes-srv.XXXXXX 2>/dev/null || mktemp -d)
@@ -94,6 +94,22 @@ for c in "${CMDS[@]}"; do
 		if [ -e "$d/package-lock.json" ] && [ -d "$JR_HOME/.npm" ]; then
 			ok "rootless: npm install wrote the lock file, the cache is ~/.npm"
 		else fail "rootless: npm install: $(ls -la "$d" "$JR_HOME" 2>&1)"; fi ;;
+	"jailrun --tmpfs /root --profile node -- npm install")
+		ran+=("$c")
+		if [ "$(id -u)" -ne 0 ]; then skip_part "root's recipe, not root"; continue; fi
+		command -v npm >/dev/null || { skip_part "npm is not installed"; continue; }
+		# root's project and root's home, 0700 both, as on a rig
+		d=$(mktemp -d "$JR_TMP/rootproj.XXXXXX")
+		echo '{"name":"r","version":"1.0.0"}' >"$d/package.json"
+		RH=$(mktemp -d /var/tmp/jailrun-roothome.XXXXXX)
+		lab_on_exit "rm -rf '$RH'"
+		cp -r "$JR_HOME/.config" "$RH/" && chown -R 0:0 "$RH/.config"
+		printf -v sh 'cd %q && HOME=%q %s' "$d" "$RH" "${c//jailrun /$JR }"
+		expect_status 0 "root: $c" lab_host timeout -k 5 "$JR_RUN_LIMIT" bash -c "${sh//--tmpfs \/root/--tmpfs $RH}" </dev/null
+		if [ "$(stat -c %u:%g "$d/package-lock.json" "$RH/.npm" 2>&1 | sort -u)" = 0:0 ] &&
+			[ -n "$(ls -A "$RH/.npm" 2>/dev/null)" ]; then
+			ok "root: npm install wrote root's project and root's ~/.npm, both still root's"
+		else fail "root: npm install: $(ls -lan "$d" "$RH" "$RH/.npm" 2>&1)"; fi ;;
 	"jailrun --profile node -- npm config get cache")
 		ran+=("$c")
 		command -v npm >/dev/null || { skip_part "npm is not installed"; continue; }
@@ -162,8 +178,8 @@ for c in "${CMDS[@]}"; do
 	*) fail "RECIPES: a command this test does not run: $c" ;;
 	esac
 done
-if [ "${#ran[@]}" -eq "${#CMDS[@]}" ] && [ "${#ran[@]}" -eq 10 ]; then
-	ok "every recipe command was run (10)"
-else fail "ran ${#ran[@]} of ${#CMDS[@]} recipe commands; this test knows 10"; fi
+if [ "${#ran[@]}" -eq "${#CMDS[@]}" ] && [ "${#ran[@]}" -eq 11 ]; then
+	ok "every recipe command was run (11)"
+else fail "ran ${#ran[@]} of ${#CMDS[@]} recipe commands; this test knows 11"; fi
 
 finish
