@@ -327,6 +327,10 @@ static int run_other_action(struct run *run)
 		jr_options_release(&run->opts);
 		return jr_check_run();
 	case JR_ACTION_PRINT_CONFIG:
+		/* A configuration that cannot run does not print as fine. */
+		if (run->opts.setup_err.code)
+			return fail_early(&run->opts, &run->policy,
+					  &run->opts.setup_err);
 		return print_config(run);
 	case JR_ACTION_RUN:
 		break;
@@ -620,6 +624,11 @@ static int prepare_run(struct run *run)
 	/* No summary can be written where the summary cannot go. */
 	if (open_json(run, &err) < 0)
 		return fail_early(opts, &run->policy, &err);
+	/* A policy error of the command line, now with its summary. */
+	if (opts->setup_err.code) {
+		err = opts->setup_err;
+		return fail_setup(run, &err);
+	}
 	/* An inherited control socket never reaches the sandbox. */
 	if (opts->control_fd >= 0 &&
 	    jr_control_adopt_fd(opts->control_fd, &err) < 0)

@@ -795,7 +795,7 @@ int jr_config_build(struct jr_config *cfg, const char *policy_path, int argc,
 	r = merge(cfg, &ps, argc, argv, err);
 	if (r < 0)
 		return r;
-	r = jr_options_parse(cfg->argc, cfg->argv, opts, err);
+	r = jr_options_parse_run(cfg->argc, cfg->argv, opts, err);
 	if (r < 0)
 		return r;
 	if (opts->action == JR_ACTION_RUN ||

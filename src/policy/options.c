@@ -236,7 +236,23 @@ const char jr_usage_text[] =
 struct parse_state {
 	struct jr_options *opts;
 	bool saw_net; /* --net given: --learn and --allow check against it */
+	bool defer;   /* jr_options_parse_run(): policy errors to setup_err */
 };
+
+/*
+ * policy_error - @r, the result of a policy check whose message is in
+ * @err; under jr_options_parse_run() the first such error is kept in
+ * opts->setup_err and parsing goes on (0), so that main() reports it
+ * with a summary. Return: @r, or 0 when deferred.
+ */
+static int policy_error(struct parse_state *ps, int r, struct jr_err *err)
+{
+	if (r >= 0 || !ps->defer)
+		return r;
+	if (!ps->opts->setup_err.code)
+		ps->opts->setup_err = *err;
+	return 0;
+}
 
 /* A handler's return: parsing stops here, successfully (--help). */
 #define OPT_STOP 1
@@ -921,14 +937,18 @@ static int on_lane(struct parse_state *ps, const struct opt_def *d,
 	static const uint16_t relay_ports[] = { JR_PROXY_PORT, JR_DNS_PORT,
 						JR_TRANSPARENT_PORT };
 
-	return jr_lanes_add_lane(&ps->opts->lanes, arg, relay_ports,
-				 ARRAY_SIZE(relay_ports), err);
+	return policy_error(ps,
+			    jr_lanes_add_lane(&ps->opts->lanes, arg,
+					      relay_ports,
+					      ARRAY_SIZE(relay_ports), err),
+			    err);
 }
 
 static int on_publish(struct parse_state *ps, const struct opt_def *d,
 		      const char *arg, struct jr_err *err)
 {
-	return jr_lanes_add_publish(&ps->opts->lanes, arg, err);
+	return policy_error(
+	    ps, jr_lanes_add_publish(&ps->opts->lanes, arg, err), err);
 }
 
 /*
@@ -1410,9 +1430,9 @@ static int take_command(int argc, char **argv, struct jr_options *opts,
 }
 
 static int parse_args(int argc, char **argv, struct jr_options *opts,
-		      struct jr_err *err)
+		      bool defer, struct jr_err *err)
 {
-	struct parse_state ps = { .opts = opts };
+	struct parse_state ps = { .opts = opts, .defer = defer };
 	const struct opt_def *d;
 	int c, r;
 
@@ -1433,9 +1453,12 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		if (r == OPT_STOP)
 			return 0;
 	}
-	if (settle_net_mode(opts, ps.saw_net, err) < 0 ||
-	    check_relay_options(opts, err) < 0 || check_lanes(opts, err) < 0 ||
-	    check_fs_options(opts, err) < 0 || check_channels(opts, err) < 0)
+	if (policy_error(&ps, settle_net_mode(opts, ps.saw_net, err), err) <
+		0 ||
+	    policy_error(&ps, check_relay_options(opts, err), err) < 0 ||
+	    policy_error(&ps, check_lanes(opts, err), err) < 0 ||
+	    policy_error(&ps, check_fs_options(opts, err), err) < 0 ||
+	    policy_error(&ps, check_channels(opts, err), err) < 0)
 		return -EINVAL;
 	return take_command(argc, argv, opts, err);
 }
@@ -1443,7 +1466,17 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		     struct jr_err *err)
 {
-	int r = parse_args(argc, argv, opts, err);
+	int r = parse_args(argc, argv, opts, false, err);
+
+	if (r < 0)
+		jr_options_release(opts);
+	return r;
+}
+
+int jr_options_parse_run(int argc, char **argv, struct jr_options *opts,
+			 struct jr_err *err)
+{
+	int r = parse_args(argc, argv, opts, true, err);
 
 	if (r < 0)
 		jr_options_release(opts);

@@ -91,13 +91,15 @@ struct jr_options {
 	size_t n_hide;
 	const char **tmpfs; /* --tmpfs */
 	size_t n_tmpfs;
-	uint64_t tmpfs_size; /* --tmpfs-size in bytes, 0: the default */
-	const char *workdir; /* --workdir, NULL: the current directory */
-	bool seccomp;	     /* --seccomp on (default) / off */
-	bool transparent;    /* --transparent on (default) / off */
-	bool idmap;	     /* --idmap on (default) / off */
-	bool allow_nested;   /* --allow-nested */
-	bool tamper_kill;    /* --on-tamper kill (default: restore) */
+	uint64_t tmpfs_size;	 /* --tmpfs-size in bytes, 0: the default */
+	const char *workdir;	 /* --workdir, NULL: the current directory */
+	bool seccomp;		 /* --seccomp on (default) / off */
+	bool transparent;	 /* --transparent on (default) / off */
+	bool idmap;		 /* --idmap on (default) / off */
+	struct jr_err setup_err; /* jr_options_parse_run(): the first policy
+				  * error of the command line, or code 0 */
+	bool allow_nested;	 /* --allow-nested */
+	bool tamper_kill;	 /* --on-tamper kill (default: restore) */
 	uint64_t watchdog_interval_ms;
 	/* The command's environment (envplan.h): entries point into argv,
 	 * checked here, applied in the order jailrun(1) ENVIRONMENT gives. */
@@ -175,6 +177,18 @@ struct jr_options {
  */
 int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		     struct jr_err *err);
+
+/*
+ * jr_options_parse_run - jr_options_parse() for the run's own command
+ * line: a value that parses but breaks a policy rule (a lane on the
+ * relay's port, --rw with --fs host, options that contradict each other)
+ * does not fail here but is kept in @opts->setup_err, for the caller to
+ * report once --json is open: a rig gets a "setup-failed" summary for it,
+ * as for a bad --allow entry. Syntax errors fail as in jr_options_parse().
+ * Return: 0, or -EINVAL on bad usage.
+ */
+int jr_options_parse_run(int argc, char **argv, struct jr_options *opts,
+			 struct jr_err *err);
 
 /* Free what jr_options_parse() allocated (the allow arrays). */
 void jr_options_release(struct jr_options *opts);

@@ -2,7 +2,8 @@
 # The --json summary and the audit log against their JSON Schemas
 # (docs/schema/), on real output, as root and rootless: a success, an exit
 # code, a timeout, a denied connection, a command not found, and set-up
-# failures (exit 125) at three different steps. Every run appends to one
+# failures (exit 125) at four different steps, one of them a policy error
+# of the command line (a lane on the relay's port, --rw with --fs host). Every run appends to one
 # shared log, which the run ids must split back into runs.
 # Fails if: a summary or a log line does not validate (a field missing or
 # undocumented, a bad time stamp or run id), exit 125 writes no summary or
@@ -45,6 +46,10 @@ for m in $(jr_modes); do
 	run 125 bad-allow --allow 'bad entry!' -- true
 	run 125 missing-rw --net none --rw "$JR_TMP/missing" -- true
 	run 125 no-user --net none --user no-such-user-jr -- true
+	# policy errors found while the options are parsed (jr_options_parse_run)
+	run 125 lane-port --lane 127.0.0.1:3128 -- true
+	run 125 publish-lane --lane 127.0.0.1:8080 --publish 18080:8080 -- true
+	run 125 host-rw --fs host --rw "$JR_TMP" -- true
 
 	for f in "$d"/*.json; do
 		expect_status 0 "$m: $(basename "$f") validates" \
@@ -83,6 +88,12 @@ for m in $(jr_modes); do
 		'd["ended"] == "setup-failed" and d["error"].startswith("--rw ") and d["startup_us"] is None'
 	summary_is "$d/no-user.json" "$m: an unknown --user: setup-failed, user null" \
 		'd["ended"] == "setup-failed" and d["user"] is None and "no-such-user-jr" in d["error"]'
+	summary_is "$d/lane-port.json" "$m: a lane on the relay's port: setup-failed with the error" \
+		'd["ended"] == "setup-failed" and "port 3128 is one of the relay" in d["error"]'
+	summary_is "$d/publish-lane.json" "$m: --publish of a lane's port: setup-failed with the error" \
+		'd["ended"] == "setup-failed" and "publish another port" in d["error"]'
+	summary_is "$d/host-rw.json" "$m: --rw with --fs host: setup-failed with the error" \
+		'd["ended"] == "setup-failed" and "mean nothing with --fs host" in d["error"]'
 
 	expect_status 0 "$m: run ids unique, each log line its run's id and label" python3 - "$d" "$log" <<'PY'
 import glob, json, sys
@@ -103,9 +114,10 @@ ends = {runs[l["run_id"]]["label"]: l["detail"] for l in lines
 print(len(runs), "runs,", len(lines), "lines, runs in the log:", sorted(seen))
 print("last lifecycle line of each run:", ends)
 m = sys.argv[1].rsplit("/", 1)[1]
-assert len(runs) == 8
+assert len(runs) == 11
 # the audit log opens after the policy and the user are checked
 assert m + " bad-allow" not in seen and m + " no-user" not in seen, seen
+assert m + " lane-port" not in seen and m + " host-rw" not in seen, seen
 assert ends[m + " missing-rw"] == "setup-failed", ends
 assert ends[m + " timeout"] == "timeout", ends
 assert any(l["event"] == "connection" and l["verdict"] == "deny" and
