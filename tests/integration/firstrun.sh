@@ -120,7 +120,9 @@ fi
 # npm_first_run MODE - npm install from the lab registry, as the RECIPES
 # write it with the registry and its allow entry added.
 npm_first_run() {
-	local m=$1 d lock h log=$JR_W/npm-$m.log sum=$JR_W/npm-$m.json
+	local m=$1 d lock h log sum
+	log=$JR_W/npm-$m.log
+	sum=$JR_W/npm-$m.json
 	h=$(home "$m")
 	d=$(project "$m" npm)
 	as_cmd sh -c "echo '{\"name\":\"first\",\"version\":\"1.0.0\"}' >$d/package.json"
@@ -140,7 +142,7 @@ npm_first_run() {
 	esac
 	if [ -f "$d/node_modules/$PKG/package.json" ] && [ -f "$d/node_modules/$PKG/index.js" ]; then
 		ok "$m: npm: node_modules/$PKG is in the project"
-	else fail "$m: npm: no node_modules/$PKG: $(ls -laR "$d" 2>&1 | head -30)"; fi
+	else fail "$m: npm: no node_modules/$PKG: $(find "$d" -maxdepth 3 2>&1 | head -30)"; fi
 	lock=$(jq -r --arg k "node_modules/$PKG" '.packages[$k] | "\(.resolved) \(.integrity)"' \
 		"$d/package-lock.json" 2>&1 || true)
 	if [ "$lock" = "$TGZ_URL $INTEGRITY" ]; then
@@ -242,7 +244,9 @@ lane_answer() {
 }
 
 lane_first_run() {
-	local m=$1 lane=$2 log=$JR_W/lane-$m.log sum=$JR_W/lane-$m.json n
+	local m=$1 lane=$2 log sum n
+	log=$JR_W/lane-$m.log
+	sum=$JR_W/lane-$m.json
 	: >"$log"
 	chmod 666 "$log"
 	lab_logs_clear
