@@ -7,8 +7,9 @@
 # results table is made by the ONE jq command jailrun(1) shows under JSON
 # SUMMARY, taken from the man page and run as written, from the JSON files
 # alone, failures included.
-# Fails if: the man page has no such command; a task leaves no JSON (exit
-# 125 included); the table's header, or a row's label, ended, exit status,
+# Fails if: the man page has no such command, or README another; a task
+# leaves no JSON (exit 125 included); the table's header, or a row's
+# label, ended, exit status,
 # signal, limits_hit, allowed or denied (none or some) is not what its
 # task was made to do; a run id is malformed or shared; a started_at is
 # not an RFC 3339 time; a failure's error is missing or another row has
@@ -41,6 +42,11 @@ case $JQ_CMD in
 "jq "*" out/*.json") ok "JSON SUMMARY shows the rig's jq command" ;;
 *) fail "no rig jq command (ending in out/*.json) under JSON SUMMARY in jailrun(1): '$JQ_CMD'" ;;
 esac
+# README shows the same command.
+README_CMD=$(awk '/^```/ { if (p) exit; f = !f; next }
+	f && /^jq -r -s / { p = 1 } p { print }' "$JR_TOP_SRCDIR/README.md")
+if [ -n "$JQ_CMD" ] && [ "$README_CMD" = "$JQ_CMD" ]; then ok "README shows the man page's jq command"
+else fail "README's rig jq command is not the man page's: '$README_CMD'"; fi
 HEADER=$(printf '%s\t' run_id label started_at ended exit_status signal limits_hit allowed denied error)
 HEADER=${HEADER%$'\t'}
 
