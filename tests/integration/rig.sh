@@ -9,9 +9,9 @@
 # alone, failures included.
 # Fails if: the man page has no such command, or README another; a task
 # leaves no JSON (exit 125 included); the table's header, or a row's
-# label, ended, exit status,
-# signal, limits_hit, allowed or denied (none or some) is not what its
-# task was made to do; a run id is malformed or shared; a started_at is
+# label, ended, exit status, signal, limits_hit, allowed or denied (none
+# or some) is not what its task was made to do; a run id is malformed or
+# shared; a started_at is
 # not an RFC 3339 time; a failure's error is missing or another row has
 # one; the allowed connections did not reach the lab's server, or a
 # denied one did.
