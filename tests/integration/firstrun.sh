@@ -274,8 +274,8 @@ lane_first_run() {
 	n=$(audit_count "$log" '"via":"lane"')
 	if [ "$n" -ge 4 ]; then ok "$m: $lane: 4 \"via\":\"lane\" audit lines"
 	else fail "$m: $lane: $n lane audit lines, want 4: $(cat "$log")"; fi
-	json_is "$m: $lane: the summary: exited 0, the lane in the policy" "$sum" \
-		".ended == \"exited\" and .exit_status == 0 and .policy.lanes == [\"$lane\"]"
+	json_is "$m: $lane: the summary: exited 0, mode none (with a lane), the lane in the policy" "$sum" \
+		".ended == \"exited\" and .exit_status == 0 and .network.mode == \"none\" and .policy.lanes == [\"$lane\"]"
 }
 
 for m in $(jr_modes); do
