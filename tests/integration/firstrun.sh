@@ -17,8 +17,10 @@
 # The callers' homes: rootless, $JR_HOME (nobody's); root, a home of root's
 # own, 0700, as /root is; each holds the shipped profiles in
 # ~/.config/jailrun/profiles (the system's directory is fixed at build
-# time). Root's projects belong to the command's user (RECIPES: "chown -R
-# builder:"); a root-owned one is the idmapped working directory's test.
+# time). Run by root, projects are root's and 0700 (mktemp -d): the
+# command owns them through the idmapped working directory, and what it
+# leaves there (node_modules, the lock, .git, the npm cache under --tmpfs
+# of root's home, as RECIPES writes it) is root's on the host.
 # Fails if: npm install fails, leaves no node_modules/NAME, a lock that
 # does not name the lab registry and the tarball's sha512, or a cache
 # outside the caller's ~/.npm; the registry did not serve the packument and
@@ -62,19 +64,38 @@ fr() {
 		lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$dir" HOME="$JR_HOME" "$JR" "$@" </dev/null
 	fi
 }
-# project MODE NAME - a fresh project directory of the command's user.
+# project MODE NAME - a fresh project directory of the caller: run by
+# root, root's own and 0700, as mktemp -d makes it (the command owns it
+# through the idmapped working directory); rootless, the caller's.
 project() {
 	local d=$BASE/$1-$2
 	rm -rf "$d"
-	mkdir -m 755 "$d"
-	[ "$(id -u)" -ne 0 ] || chown "$NOBODY" "$d"
+	if [ "$1" = root ]; then
+		mkdir -m 700 "$d"
+	else
+		mkdir -m 755 "$d"
+		[ "$(id -u)" -ne 0 ] || chown "$NOBODY" "$d"
+	fi
 	echo "$d"
 }
-# as_cmd CMD... - CMD as the command's user on the host (its files).
-as_cmd() {
-	if [ "$(id -u)" -eq 0 ]; then
+# as_caller MODE CMD... - CMD as MODE's caller on the host (its files).
+as_caller() {
+	if [ "$1" = rootless ] && [ "$(id -u)" -eq 0 ]; then
+		shift
 		setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- "$@"
-	else "$@"; fi
+	else
+		shift
+		"$@"
+	fi
+}
+# roots_only MODE LABEL PATH... - run by root, every PATH is root's.
+roots_only() {
+	local m=$1 label=$2 owners
+	shift 2
+	[ "$m" = root ] || return 0
+	owners=$(stat -c %u:%g "$@" 2>&1 | sort -u)
+	if [ "$owners" = 0:0 ]; then ok "$m: $label: root's on the host"; else
+		fail "$m: $label: owners on the host: $(stat -c '%n %u:%g' "$@" 2>&1)"; fi
 }
 # json_is LABEL FILE JQ-FILTER - the summary FILE satisfies the filter.
 json_is() {
@@ -125,21 +146,17 @@ npm_first_run() {
 	sum=$JR_W/npm-$m.json
 	h=$(home "$m")
 	d=$(project "$m" npm)
-	as_cmd sh -c "echo '{\"name\":\"first\",\"version\":\"1.0.0\"}' >$d/package.json"
+	as_caller "$m" sh -c "echo '{\"name\":\"first\",\"version\":\"1.0.0\"}' >$d/package.json"
+	# Root's caches are in its home, which the command may not enter:
+	# RECIPES gives the command an empty private home holding them.
+	local roothome=()
+	[ "$m" != root ] || roothome=(--tmpfs "$h")
 	: >"$REGLOG"
 	: >"$log"
 	chmod 666 "$log"
 	expect_status 0 "$m: npm install $PKG --registry $REG" \
-		fr "$m" "$d" --allow allowed.test:4873 --profile node --log "$log" --json "$sum" -- \
+		fr "$m" "$d" "${roothome[@]}" --allow allowed.test:4873 --profile node --log "$log" --json "$sum" -- \
 		npm install "$PKG" --registry "$REG"
-	case $OUT in
-	*EACCES*"$h/.npm"*)
-		# Root's first run today: the profile's cache is root's, the
-		# command is nobody (issue 23, item 1: each --rw path idmapped
-		# to the command's user). The checks below would only repeat it.
-		fail "$m: npm cannot write the profile's cache $h/.npm: it is the caller's ($(stat -c %U:%G "$h/.npm")), the command runs as uid $(jr_expected_uid "$m")"
-		return ;;
-	esac
 	if [ -f "$d/node_modules/$PKG/package.json" ] && [ -f "$d/node_modules/$PKG/index.js" ]; then
 		ok "$m: npm: node_modules/$PKG is in the project"
 	else fail "$m: npm: no node_modules/$PKG: $(find "$d" -maxdepth 3 2>&1 | head -30)"; fi
@@ -152,6 +169,8 @@ npm_first_run() {
 	logged "$m: npm: the registry served the tarball" "$REGLOG" "GET /$PKG/-/$PKG-1.0.0.tgz 200"
 	if [ -d "$h/.npm/_cacache" ]; then ok "$m: npm: the cache is the caller's ~/.npm (the profile)"
 	else fail "$m: npm: no $h/.npm/_cacache: $(ls -la "$h" "$h/.npm" 2>&1)"; fi
+	roots_only "$m" "npm: the project's files and the cache" "$d" "$d/package-lock.json" \
+		"$d/node_modules/$PKG/index.js" "$h/.npm" "$h/.npm/_cacache"
 	audit_has "$m: npm: audit: the registry allowed" "$log" \
 		'"host":"allowed.test"' '"port":4873' '"verdict":"allow"'
 	json_is "$m: npm: the summary: exited 0, the registry allowed, nothing denied" "$sum" \
@@ -196,6 +215,7 @@ git_first_run() {
 		[ "$(hgit "$d" config remote.upstream.url 2>&1)" = "$GURL2" ]; then
 		ok "$m: git: the host's repository has both commits and the new remote"
 	else fail "$m: git: the host's repository: $(hgit "$d" log 2>&1; cat "$d/.git/config" 2>&1)"; fi
+	roots_only "$m" "git: the repository the command made" "$d/f" "$d/.git" "$d/.git/config" "$d/.git/HEAD"
 }
 
 # ------------------------------------------------------------------ lane
