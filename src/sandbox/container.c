@@ -253,7 +253,7 @@ int jr_ctr_explain_mount(const char *fstype, const char *mountpoint, int code,
 				  fstype, strerror(code));
 	return jr_err_set(
 	    err, code,
-	    "cannot mount a new %s: %s: %s is masked in this container (%s mounted over it), and the kernel refuses a fresh %s while any of it is hidden; unmask /proc and /sys (podman: --security-opt unmask=/proc/*:/sys/*; docker: --security-opt systempaths=unconfined; Kubernetes: securityContext.procMount: Unmasked, with hostUsers: false); see CONTAINERS in jailrun(1)",
+	    "cannot mount a new %s: %s: %s is masked in this container (%s mounted over it), and the kernel refuses a fresh %s while any of it is hidden; unmask /proc and /sys (podman: --security-opt unmask=ALL; docker: --security-opt systempaths=unconfined; Kubernetes: securityContext.procMount: Unmasked, with hostUsers: false); see CONTAINERS in jailrun(1)",
 	    fstype, strerror(code), mountpoint, paths, fstype);
 }
 
