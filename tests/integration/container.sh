@@ -198,6 +198,16 @@ CTR_UNMASK=(--security-opt unmask=ALL)
 # Nothing more: no capability at all, no-new-privileges (Kubernetes'
 # allowPrivilegeEscalation: false).
 CTR_LOCKED=(--cap-drop=ALL --security-opt no-new-privileges)
+# Where AppArmor is on (Debian and Ubuntu kernels), podman confines the
+# container with its containers-default profile, which has "deny mount":
+# every mount jailrun makes in its own namespaces would be refused. Not
+# seen here when the kernel has no AppArmor; said in the log either way.
+if [ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y ]; then
+	CTR_LOCKED+=(--security-opt apparmor=unconfined)
+	tap_diag "AppArmor is on: the container runs with apparmor=unconfined (podman's default profile denies mount)"
+else
+	tap_diag "AppArmor is off in this kernel: podman applies no AppArmor profile"
+fi
 
 # podman's --rootfs: the first argument after the options is the root
 # directory, the rest the command.
@@ -234,6 +244,16 @@ else
 	fail "least container: allowed.test has no request for /path-in-ctr: $(cat "$LAB_WEBLOG")"
 fi
 never_served "least container" denied.test
+
+# A read-only root (Kubernetes readOnlyRootFilesystem: true): podman puts
+# a tmpfs on /tmp, the working directory the command may write.
+lab_logs_clear
+expect_status 0 "read-only root: jailrun runs the command" \
+	ctr_podman "${CTR_RUN[@]}" "${CTR_NONROOT[@]}" "${CTR_SECCOMP[@]}" "${CTR_UNMASK[@]}" \
+	"${CTR_LOCKED[@]}" --read-only -w /tmp --rootfs "$ROOTFS" /usr/bin/jailrun --allow allowed.test -- \
+	sh -c 'echo written >out && cat out && curl -sS http://allowed.test/read-only-root'
+expect_output_has "read-only root: the working directory is writable" "written"
+expect_output_has "read-only root: the allowed host answers" "served-by: allowed.test"
 
 # ---------------------------------------------------------------- lacks one
 # expect_missing DESC NEEDLE... -- PODMAN-ARGS: jailrun exits 125 and its
