@@ -7,7 +7,8 @@
  * takes three things jailrun needs, each with its own symptom:
  *  - its seccomp profile refuses a system call the sandbox needs
  *    (unshare/clone with CLONE_NEWUSER, sethostname): EPERM or ENOSYS,
- *    while /proc/self/status says Seccomp: 2;
+ *    while /proc/self/status says Seccomp: 2, and the same call made so
+ *    that the kernel itself must answer EINVAL gets the filter's answer;
  *  - it masks parts of /proc and /sys (mounts over /proc/keys,
  *    /sys/firmware...), and the kernel lets a user namespace mount a fresh
  *    proc or sysfs only where one is already fully visible (fs/namespace.c,
@@ -22,9 +23,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -37,6 +42,9 @@
 /* CAP_SETUID and CAP_SETGID (linux/capability.h). */
 #define JR_CAP_SETGID 6
 #define JR_CAP_SETUID 7
+#define JR_CAP_SYS_ADMIN 21
+/* __NEW_UTS_LEN (linux/utsname.h): the longest name sethostname takes. */
+#define JR_HOST_NAME_MAX 64
 
 /*
  * Directories the kernel keeps empty for mounts (register_sysctl_mount_point,
@@ -257,7 +265,7 @@ int jr_ctr_explain_mount(const char *fstype, const char *mountpoint, int code,
 	    fstype, strerror(code), mountpoint, paths, fstype);
 }
 
-bool jr_ctr_seccomp_filtered(void)
+static bool seccomp_filtered(void)
 {
 	_cleanup_free_ char *status = read_proc_text("/proc/self/status");
 	unsigned long long mode;
@@ -266,6 +274,68 @@ bool jr_ctr_seccomp_filtered(void)
 	return status &&
 	       jr_ctr_status_field(status, "Seccomp", 10, &mode) == 0 &&
 	       mode == 2;
+}
+
+/*
+ * Whether the filter refuses the namespace calls: an unshare and a clone
+ * with CLONE_NEWUSER and a flag the kernel never accepts with it
+ * (CLONE_PTRACE is no unshare flag; clone refuses CLONE_NEWUSER with
+ * CLONE_FS), so the kernel answers EINVAL before any permission check and
+ * creates nothing. Any other answer is the filter's.
+ */
+static bool userns_calls_refused(void)
+{
+	long r;
+	int status;
+
+	if (unshare(CLONE_NEWUSER | CLONE_PTRACE) < 0 && errno != EINVAL)
+		return true;
+	r = syscall(SYS_clone, CLONE_NEWUSER | CLONE_FS | SIGCHLD, NULL, NULL,
+		    NULL, NULL);
+	if (r == 0)
+		_exit(0); /* no kernel does this; never run on */
+	if (r > 0) {
+		while (waitpid((pid_t)r, &status, 0) < 0 && errno == EINTR)
+			;
+		return false;
+	}
+	return errno != EINVAL;
+}
+
+/*
+ * Whether the filter refuses sethostname: asked with a name longer than
+ * the kernel takes, by a process that holds CAP_SYS_ADMIN in its UTS
+ * namespace's owner (init in the sandbox's new user namespace), the kernel
+ * answers EINVAL and changes nothing. Without that capability the test
+ * says nothing (EPERM either way).
+ */
+static bool sethostname_refused(const char *status)
+{
+	char name[JR_HOST_NAME_MAX + 2];
+	unsigned long long caps;
+
+	if (jr_ctr_status_field(status, "CapEff", 16, &caps) < 0 ||
+	    !(caps & (1ULL << JR_CAP_SYS_ADMIN)))
+		return false;
+	memset(name, 'x', sizeof(name));
+	return sethostname(name, sizeof(name)) < 0 && errno != EINVAL;
+}
+
+const char *jr_ctr_seccomp_refuses(void)
+{
+	_cleanup_free_ char *status = NULL;
+	bool ns, host;
+
+	if (!seccomp_filtered())
+		return NULL;
+	status = read_proc_text("/proc/self/status");
+	ns = userns_calls_refused();
+	host = status && sethostname_refused(status);
+	if (ns && host)
+		return "unshare and clone with CLONE_NEWUSER, and sethostname";
+	if (ns)
+		return "unshare and clone with CLONE_NEWUSER";
+	return host ? "sethostname" : NULL;
 }
 
 int jr_ctr_explain_map(const char *what, const char *kind, unsigned long id,

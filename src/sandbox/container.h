@@ -51,10 +51,15 @@ int jr_ctr_explain_mount(const char *fstype, const char *mountpoint, int code,
 			 struct jr_err *err);
 
 /*
- * jr_ctr_seccomp_filtered - whether this process runs under a seccomp
- * filter (Seccomp: 2 in /proc/self/status), as a container's does.
+ * jr_ctr_seccomp_refuses - which of the calls a sandbox is made with the
+ * seccomp filter this process runs under (Seccomp: 2, as in a container)
+ * refuses, found by asking each in a form the kernel itself answers with
+ * EINVAL. sethostname can be judged only where this process holds
+ * CAP_SYS_ADMIN over its UTS namespace (in the sandbox's user namespace).
+ * Return: the calls, as words for a message, or NULL if no filter refuses
+ * them (or there is no filter).
  */
-bool jr_ctr_seccomp_filtered(void);
+const char *jr_ctr_seccomp_refuses(void);
 
 /*
  * jr_ctr_explain_map - @err for an id map that could not be written

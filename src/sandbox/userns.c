@@ -115,6 +115,7 @@ int jr_userns_explain(const char *what, int code, struct jr_err *err)
 static int explain(const char *what, int code, bool syscall_failed,
 		   struct jr_err *err)
 {
+	const char *refused;
 	long v;
 
 	if (jr_read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone",
@@ -142,11 +143,11 @@ static int explain(const char *what, int code, bool syscall_failed,
 	 * not list (podman's default). */
 	if (syscall_failed &&
 	    (code == EPERM || code == EACCES || code == ENOSYS) &&
-	    jr_ctr_seccomp_filtered())
+	    (refused = jr_ctr_seccomp_refuses()))
 		return jr_err_set(
 		    err, code,
-		    "%s: %s: jailrun runs under a seccomp filter (Seccomp: 2 in /proc/self/status: a container's profile) that refuses it; run the container with a profile that allows unshare and clone with CLONE_NEWUSER, and sethostname (podman or docker: --security-opt seccomp=FILE, e.g. the runtime's default with sethostname allowed; Kubernetes: securityContext.seccompProfile type: Localhost); see CONTAINERS in jailrun(1)",
-		    what, strerror(code));
+		    "%s: %s: the seccomp filter jailrun runs under (Seccomp: 2 in /proc/self/status; a container's profile, or systemd's SystemCallFilter=) refuses %s; give the container a profile that allows unshare, clone with CLONE_NEWUSER and sethostname (podman, docker: --security-opt seccomp=FILE; Kubernetes: securityContext.seccompProfile type: Localhost); see CONTAINERS in jailrun(1)",
+		    what, strerror(code), refused);
 	switch (code) {
 	case ENOSPC:
 		return jr_err_set(
