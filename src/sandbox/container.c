@@ -362,7 +362,7 @@ int jr_ctr_explain_map(const char *what, const char *kind, unsigned long id,
 	    !(caps & (1ULL << cap)))
 		return jr_err_set(
 		    err, code,
-		    "%s: %s: jailrun runs as root without %s, which mapping %s %lu into the sandbox needs (a container that drops capabilities: Kubernetes capabilities.drop: [ALL], podman --cap-drop); run jailrun as a non-root user there (podman or docker: --user UID; Kubernetes: securityContext.runAsUser with runAsNonRoot: true), which needs no capability, or keep CAP_SETUID and CAP_SETGID",
+		    "%s: %s: jailrun runs as root without %s, which mapping %s %lu into the sandbox needs (a container that drops capabilities: Kubernetes capabilities.drop: [ALL], podman --cap-drop); run jailrun as a non-root user there (podman or docker: --user UID; Kubernetes: securityContext.runAsUser with runAsNonRoot: true), which needs no capability, or keep CAP_SETUID, CAP_SETGID and CAP_SYS_PTRACE",
 		    what, strerror(code), uid ? "CAP_SETUID" : "CAP_SETGID",
 		    kind, id);
 	return 0;

@@ -160,6 +160,13 @@ if [ "\$(stat -c %a /dev/net/tun)" != 666 ]; then
 	mknod -m 666 "$CTR/dev/tun" c 10 200
 	mount --bind "$CTR/dev/tun" /dev/net/tun
 fi
+# CTR_SUBIDS=1: the user gets 65536 subordinate ids, as a Kubernetes pod
+# with hostUsers: false has, from files bound over /etc/subuid and
+# /etc/subgid here only (newuidmap reads them).
+if [ -n "\${CTR_SUBIDS:-}" ]; then
+	mount --bind "$CTR/subid" /etc/subuid
+	mount --bind "$CTR/subid" /etc/subgid
+fi
 # A fresh runtime directory each time: the one of a PID namespace gone
 # names a pause process that no longer exists.
 rm -rf "$CTR_HOME/run"
@@ -172,6 +179,10 @@ exec setpriv --reuid=$CTR_USER --regid=$CTR_GROUP --clear-groups -- \\
 	XDG_DATA_HOME="$CTR_HOME/data" podman "\$@"
 EOF
 chmod 755 "$CTR/enter"
+# The ids Kubernetes gives its first pod with a user namespace: far from
+# any the host uses; only processes of this test's namespaces have them.
+echo "$(id -nu "$CTR_USER"):1879048192:65536" >"$CTR/subid"
+chmod 644 "$CTR/subid"
 
 # ctr_podman ARGS... - podman as the unprivileged user, in the lab host's
 # network namespace, in a PID namespace that takes every process podman
@@ -307,6 +318,23 @@ expect_missing "root in a container that maps only root" \
 	"${CTR_RUN[@]}" "${CTR_ROOT[@]}" "${CTR_SECCOMP[@]}" "${CTR_UNMASK[@]}" "${CTR_LOCKED[@]}" \
 	"${JAILED[@]}"
 
+# jailrun as root in a container whose user namespace maps nobody too (a
+# pod with hostUsers: false): root maps the command's user, nobody, which
+# takes CAP_SETUID and CAP_SETGID, and reads the sandbox's namespaces, a
+# process of another uid, which takes CAP_SYS_PTRACE. With those three and
+# nothing else it works; with none it says which is missing.
+lab_logs_clear
+CTR_SUBIDS=1 expect_status 0 "root in a pod-like container: jailrun runs the command" \
+	ctr_podman "${CTR_RUN[@]}" "${CTR_SECCOMP[@]}" "${CTR_UNMASK[@]}" "${CTR_LOCKED[@]}" \
+	--cap-add SETUID,SETGID,SYS_PTRACE "${JAILED[@]}"
+expect_output_has "root in a pod-like container: the allowed host answers" "served-by: allowed.test"
+expect_output_has "root in a pod-like container: the denied host is refused" \
+	"jailrun: denied.test is not in the allowlist"
+CTR_SUBIDS=1 expect_missing "root without capabilities in a pod-like container" \
+	"cannot write the sandbox uid_map" "jailrun runs as root without CAP_SETUID" \
+	"runAsNonRoot: true" "CAP_SETUID, CAP_SETGID and CAP_SYS_PTRACE" -- \
+	"${CTR_RUN[@]}" "${CTR_SECCOMP[@]}" "${CTR_UNMASK[@]}" "${CTR_LOCKED[@]}" "${JAILED[@]}"
+
 # --check names the mask too (and fails).
 expect_status 1 "masked container: jailrun --check fails" \
 	ctr_podman "${CTR_RUN[@]}" "${CTR_NONROOT[@]}" "${CTR_SECCOMP[@]}" "${CTR_LOCKED[@]}" \
@@ -324,6 +352,8 @@ else
 fi
 left=$(pgrep -u "$CTR_USER" -a 'podman|conmon|slirp4netns|crun|catatonit' || true)
 if [ -z "$left" ]; then ok "no podman, conmon or slirp4netns process left"; else fail "processes left: $left"; fi
+left=$(ps -eo uid=,pid=,args= | awk '$1 >= 1879048192 && $1 < 1879048192 + 65536' || true)
+if [ -z "$left" ]; then ok "no process of the pod-like ids left"; else fail "processes left: $left"; fi
 if grep -qF "$CTR" /proc/self/mountinfo /proc/1/mountinfo; then
 	fail "mounts left: $(grep -hF "$CTR" /proc/self/mountinfo /proc/1/mountinfo)"
 else
