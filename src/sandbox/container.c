@@ -65,13 +65,19 @@ static const char *const empty_mountpoints[] = {
 	"/sys/firmware/efi/efivars",
 };
 
+/* The line after the one @p is in, or NULL after the last. */
+static const char *next_line(const char *p)
+{
+	p = strchr(p, '\n');
+	return p && p[1] ? p + 1 : NULL;
+}
+
 int jr_ctr_status_field(const char *status, const char *name, int base,
 			unsigned long long *value)
 {
 	size_t n = strlen(name);
 
-	for (const char *p = status; p && *p;
-	     p = strchr(p, '\n'), p = p ? p + 1 : p) {
+	for (const char *p = *status ? status : NULL; p; p = next_line(p)) {
 		char *end;
 
 		if (strncmp(p, name, n) != 0 || p[n] != ':')
@@ -98,9 +104,7 @@ bool jr_ctr_idmap_covers(const char *map, unsigned long id)
 			return false;
 		if (id >= first && id - first < count)
 			return true;
-		p = strchr(p + used, '\n');
-		if (p)
-			p++;
+		p = next_line(p + used);
 	}
 	return false;
 }
@@ -123,9 +127,9 @@ static bool parse_mi_line(const char *line, struct mi_line *l)
 	       sscanf(sep + 3, "%63s", l->fstype) == 1;
 }
 
-/* Call @fn on each parsable line of @mountinfo; stop early if it says so. */
+/* Call @fn on each parsable line of @mountinfo. */
 static void each_mi_line(const char *mountinfo,
-			 bool (*fn)(const struct mi_line *l, void *arg),
+			 void (*fn)(const struct mi_line *l, void *arg),
 			 void *arg)
 {
 	char buf[MI_LINE_MAX];
@@ -138,8 +142,8 @@ static void each_mi_line(const char *mountinfo,
 		if (n < sizeof(buf)) {
 			memcpy(buf, p, n);
 			buf[n] = '\0';
-			if (parse_mi_line(buf, &l) && !fn(&l, arg))
-				return;
+			if (parse_mi_line(buf, &l))
+				fn(&l, arg);
 		}
 		p = nl ? nl + 1 : NULL;
 	}
@@ -154,7 +158,7 @@ struct masked_walk {
 };
 
 /* The topmost mount of the wanted type on the mountpoint: the last one. */
-static bool find_top(const struct mi_line *l, void *arg)
+static void find_top(const struct mi_line *l, void *arg)
 {
 	struct masked_walk *w = arg;
 
@@ -163,7 +167,6 @@ static bool find_top(const struct mi_line *l, void *arg)
 		w->top = l->id;
 		w->found = true;
 	}
-	return true;
 }
 
 static bool hides_nothing(const char *mountpoint)
@@ -193,16 +196,16 @@ static void list_add(struct masked_walk *w, const char *s)
 		memcpy(w->out + w->len - 4, "...", 4);
 }
 
-static bool collect_children(const struct mi_line *l, void *arg)
+/* A mount on the top instance, over something it hides. */
+static void collect_children(const struct mi_line *l, void *arg)
 {
 	struct masked_walk *w = arg;
 
 	if (l->parent != w->top || l->id == w->top ||
 	    hides_nothing(l->mountpoint))
-		return true;
+		return;
 	list_add(w, l->mountpoint);
 	w->count++;
-	return true;
 }
 
 size_t jr_ctr_masked_paths(const char *mountinfo, const char *mountpoint,
