@@ -39,6 +39,7 @@ CTR_DEFAULT_SECCOMP=/usr/share/containers/seccomp.json
 [ -r "$CTR_DEFAULT_SECCOMP" ] || skip "no $CTR_DEFAULT_SECCOMP (podman's default seccomp profile, from containers-common)"
 jr_require_sandbox
 lab_setup
+lab_on_exit jr_cleanup_tmp
 
 CTR_USER=$JR_NOBODY_UID
 CTR_GROUP=$JR_NOBODY_GID
@@ -350,7 +351,9 @@ if [ -z "$(grep -v 'level=' <<<"$OUT" || true)" ]; then
 else
 	fail "containers left: $OUT"
 fi
-left=$(pgrep -u "$CTR_USER" -a 'podman|conmon|slirp4netns|crun|catatonit' || true)
+# (By name from ps, not pgrep: pgrep matches nothing for a pattern longer
+# than 15 characters.)
+left=$(ps -u "$CTR_USER" -o pid=,comm= | awk '$2 ~ /^(podman|conmon|slirp4netns|crun|catatonit)$/' || true)
 if [ -z "$left" ]; then ok "no podman, conmon or slirp4netns process left"; else fail "processes left: $left"; fi
 left=$(ps -eo uid=,pid=,args= | awk '$1 >= 1879048192 && $1 < 1879048192 + 65536' || true)
 if [ -z "$left" ]; then ok "no process of the pod-like ids left"; else fail "processes left: $left"; fi
