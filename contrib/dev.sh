@@ -32,6 +32,7 @@ PACKAGES=(
 	python3-venv python3-pip golang-go cargo
 	nodejs
 	systemd
+	podman crun uidmap slirp4netns
 	clang libclang-rt-14-dev
 	clang-format cppcheck
 )

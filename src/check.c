@@ -35,6 +35,7 @@
 #include "check.h"
 #include "landlock.h"
 #include "cleanup.h"
+#include "container.h"
 #include "err.h"
 #include "nft.h"
 #include "ruleset.h"
@@ -93,7 +94,9 @@ static int check_pidns_proc(struct jr_err *err)
 {
 	int status;
 	pid_t pid;
-	int r = enter_userns(CLONE_NEWPID | CLONE_NEWNS, err);
+	/* A network namespace of its own: sysfs is mounted only by the owner
+	 * of the current one (as the sandbox's init does). */
+	int r = enter_userns(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET, err);
 
 	if (r < 0)
 		return r;
@@ -110,6 +113,10 @@ static int check_pidns_proc(struct jr_err *err)
 		if (mount("proc", "/proc", "proc",
 			  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			_exit(4);
+		if (mount("sysfs", "/sys", "sysfs",
+			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  NULL) < 0)
+			_exit(5);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) < 0)
@@ -127,9 +134,9 @@ static int check_pidns_proc(struct jr_err *err)
 		    err, EPERM,
 		    "cannot make mounts private in a new mount namespace");
 	case 4:
-		return jr_err_set(
-		    err, EPERM,
-		    "cannot mount a fresh /proc in a new PID namespace (inside a container /proc is often partly masked, which forbids it; run on the host)");
+		return jr_ctr_explain_mount("proc", "/proc", EPERM, err);
+	case 5:
+		return jr_ctr_explain_mount("sysfs", "/sys", EPERM, err);
 	default:
 		return jr_err_set(err, EIO, "the PID 1 test child failed");
 	}
@@ -358,7 +365,8 @@ int jr_check_run(void)
 		{ "user namespaces", check_userns },
 		{ "network namespaces", check_netns },
 		{ "IPC and UTS namespaces", check_ipc_uts },
-		{ "PID and mount namespaces, fresh /proc", check_pidns_proc },
+		{ "PID and mount namespaces, fresh /proc and /sys",
+		  check_pidns_proc },
 		{ "nf_tables (install and verify the sandbox ruleset)",
 		  check_nftables },
 		{ "seccomp filters", check_seccomp },

@@ -70,6 +70,7 @@
 #include <linux/openat2.h>
 
 #include "cleanup.h"
+#include "container.h"
 #include "fslayout.h"
 #include "fspolicy.h"
 #include "homedir.h"
@@ -1394,6 +1395,9 @@ static int collect_kernel_fs(struct build *b)
 	fd = new_fs("proc", NULL,
 		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 		    b->err);
+	/* EPERM in a container: its /proc is masked (container.c). */
+	if (fd == -EPERM)
+		return jr_ctr_explain_mount("proc", "/proc", EPERM, b->err);
 	if (fd < 0)
 		return fd;
 	r = add_piece(b, fd, "/proc", true, false);
@@ -1403,6 +1407,8 @@ static int collect_kernel_fs(struct build *b)
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 			MOUNT_ATTR_NOEXEC,
 		    b->err);
+	if (fd == -EPERM)
+		return jr_ctr_explain_mount("sysfs", "/sys", EPERM, b->err);
 	if (fd < 0)
 		return fd;
 	r = add_piece(b, fd, "/sys", true, false);

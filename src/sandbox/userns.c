@@ -18,7 +18,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "container.h"
 #include "userns.h"
+
+static int explain(const char *what, int code, bool syscall_failed,
+		   struct jr_err *err);
 
 static int write_file(const char *path, const char *text)
 {
@@ -34,6 +38,20 @@ static int write_file(const char *path, const char *text)
 	if ((size_t)n != len)
 		return -EIO;
 	return 0;
+}
+
+/*
+ * An id map that could not be written: when written from outside, the
+ * runner's own user namespace (a container's) may be why; a write is no
+ * system call a seccomp profile refuses, so that is never blamed.
+ */
+static int map_failed(const char *what, const char *kind, unsigned long id,
+		      pid_t pid, int code, struct jr_err *err)
+{
+	int r =
+	    pid != getpid() ? jr_ctr_explain_map(what, kind, id, code, err) : 0;
+
+	return r < 0 ? r : explain(what, code, false, err);
 }
 
 int jr_userns_write_maps(pid_t pid, const struct jr_ids *ids,
@@ -55,15 +73,15 @@ int jr_userns_write_maps(pid_t pid, const struct jr_ids *ids,
 		 (unsigned)ids->host_uid);
 	r = write_file(path, map);
 	if (r < 0)
-		return jr_userns_explain("cannot write the sandbox uid_map", -r,
-					 err);
+		return map_failed("cannot write the sandbox uid_map", "uid",
+				  ids->host_uid, pid, -r, err);
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)ids->gid,
 		 (unsigned)ids->host_gid);
 	r = write_file(path, map);
 	if (r < 0)
-		return jr_userns_explain("cannot write the sandbox gid_map", -r,
-					 err);
+		return map_failed("cannot write the sandbox gid_map", "gid",
+				  ids->host_gid, pid, -r, err);
 	return 0;
 }
 
@@ -89,6 +107,15 @@ int jr_read_sysctl_int(const char *path, long *value)
 
 int jr_userns_explain(const char *what, int code, struct jr_err *err)
 {
+	return explain(what, code, true, err);
+}
+
+/* @syscall_failed: a system call failed (unshare, clone, sethostname),
+ * which a seccomp filter may have refused. */
+static int explain(const char *what, int code, bool syscall_failed,
+		   struct jr_err *err)
+{
+	const char *refused;
 	long v;
 
 	if (jr_read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone",
@@ -112,6 +139,15 @@ int jr_userns_explain(const char *what, int code, struct jr_err *err)
 		    err, code,
 		    "%s: %s: AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later); install the profile shipped in contrib/apparmor/jailrun (sudo cp contrib/apparmor/jailrun /etc/apparmor.d/ && sudo apparmor_parser -r /etc/apparmor.d/jailrun) or run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
 		    what, strerror(code));
+	/* A container's profile answers EPERM, or ENOSYS for a call it does
+	 * not list (podman's default). */
+	if (syscall_failed &&
+	    (code == EPERM || code == EACCES || code == ENOSYS) &&
+	    (refused = jr_ctr_seccomp_refuses()))
+		return jr_err_set(
+		    err, code,
+		    "%s: %s: the seccomp filter jailrun runs under (Seccomp: 2 in /proc/self/status; a container's profile, or systemd's SystemCallFilter=) refuses %s; give the container a profile that allows unshare, clone with CLONE_NEWUSER and sethostname (podman, docker: --security-opt seccomp=FILE; Kubernetes: securityContext.seccompProfile type: Localhost); see CONTAINERS in jailrun(1)",
+		    what, strerror(code), refused);
 	switch (code) {
 	case ENOSPC:
 		return jr_err_set(
