@@ -1053,6 +1053,32 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 	    "the sandbox init exited without reporting the command's status");
 }
 
+/*
+ * read_firewall_refused() - what the worker's refusing rules counted, read
+ * through the table's owner socket once the watchdog (its only other
+ * user) has stopped. The socket holds the netns, so the counters are still
+ * there after init is gone. A read that fails leaves the figure unknown
+ * (null in the summary) rather than 0.
+ */
+static void read_firewall_refused(const struct sandbox *sb,
+				  struct jr_run_result *res)
+{
+	struct jr_err err = { 0 };
+
+	res->firewall_refused = 0;
+	res->firewall_refused_unread = false;
+	if (!sb->nft || !sb->rs)
+		return;
+	if (jr_nft_counters_read(sb->nft, sb->rs, &res->firewall_refused,
+				 &err) < 0) {
+		jr_warn("%s", err.msg);
+		res->firewall_refused_unread = true;
+		return;
+	}
+	jr_verbose("firewall: %llu packets refused",
+		   (unsigned long long)res->firewall_refused);
+}
+
 static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 {
 	struct jr_watchdog_report rep;
@@ -1077,6 +1103,7 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 		sb->watchdog = NULL;
 		res->watchdog = rep;
 	}
+	read_firewall_refused(sb, res);
 	jr_relay_stop(sb->relay);
 	sb->relay = NULL;
 	jr_fakeip_free(sb->fakeip);

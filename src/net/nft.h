@@ -11,6 +11,8 @@
 #ifndef JR_NFT_H
 #define JR_NFT_H
 
+#include <stdint.h>
+
 #include <libmnl/libmnl.h>
 
 #include "cleanup.h"
@@ -60,6 +62,16 @@ int jr_nft_install_owned(struct mnl_socket *nl,
  */
 int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		  struct jr_err *err);
+
+/*
+ * jr_nft_counters_read - the packets the refusing rules of @rs counted: the
+ * sum of its named counters (ruleset.h, JR_NFT_COUNTER_TCP), read in one
+ * dump. A counter that is gone adds nothing; 0 for a ruleset without
+ * counters.
+ * Return: 0 and *packets, or -errno with @err set.
+ */
+int jr_nft_counters_read(struct mnl_socket *nl, const struct jr_ruleset *rs,
+			 uint64_t *packets, struct jr_err *err);
 
 /*
  * jr_nft_restore - make the namespace's whole ruleset exactly @rs again, in

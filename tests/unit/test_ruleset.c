@@ -22,6 +22,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
@@ -60,6 +61,8 @@ static void test_counts(void **state)
 	/* The counts are those of the arrays nft.c installs. */
 	assert_int_equal(rs->n_chains, 3);
 	assert_int_equal(rs->n_rules, 2);
+	/* --net none refuses nothing with a reject, so counts nothing. */
+	assert_int_equal(jr_ruleset_counter_count(rs), 0);
 }
 
 static void test_table(void **state)
@@ -270,8 +273,9 @@ static void test_allowlist_rules(void **state)
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n"
 		"  [ immediate reg 0 accept ]\n",
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	struct jr_ruleset_params params = {
 		.mode = JR_NET_ALLOWLIST,
@@ -293,6 +297,22 @@ static void test_allowlist_rules(void **state)
 		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
 				    NFTNL_OUTPUT_DEFAULT, 0);
 		assert_string_equal(buf, want[i]);
+	}
+	/* The two counters the closing rejects name, in the table, at 0. */
+	assert_int_equal(jr_ruleset_counter_count(rs), 2);
+	for (size_t i = 0; i < 2; i++) {
+		struct nftnl_obj *o = rs->objs[i];
+
+		assert_string_equal(nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+				    i ? JR_NFT_COUNTER_OTHER
+				      : JR_NFT_COUNTER_TCP);
+		assert_string_equal(nftnl_obj_get_str(o, NFTNL_OBJ_TABLE),
+				    JR_NFT_TABLE);
+		assert_int_equal(nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY),
+				 NFPROTO_INET);
+		assert_int_equal(nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE),
+				 NFT_OBJECT_COUNTER);
+		assert_false(nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS));
 	}
 	jr_ruleset_free(rs);
 }
@@ -382,8 +402,9 @@ static void test_transparent_rules(void **state)
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00001600 ]\n"
 		"  [ immediate reg 0 accept ]\n",
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	static const char *const entries[] = {
 		"allowed.test", "*.example.com", "192.0.2.10:443",
@@ -488,6 +509,15 @@ static void test_relay_rules(void **state)
 	" ]\n"                                                                          \
 	"  [ immediate reg 0 accept ]\n"
 
+/* "icmpv6 type T drop" in output (ruleset.c, link chatter). */
+#define CHATTER_RULE(type)                                                              \
+	"inet jailrun output"                                                           \
+	"\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x0000000a ]\n"           \
+	"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x0000003a ]\n"             \
+	"  [ payload load 1b @ transport header + 0 => reg 1 ]\n  [ cmp eq reg 1 " type \
+	" ]\n"                                                                          \
+	"  [ immediate reg 0 drop ]\n"
+
 /*
  * --transparent on with IPv6 on the link, the worker: the IPv4 rules of
  * test_transparent_rules() unchanged and in place; neighbour solicitation
@@ -527,6 +557,12 @@ static void test_transparent6_rules(void **state)
 		"  [ cmp eq reg 1 0xb80d0120 0x00000080 0x00000000 0x00000000 ]\n"
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ immediate reg 0 accept ]\n",
+		/* The kernel's own link chatter, dropped uncounted: MLDv1
+		 * report and done, router solicitation, MLDv2 report. */
+		CHATTER_RULE("0x00000083"),
+		CHATTER_RULE("0x00000084"),
+		CHATTER_RULE("0x00000085"),
+		CHATTER_RULE("0x0000008f"),
 	};
 	static const char *const nd_in[] = {
 		ND_RULE("input", "0x00000087"),
@@ -683,8 +719,9 @@ static void test_lane_rules(void **state)
 		"  [ bitwise reg 1 = ( reg 1 & 0x00000002 ) ^ 0x00000000 ]\n"
 		"  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	static const uint16_t lane_ports[] = { 4000 };
 	static const uint16_t publish_ports[] = { 8000 };
