@@ -45,7 +45,9 @@
  * expression, so every packet the firewall refuses is counted where the
  * runner can read it back by name at exit, without parsing rule handles;
  * a named object is also what a rule cannot be changed to point away from
- * without a new rule (which the owner flag forbids).
+ * without a new rule (which the owner flag forbids). With log_refused they
+ * also hand the packet to NFLOG group JR_NFLOG_GROUP, which the runner
+ * reads for an audit line per refusal (nflog.c).
  *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
  * the runner builds the ruleset outside the worker namespace and never
@@ -424,6 +426,25 @@ static int rule_add_counter_ref(struct nftnl_rule *r, const char *name)
 	if (nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, name) < 0)
 		return -ENOMEM;
 	nftnl_rule_add_expr(r, steal_pointer(&e));
+	return 0;
+}
+
+/**
+ * rule_add_log_group() - append "[ log group @group ]", nft's
+ * `log group N`: hand the packet to nfnetlink_log group @group.
+ * @r: rule
+ * @group: NFLOG group
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_log_group(struct nftnl_rule *r, uint16_t group)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("log");
+
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, group);
+	nftnl_rule_add_expr(r, e);
 	return 0;
 }
 
@@ -1049,8 +1070,10 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	if (p->transparent && ruleset_add_transparent_out(rs, p) < 0)
 		return -ENOMEM;
 
-	/* The kernel's own IPv6 link chatter is not a refusal. */
-	if (p->transparent && p->ipv6 && ruleset_add_link_chatter_drop(rs) < 0)
+	/* The kernel's own IPv6 link chatter is not a refusal; eth0 has an
+	 * IPv6 link-local address wherever the kernel has IPv6, with or
+	 * without p->ipv6. */
+	if (ruleset_add_link_chatter_drop(rs) < 0)
 		return -ENOMEM;
 	/* What the closing rejects count (ruleset_add_counter()). */
 	if (ruleset_add_counter(rs, JR_NFT_COUNTER_TCP) < 0 ||
@@ -1060,12 +1083,14 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	if (!rst || rule_add_meta_load(rst, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
 	    rule_add_cmp(rst, NFT_CMP_EQ, NFT_REG_1, &tcp, sizeof(tcp)) < 0 ||
 	    rule_add_counter_ref(rst, JR_NFT_COUNTER_TCP) < 0 ||
+	    (p->log_refused && rule_add_log_group(rst, JR_NFLOG_GROUP) < 0) ||
 	    rule_add_reject(rst, NFT_REJECT_TCP_RST, 0) < 0 ||
 	    ruleset_append_rule(rs, &rst) < 0)
 		return -ENOMEM;
 
 	icmpx = rule_new("output");
 	if (!icmpx || rule_add_counter_ref(icmpx, JR_NFT_COUNTER_OTHER) < 0 ||
+	    (p->log_refused && rule_add_log_group(icmpx, JR_NFLOG_GROUP) < 0) ||
 	    rule_add_reject(icmpx, NFT_REJECT_ICMPX_UNREACH,
 			    NFT_REJECT_ICMPX_ADMIN_PROHIBITED) < 0 ||
 	    ruleset_append_rule(rs, &icmpx) < 0)

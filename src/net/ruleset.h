@@ -28,6 +28,13 @@
  */
 #define JR_NFT_COUNTER_TCP "refused_tcp"
 #define JR_NFT_COUNTER_OTHER "refused_other"
+/*
+ * The nfnetlink_log group the same rejects send each refused packet to
+ * (`log group 7`), with jr_ruleset_params.log_refused: nflog.c reads it
+ * for the "firewall-refused" audit lines. Groups are per netns; any
+ * number would do.
+ */
+#define JR_NFLOG_GROUP 7
 
 /* Which network namespace a ruleset is for. */
 enum jr_ruleset_netns {
@@ -82,6 +89,13 @@ struct jr_ruleset_params {
 	 * jr_nft_install_owned() then builds without.
 	 */
 	bool persist;
+	/*
+	 * JR_NET_ALLOWLIST, worker: the closing rejects also log each
+	 * packet to NFLOG group JR_NFLOG_GROUP. Set only once that group is
+	 * bound (nflog.h): a log expression needs nfnetlink_log, and
+	 * without it the rules are installed without, still counting.
+	 */
+	bool log_refused;
 };
 
 #ifndef NFT_TABLE_F_PERSIST

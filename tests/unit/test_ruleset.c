@@ -243,6 +243,22 @@ static void test_rule_text(void **state)
 				 "  [ immediate reg 0 accept ]\n");
 }
 
+/* "icmpv6 type T drop" in output (ruleset.c, link chatter). */
+#define CHATTER_RULE(type)                                                              \
+	"inet jailrun output"                                                           \
+	"\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x0000000a ]\n"           \
+	"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x0000003a ]\n"             \
+	"  [ payload load 1b @ transport header + 0 => reg 1 ]\n  [ cmp eq reg 1 " type \
+	" ]\n"                                                                          \
+	"  [ immediate reg 0 drop ]\n"
+
+/* The kernel's own IPv6 link chatter, dropped uncounted before the closing
+ * rejects in every allowlist table: MLDv1 report and done, router
+ * solicitation, MLDv2 report. */
+#define CHATTER_RULES                                                          \
+	CHATTER_RULE("0x00000083"), CHATTER_RULE("0x00000084"),                \
+	    CHATTER_RULE("0x00000085"), CHATTER_RULE("0x0000008f")
+
 /*
  * The allowlist mode: every rule, in order, as `nft --debug=netlink -f
  * nft/jailrun-allowlist.nft` compiles the reference text.
@@ -272,6 +288,7 @@ static void test_allowlist_rules(void **state)
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n"
 		"  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
 		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
@@ -313,6 +330,27 @@ static void test_allowlist_rules(void **state)
 		assert_int_equal(nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE),
 				 NFT_OBJECT_COUNTER);
 		assert_false(nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS));
+	}
+	jr_ruleset_free(rs);
+
+	/* With the NFLOG group bound, the same rules log each packet to it
+	 * between the count and the reject; nothing else changes. */
+	params.log_refused = true;
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_rule_count(rs), ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const char *log;
+
+		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
+				    NFTNL_OUTPUT_DEFAULT, 0);
+		log = strstr(buf, "  [ log group 7 ");
+		if (i < ARRAY_SIZE(want) - 2) {
+			assert_string_equal(buf, want[i]);
+			continue;
+		}
+		assert_non_null(log);
+		assert_true(strstr(buf, "[ objref ") < log);
+		assert_true(strstr(buf, "[ reject ") > log);
 	}
 	jr_ruleset_free(rs);
 }
@@ -401,6 +439,7 @@ static void test_transparent_rules(void **state)
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00001600 ]\n"
 		"  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
 		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
@@ -509,15 +548,6 @@ static void test_relay_rules(void **state)
 	" ]\n"                                                                          \
 	"  [ immediate reg 0 accept ]\n"
 
-/* "icmpv6 type T drop" in output (ruleset.c, link chatter). */
-#define CHATTER_RULE(type)                                                              \
-	"inet jailrun output"                                                           \
-	"\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x0000000a ]\n"           \
-	"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x0000003a ]\n"             \
-	"  [ payload load 1b @ transport header + 0 => reg 1 ]\n  [ cmp eq reg 1 " type \
-	" ]\n"                                                                          \
-	"  [ immediate reg 0 drop ]\n"
-
 /*
  * --transparent on with IPv6 on the link, the worker: the IPv4 rules of
  * test_transparent_rules() unchanged and in place; neighbour solicitation
@@ -557,12 +587,6 @@ static void test_transparent6_rules(void **state)
 		"  [ cmp eq reg 1 0xb80d0120 0x00000080 0x00000000 0x00000000 ]\n"
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ immediate reg 0 accept ]\n",
-		/* The kernel's own link chatter, dropped uncounted: MLDv1
-		 * report and done, router solicitation, MLDv2 report. */
-		CHATTER_RULE("0x00000083"),
-		CHATTER_RULE("0x00000084"),
-		CHATTER_RULE("0x00000085"),
-		CHATTER_RULE("0x0000008f"),
 	};
 	static const char *const nd_in[] = {
 		ND_RULE("input", "0x00000087"),
@@ -598,14 +622,15 @@ static void test_transparent6_rules(void **state)
 	n4 = jr_ruleset_rule_count(rs4);
 	n6 = jr_ruleset_rule_count(rs6);
 	assert_int_equal(n6, n4 + ARRAY_SIZE(nd_in) + ARRAY_SIZE(v6));
-	/* rs6 = rs4[0..2] nd_in rs4[3..n4-3] v6 rs4[n4-2..] */
+	/* rs6 = rs4[0..2] nd_in rs4[3..n4-7] v6 rs4[n4-6..] */
 	for (size_t i = 0; i < n6; i++) {
 		const char *w = NULL;
 
 		if (i >= 3 && i < 3 + ARRAY_SIZE(nd_in)) {
 			w = nd_in[i - 3];
-		} else if (i >= n6 - 2 - ARRAY_SIZE(v6) && i < n6 - 2) {
-			w = v6[i - (n6 - 2 - ARRAY_SIZE(v6))];
+		} else if (i >= n6 - 6 - ARRAY_SIZE(v6) && i < n6 - 6) {
+			/* before the link chatter drops and the rejects */
+			w = v6[i - (n6 - 6 - ARRAY_SIZE(v6))];
 		} else {
 			nftnl_rule_snprintf(want, sizeof(want), rs4->rules[k++],
 					    NFTNL_OUTPUT_DEFAULT, 0);
@@ -621,14 +646,19 @@ static void test_transparent6_rules(void **state)
 	jr_ruleset_free(rs6);
 
 	/* IPv6 without transparent capture: nothing of it (the worker has
-	 * no IPv6 then). */
+	 * no IPv6 then) but the drops of the kernel's link chatter. */
 	params.transparent = false;
 	assert_int_equal(jr_ruleset_build(&params, &rs6, &err), 0);
+	k = 0;
 	for (size_t i = 0; i < jr_ruleset_rule_count(rs6); i++) {
 		nftnl_rule_snprintf(got, sizeof(got), rs6->rules[i],
 				    NFTNL_OUTPUT_DEFAULT, 0);
-		assert_null(strstr(got, "0x0000000a"));
+		if (!strstr(got, "0x0000000a"))
+			continue;
+		assert_non_null(strstr(got, "[ immediate reg 0 drop ]"));
+		k++;
 	}
+	assert_int_equal(k, 4);
 	jr_ruleset_free(rs6);
 	jr_policy_free(&policy);
 }
@@ -718,6 +748,7 @@ static void test_lane_rules(void **state)
 		"  [ ct load state => reg 1 ]\n"
 		"  [ bitwise reg 1 = ( reg 1 & 0x00000002 ) ^ 0x00000000 ]\n"
 		"  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
 		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
