@@ -2372,6 +2372,50 @@ static bool restore_raced(const struct nft_install *in)
 	}
 }
 
+/**
+ * restore_carry_counters() - start the counters a restore re-creates from
+ * the figures the kernel holds now.
+ * @nl: socket
+ * @rs: the ruleset to restore; its counter objects get the figures
+ *
+ * A restore deletes our table too, and with it the refusal counters; a
+ * counter created with packets and bytes starts from them, so what was
+ * refused before the tamper is not lost (but for packets refused between
+ * this read and the batch). A counter not found keeps what it was given
+ * before (0, or the figures of an earlier restore). Best effort: a failed
+ * read changes nothing.
+ */
+static void restore_carry_counters(const struct mnl_socket *nl,
+				   const struct jr_ruleset *rs)
+{
+	_cleanup_(nftnl_obj_list_freep) struct nftnl_obj_list *objs = NULL;
+	_cleanup_(nftnl_obj_list_iter_destroyp) struct nftnl_obj_list_iter *it =
+	    NULL;
+	bool interrupted = false;
+	struct nftnl_obj *o;
+
+	if (!rs->n_objs)
+		return;
+	objs = nftnl_obj_list_alloc();
+	if (!objs || nft_get(nl, NFT_MSG_GETOBJ, NLM_F_DUMP, NFT_MSG_NEWOBJ,
+			     obj_cb, objs, &interrupted) < 0)
+		return;
+	it = nftnl_obj_list_iter_create(objs);
+	while (it && (o = nftnl_obj_list_iter_next(it))) {
+		for (size_t k = 0; k < rs->n_objs; k++) {
+			if (!obj_is(o, rs->objs[k]) ||
+			    !nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS))
+				continue;
+			nftnl_obj_set_u64(
+			    rs->objs[k], NFTNL_OBJ_CTR_PKTS,
+			    nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_PKTS));
+			nftnl_obj_set_u64(
+			    rs->objs[k], NFTNL_OBJ_CTR_BYTES,
+			    nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_BYTES));
+		}
+	}
+}
+
 int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		   char *removed, size_t removed_size, struct jr_err *err)
 {
@@ -2392,6 +2436,7 @@ int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 			    strerror(-ret));
 		in.del = l.tables;
 		in.n_del = l.n;
+		restore_carry_counters(nl, rs);
 		ret = install_talk(nl, &in, "nothing was changed", err);
 		if (ret == 0) {
 			restore_removed(&l, removed, removed_size);

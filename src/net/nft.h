@@ -78,7 +78,9 @@ int jr_nft_counters_read(struct mnl_socket *nl, const struct jr_ruleset *rs,
  * one atomic batch: every table present (of any family, ours included) is
  * deleted and @rs is added, so the kernel applies all of it or none.
  * A table owned by another socket cannot be deleted (EPERM): then nothing
- * changes and the caller must treat the sandbox as lost.
+ * changes and the caller must treat the sandbox as lost. The counters of
+ * @rs are re-created from the figures the kernel held just before (set on
+ * @rs's counter objects), so a restore does not lose the refusal count.
  * @removed: set to the names of the tables that were removed besides ours
  *           ("inet evil, ip nat"), for the tamper log; may be NULL
  * Return: 0, or -errno with @err set.

@@ -1157,6 +1157,46 @@ static void test_restore_removes_foreign_table(void **state)
 }
 
 /*
+ * A restore re-creates our table, counters included: the refusals counted
+ * before it are carried over, not lost. The counters start at 5 and 7 (as
+ * if refused packets had been counted), the expectation forgets those
+ * figures (back to 0), and after a restore the kernel must still hold 12. Fails if a
+ * restore resets firewall_refused.
+ */
+static void test_restore_keeps_counters(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+	};
+	uint64_t packets = 0;
+
+	use_ruleset(c, &params);
+	assert_int_equal(c->rs->n_objs, 2);
+	nftnl_obj_set_u64(c->rs->objs[0], NFTNL_OBJ_CTR_PKTS, 5);
+	nftnl_obj_set_u64(c->rs->objs[0], NFTNL_OBJ_CTR_BYTES, 300);
+	nftnl_obj_set_u64(c->rs->objs[1], NFTNL_OBJ_CTR_PKTS, 7);
+	nftnl_obj_set_u64(c->rs->objs[1], NFTNL_OBJ_CTR_BYTES, 500);
+	install_ok(c);
+	assert_ok(jr_nft_counters_read(c->owner, c->rs, &packets, &err), &err);
+	assert_int_equal(packets, 12);
+	/* (libnftnl 1.2 exports no nftnl_obj_unset(): zero them.) */
+	for (size_t k = 0; k < 2; k++) {
+		nftnl_obj_set_u64(c->rs->objs[k], NFTNL_OBJ_CTR_PKTS, 0);
+		nftnl_obj_set_u64(c->rs->objs[k], NFTNL_OBJ_CTR_BYTES, 0);
+	}
+	assert_int_equal(
+	    add_foreign_table(c->other, NFPROTO_INET, "evil", false), 0);
+	restore_ok(c, "inet evil");
+	assert_ok(jr_nft_counters_read(c->owner, c->rs, &packets, &err), &err);
+	assert_int_equal(packets, 12);
+}
+
+/*
  * Every family, in the kernel's order, and changes inside our own table
  * (made through the owner socket, as a bug in jailrun would) repaired
  * without being reported as a foreign table.
@@ -1742,6 +1782,7 @@ int main(void)
 		T(test_verify_missing_rule),
 		T(test_verify_changed_verdict),
 		T(test_restore_removes_foreign_table),
+		T(test_restore_keeps_counters),
 		T(test_restore_lists_every_foreign_table),
 		T(test_restore_escapes_names),
 		T(test_restore_foreign_owned_table),
