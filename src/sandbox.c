@@ -9,7 +9,7 @@
  *   socketpair, pty, signalfd
  *   clone(NEWUSER|NEWNET|NEWPID|...) ---> waits for MAPS_DONE
  *   write uid_map/gid_map
- *   MAPS_DONE ------------------------->  two NETLINK_NETFILTER sockets
+ *   MAPS_DONE ------------------------->  three NETLINK_NETFILTER sockets
  *             <------------------------   NFT_EARLY + those fds
  *   build the seccomp filter;             hostname, mounts, lo up,
  *   install the worker ruleset (one       (allowlist) relay netns, veth,
