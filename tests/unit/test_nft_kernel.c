@@ -1197,6 +1197,67 @@ static void test_restore_keeps_counters(void **state)
 }
 
 /*
+ * Reset every stateful object of the namespace through @nl
+ * (NFT_MSG_GETOBJ_RESET, as `nft reset counters` does).
+ * Return: the number of objects reset, or -errno.
+ */
+static int reset_objects(struct mnl_socket *nl)
+{
+	alignas(struct nlmsghdr) char buf[32768];
+	uint32_t seq = 4343;
+	struct nlmsghdr *nlh;
+	int n = 0, ret;
+
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETOBJ_RESET, NFPROTO_UNSPEC,
+				    NLM_F_DUMP, seq);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret < 0)
+			return -errno;
+		ret = mnl_cb_run(buf, (size_t)ret, seq,
+				 mnl_socket_get_portid(nl), table_cb, &n);
+		if (ret < 0)
+			return -errno;
+	} while (ret > 0);
+	return n;
+}
+
+/*
+ * The design choice that a counter reset is not tamper
+ * (docs/design/network.md): a party with CAP_NET_ADMIN over the sandbox's
+ * user namespace, through a socket other than the owner's (the kernel
+ * lets it: resetting is not a change of the owned table), zeroes the
+ * counters; verification still passes (the figures are not compared) and
+ * the count reads from 0 again. Fails if the verifier starts comparing
+ * figures (every refusal would then be "tamper") or the kernel stops
+ * allowing the reset (then the design note is out of date).
+ */
+static void test_counter_reset_is_not_tamper(void **state)
+{
+	struct ctx *c = *state;
+	struct jr_err err = { 0 };
+	struct jr_ruleset_params params = {
+		.mode = JR_NET_ALLOWLIST,
+		.gateway.s_addr = htonl(0x64404d01),
+		.proxy_port = 3128,
+		.dns_port = 53,
+	};
+	uint64_t packets = 0;
+
+	use_ruleset(c, &params);
+	nftnl_obj_set_u64(c->rs->objs[0], NFTNL_OBJ_CTR_PKTS, 5);
+	install_ok(c);
+	assert_ok(jr_nft_counters_read(c->owner, c->rs, &packets, &err), &err);
+	assert_int_equal(packets, 5);
+	assert_int_equal(reset_objects(c->other), 2);
+	assert_ok(jr_nft_verify(c->owner, c->rs, &err), &err);
+	assert_ok(jr_nft_counters_read(c->owner, c->rs, &packets, &err), &err);
+	assert_int_equal(packets, 0);
+}
+
+/*
  * Every family, in the kernel's order, and changes inside our own table
  * (made through the owner socket, as a bug in jailrun would) repaired
  * without being reported as a foreign table.
@@ -1783,6 +1844,7 @@ int main(void)
 		T(test_verify_changed_verdict),
 		T(test_restore_removes_foreign_table),
 		T(test_restore_keeps_counters),
+		T(test_counter_reset_is_not_tamper),
 		T(test_restore_lists_every_foreign_table),
 		T(test_restore_escapes_names),
 		T(test_restore_foreign_owned_table),
