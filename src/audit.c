@@ -461,6 +461,33 @@ void jr_audit_event(struct jr_audit *a, const char *event, const char *detail)
 	free(line);
 }
 
+void jr_audit_firewall_refused(struct jr_audit *a, const char *protocol,
+			       const char *address, int port)
+{
+	struct jr_json j;
+	char *line;
+
+	begin_line(&j, &a->tag, jr_clock_unix_ms());
+	jr_json_key(&j, "event");
+	jr_json_string(&j, "firewall-refused");
+	jr_json_key(&j, "protocol");
+	jr_json_string(&j, protocol);
+	jr_json_key(&j, "address");
+	jr_json_string(&j, address);
+	jr_json_key(&j, "port");
+	if (port >= 0)
+		jr_json_uint(&j, (uint64_t)port);
+	else
+		jr_json_null(&j);
+	jr_json_object_end(&j);
+	line = finish_line(&j);
+	pthread_mutex_lock(&a->lock);
+	if (line)
+		write_line(a, line);
+	pthread_mutex_unlock(&a->lock);
+	free(line);
+}
+
 char *jr_audit_denied_line(const struct jr_audit *a)
 {
 	size_t size = 64, len = 0;

@@ -157,6 +157,14 @@ void jr_audit_flush_expired_at(struct jr_audit *a, uint64_t unix_ms);
 void jr_audit_event(struct jr_audit *a, const char *event, const char *detail);
 
 /*
+ * jr_audit_firewall_refused - the line for a packet the sandbox's
+ * firewall refused (nflog.c): {"event":"firewall-refused","protocol":...,
+ * "address":...,"port":N or null}. @port < 0: null. Thread-safe.
+ */
+void jr_audit_firewall_refused(struct jr_audit *a, const char *protocol,
+			       const char *address, int port);
+
+/*
  * jr_audit_format_record - the JSON line for @r at @unix_ms with @tag's
  * run id and label (NULL: none) (pure, for tests). @repeated > 1 adds
  * "repeated":@repeated (the line stands for that many records).

@@ -9,7 +9,7 @@
  *   socketpair, pty, signalfd
  *   clone(NEWUSER|NEWNET|NEWPID|...) ---> waits for MAPS_DONE
  *   write uid_map/gid_map
- *   MAPS_DONE ------------------------->  two NETLINK_NETFILTER sockets
+ *   MAPS_DONE ------------------------->  three NETLINK_NETFILTER sockets
  *             <------------------------   NFT_EARLY + those fds
  *   build the seccomp filter;             hostname, mounts, lo up,
  *   install the worker ruleset (one       (allowlist) relay netns, veth,
@@ -84,6 +84,7 @@
 #include "unixguard.h"
 #include "startup.h"
 #include "watchdog.h"
+#include "nflog.h"
 #include "ruleset.h"
 #include "sandbox.h"
 #include "userns.h"
@@ -104,6 +105,7 @@ struct sandbox {
 	struct mnl_socket *mon_relay; /* its notifications, for the watchdog */
 	struct jr_relay *relay;	      /* JR_NET_ALLOWLIST */
 	struct jr_watchdog *watchdog;
+	struct jr_nflog *nflog; /* the refusals' audit lines; NULL: none */
 	struct jr_seccomp_filter seccomp; /* built while init sets up */
 	int seccomp_fd; /* its sealed memfd, for GO (initproto.h); -1: none */
 	struct jr_pty pty;
@@ -467,6 +469,26 @@ static int build_seccomp(struct sandbox *sb, const struct jr_options *opts,
 }
 
 /*
+ * open_nflog - with --net allowlist, bind the refusals' NFLOG group
+ * through init's third early socket (@fd, taken), so that the rules can
+ * log to it. Where that fails (no nfnetlink_log), the rules still count
+ * every refusal: say that the audit log will not name them, and go on.
+ */
+static void open_nflog(struct sandbox *sb, enum jr_net_mode mode, int fd)
+{
+	struct jr_err err = { 0 };
+
+	if (mode != JR_NET_ALLOWLIST) {
+		close(fd);
+		return;
+	}
+	if (jr_nflog_open(fd, &sb->nflog, &err) < 0)
+		jr_warn(
+		    "firewall refusals are counted but not logged one by one: %s",
+		    err.msg);
+}
+
+/*
  * install_worker_table - with init's early netfilter sockets (NFT_EARLY,
  * into @fds): install the worker ruleset (@params) as the table's owner
  * and read it back. On failure, init's own message names the cause when
@@ -480,6 +502,7 @@ static int install_worker_table(struct sandbox *sb,
 				struct mnl_socket **mon, struct jr_ruleset **rs,
 				uint64_t *nft0, struct jr_err *err)
 {
+	struct jr_ruleset_params p = *params;
 	struct jr_initproto_msg m;
 	int r;
 
@@ -494,9 +517,16 @@ static int install_worker_table(struct sandbox *sb,
 		r = jr_nft_monitor_open(fds[JR_INITPROTO_FD_NFT_MONITOR], mon,
 					err);
 	fds[JR_INITPROTO_FD_NFT_MONITOR] = -1;
-	if (r < 0)
+	if (r < 0) {
+		close(fds[JR_INITPROTO_FD_NFLOG]);
+		fds[JR_INITPROTO_FD_NFLOG] = -1;
 		return r;
-	r = jr_nft_install_owned(*nl, params, rs, err);
+	}
+	/* Bound before the rules that log to it exist. */
+	open_nflog(sb, p.mode, fds[JR_INITPROTO_FD_NFLOG]);
+	fds[JR_INITPROTO_FD_NFLOG] = -1;
+	p.log_refused = sb->nflog != NULL;
+	r = jr_nft_install_owned(*nl, &p, rs, err);
 	if (r < 0)
 		jr_err_prefix(err, "cannot install the sandbox firewall: ");
 	if (r == 0) {
@@ -756,6 +786,11 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	if (opts->net == JR_NET_ALLOWLIST) {
 		r = start_relay(sb, opts, policy, audit, fds, nfds, lane_base,
 				&factory_pid, err);
+		if (r < 0)
+			return r;
+	}
+	if (sb->nflog) {
+		r = jr_nflog_start(sb->nflog, audit, err);
 		if (r < 0)
 			return r;
 	}
@@ -1053,6 +1088,32 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 	    "the sandbox init exited without reporting the command's status");
 }
 
+/*
+ * read_firewall_refused() - what the worker's refusing rules counted, read
+ * through the table's owner socket once the watchdog (its only other
+ * user) has stopped. The socket holds the netns, so the counters are still
+ * there after init is gone. A read that fails leaves the figure unknown
+ * (null in the summary) rather than 0.
+ */
+static void read_firewall_refused(const struct sandbox *sb,
+				  struct jr_run_result *res)
+{
+	struct jr_err err = { 0 };
+
+	res->firewall_refused = 0;
+	res->firewall_refused_unread = false;
+	if (!sb->nft || !sb->rs)
+		return;
+	if (jr_nft_counters_read(sb->nft, sb->rs, &res->firewall_refused,
+				 &err) < 0) {
+		jr_warn("%s", err.msg);
+		res->firewall_refused_unread = true;
+		return;
+	}
+	jr_verbose("firewall: %llu packets refused",
+		   (unsigned long long)res->firewall_refused);
+}
+
 static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 {
 	struct jr_watchdog_report rep;
@@ -1077,6 +1138,18 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 		sb->watchdog = NULL;
 		res->watchdog = rep;
 	}
+	if (sb->nflog) {
+		struct jr_nflog_stats st;
+
+		/* The command is gone: every message it caused is queued. */
+		jr_nflog_stop(sb->nflog, &st);
+		sb->nflog = NULL;
+		jr_verbose(
+		    "firewall: %llu refusals logged, %llu over the rate limit",
+		    (unsigned long long)st.logged,
+		    (unsigned long long)st.suppressed);
+	}
+	read_firewall_refused(sb, res);
 	jr_relay_stop(sb->relay);
 	sb->relay = NULL;
 	jr_fakeip_free(sb->fakeip);

@@ -26,6 +26,11 @@ struct jr_run_result {
 	int signal;	 /* JR_END_SIGNALED: the signal */
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
+	/* Packets the worker's closing rejects refused (nft.h,
+	 * jr_nft_counters_read()); 0 when no sandbox was made. @..._unread:
+	 * the counters were there but could not be read. */
+	uint64_t firewall_refused;
+	bool firewall_refused_unread;
 	struct jr_watchdog_report watchdog;
 	int landlock_abi; /* the Landlock ABI applied to the command; 0: none */
 	struct jr_err err; /* for SETUP_FAILED / EXEC_FAILED / TAMPER */

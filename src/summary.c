@@ -235,6 +235,11 @@ static void network_to_json(struct jr_json *j, const struct jr_summary *s)
 	jr_json_uint(j, s->nft_chains);
 	jr_json_key(j, "nft_rules");
 	jr_json_uint(j, s->nft_rules);
+	jr_json_key(j, "firewall_refused");
+	if (s->firewall_refused_unread)
+		jr_json_null(j);
+	else
+		jr_json_uint(j, s->firewall_refused);
 	jr_json_key(j, "allow_entries");
 	jr_json_uint(j, s->allow_entries);
 	jr_json_key(j, "allowed");

@@ -58,6 +58,10 @@ struct jr_summary {
 	const char *net_mode;
 	bool rules_verified;
 	size_t nft_chains, nft_rules;
+	/* "firewall_refused": packets the worker's rejects refused;
+	 * firewall_refused_unread: null (the counters could not be read) */
+	uint64_t firewall_refused;
+	bool firewall_refused_unread;
 	bool user_unknown; /* set-up failed before the user was known: null */
 	uid_t uid;	   /* inside the sandbox */
 	gid_t gid;

@@ -93,6 +93,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/gen.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
@@ -108,6 +109,8 @@ JR_DEFINE_CLEANUP(struct nftnl_gen, nftnl_gen_free)
 JR_DEFINE_CLEANUP(struct nftnl_table_list_iter, nftnl_table_list_iter_destroy)
 JR_DEFINE_CLEANUP(struct nftnl_chain_list_iter, nftnl_chain_list_iter_destroy)
 JR_DEFINE_CLEANUP(struct nftnl_rule_list_iter, nftnl_rule_list_iter_destroy)
+JR_DEFINE_CLEANUP(struct nftnl_obj_list, nftnl_obj_list_free)
+JR_DEFINE_CLEANUP(struct nftnl_obj_list_iter, nftnl_obj_list_iter_destroy)
 
 /*
  * Upper bound of one message jailrun builds. libnftnl writes messages
@@ -123,6 +126,8 @@ JR_DEFINE_CLEANUP(struct nftnl_rule_list_iter, nftnl_rule_list_iter_destroy)
  * JR_NFT_MSG_MAX) plus the extended ACK.
  */
 #define JR_NFT_RECV_SIZE 65536
+/* Stateful objects a ruleset may hold (ruleset.h: two counters). */
+#define JR_NFT_MAX_OBJS 8
 /* How often the dumps are retried while the ruleset keeps changing. */
 #define JR_NFT_DUMP_TRIES 3
 /* Room for one rule in libnftnl's text form. */
@@ -346,6 +351,7 @@ enum nft_obj {
 	NFT_OBJ_BATCH,
 	NFT_OBJ_DELTABLE, /* deletes a table (restore only) */
 	NFT_OBJ_TABLE,
+	NFT_OBJ_OBJECT, /* a named counter (ruleset.h) */
 	NFT_OBJ_CHAIN,
 	NFT_OBJ_RULE,
 };
@@ -394,10 +400,10 @@ struct nft_install {
  * install_obj() - what message @i of the batch does.
  * @in: install state
  * @i: message index
- * @index: set to the index in in->del, rs->chains or rs->rules
+ * @index: set to the index in in->del, rs->objs, rs->chains or rs->rules
  *
- * The batch is BEGIN, @in->n_del deletions, the table, the chains, the
- * rules, END.
+ * The batch is BEGIN, @in->n_del deletions, the table, its objects, the
+ * chains, the rules, END.
  *
  * Return: the kind of message.
  */
@@ -418,6 +424,11 @@ static enum nft_obj install_obj(const struct nft_install *in, size_t i,
 	if (i == 0)
 		return NFT_OBJ_TABLE;
 	i--;
+	if (i < rs->n_objs) {
+		*index = i;
+		return NFT_OBJ_OBJECT;
+	}
+	i -= rs->n_objs;
 	if (i < rs->n_chains) {
 		*index = i;
 		return NFT_OBJ_CHAIN;
@@ -533,6 +544,10 @@ static void install_describe(const struct nft_install *in, size_t i, char *buf,
 	case NFT_OBJ_TABLE:
 		table_describe(rs->table, buf, len);
 		break;
+	case NFT_OBJ_OBJECT:
+		snprintf(buf, len, "the counter '%s'",
+			 nftnl_obj_get_str(rs->objs[k], NFTNL_OBJ_NAME));
+		break;
 	case NFT_OBJ_CHAIN:
 		snprintf(buf, len, "the '%s' chain",
 			 nftnl_chain_get_str(rs->chains[k], NFTNL_CHAIN_NAME));
@@ -564,6 +579,18 @@ static const char *attr_name(enum nft_obj obj, uint16_t type)
 			return "name";
 		case NFTA_TABLE_FLAGS:
 			return "flags";
+		}
+		break;
+	case NFT_OBJ_OBJECT:
+		switch (type) {
+		case NFTA_OBJ_TABLE:
+			return "table";
+		case NFTA_OBJ_NAME:
+			return "name";
+		case NFTA_OBJ_TYPE:
+			return "type";
+		case NFTA_OBJ_DATA:
+			return "data";
 		}
 		break;
 	case NFT_OBJ_CHAIN:
@@ -714,6 +741,8 @@ static const char *install_hint(const struct nft_install *in, enum nft_obj obj,
 			break;
 		case NFT_OBJ_TABLE:
 			return ": the kernel lacks nf_tables support for owned tables (Linux 5.12 or later)";
+		case NFT_OBJ_OBJECT:
+			return ": the kernel lacks nf_tables counter objects (Linux 4.10 or later, CONFIG_NFT_COUNTER)";
 		case NFT_OBJ_CHAIN:
 			return ": the kernel lacks nf_tables (CONFIG_NF_TABLES, CONFIG_NF_TABLES_INET) or the filter chain type for this hook";
 		case NFT_OBJ_RULE:
@@ -855,6 +884,18 @@ static int install_build(struct nft_install *in, struct nftnl_batch *b)
 	in->msgs[i++].nlh = nlh;
 	if (nftnl_batch_update(b) < 0)
 		return -ENOMEM;
+
+	/* Before the chains: the rules that name them must resolve. */
+	for (k = 0; k < rs->n_objs; k++) {
+		nlh = nftnl_nlmsg_build_hdr(
+		    batch_tail(b), NFT_MSG_NEWOBJ,
+		    nftnl_obj_get_u32(rs->objs[k], NFTNL_OBJ_FAMILY),
+		    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, in->seq + i);
+		nftnl_obj_nlmsg_build_payload(nlh, rs->objs[k]);
+		in->msgs[i++].nlh = nlh;
+		if (nftnl_batch_update(b) < 0)
+			return -ENOMEM;
+	}
 
 	for (k = 0; k < rs->n_chains; k++) {
 		nlh = nftnl_nlmsg_build_hdr(
@@ -1115,7 +1156,8 @@ static int install_talk(const struct mnl_socket *nl, struct nft_install *in,
 	int ret;
 
 	/* BEGIN, deletions, table, chains, rules, END. */
-	in->n_msgs = 3 + in->n_del + in->rs->n_chains + in->rs->n_rules;
+	in->n_msgs =
+	    3 + in->n_del + in->rs->n_objs + in->rs->n_chains + in->rs->n_rules;
 	in->err_index = in->n_msgs;
 	in->err_code = 0;
 	msgs = calloc(in->n_msgs, sizeof(*msgs));
@@ -1384,6 +1426,26 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /**
+ * obj_cb() - parse one NFT_MSG_NEWOBJ reply onto the object list @data.
+ * @nlh: reply
+ * @data: struct nftnl_obj_list
+ *
+ * Return: 0 or -errno.
+ */
+static int obj_cb(const struct nlmsghdr *nlh, void *data)
+{
+	_cleanup_(nftnl_obj_freep) struct nftnl_obj *o = NULL;
+
+	o = nftnl_obj_alloc();
+	if (!o)
+		return -ENOMEM;
+	if (nftnl_obj_nlmsg_parse(nlh, o) < 0)
+		return nft_parse_errno();
+	nftnl_obj_list_add_tail(steal_pointer(&o), data);
+	return 0;
+}
+
+/**
  * nft_get() - send a GET request of type @get and collect the replies.
  * @nl: socket
  * @get: NFT_MSG_GET*
@@ -1415,11 +1477,13 @@ static int nft_get(const struct mnl_socket *nl, uint16_t get, uint16_t flags,
  * @tables: tables of all families
  * @chains: chains of all tables
  * @rules: rules of all chains, in the order the kernel evaluates them
+ * @objs: stateful objects of all tables
  */
 struct nft_readback {
 	struct nftnl_table_list *tables;
 	struct nftnl_chain_list *chains;
 	struct nftnl_rule_list *rules;
+	struct nftnl_obj_list *objs;
 };
 
 /**
@@ -1434,17 +1498,19 @@ static void readback_clear(struct nft_readback *rb)
 		nftnl_chain_list_free(rb->chains);
 	if (rb->rules)
 		nftnl_rule_list_free(rb->rules);
+	if (rb->objs)
+		nftnl_obj_list_free(rb->objs);
 	*rb = (struct nft_readback){ 0 };
 }
 
 /**
- * readback_once() - dump tables, chains and rules into @rb.
+ * readback_once() - dump tables, chains, rules and objects into @rb.
  * @nl: socket
  * @rb: emptied and filled
  * @consistent: set to whether the three dumps saw one and the same ruleset
  *
  * The generation id is read before and after: nf_tables bumps it on every
- * commit, so if it is the same, the three dumps saw one ruleset.
+ * commit, so if it is the same, the four dumps saw one ruleset.
  *
  * Return: 0 or -errno.
  */
@@ -1459,7 +1525,8 @@ static int readback_once(const struct mnl_socket *nl, struct nft_readback *rb,
 	rb->tables = nftnl_table_list_alloc();
 	rb->chains = nftnl_chain_list_alloc();
 	rb->rules = nftnl_rule_list_alloc();
-	if (!rb->tables || !rb->chains || !rb->rules)
+	rb->objs = nftnl_obj_list_alloc();
+	if (!rb->tables || !rb->chains || !rb->rules || !rb->objs)
 		return -ENOMEM;
 
 	ret = nft_get(nl, NFT_MSG_GETGEN, NLM_F_ACK, NFT_MSG_NEWGEN, gen_cb,
@@ -1476,6 +1543,10 @@ static int readback_once(const struct mnl_socket *nl, struct nft_readback *rb,
 		return ret;
 	ret = nft_get(nl, NFT_MSG_GETRULE, NLM_F_DUMP, NFT_MSG_NEWRULE, rule_cb,
 		      rb->rules, &interrupted);
+	if (ret < 0)
+		return ret;
+	ret = nft_get(nl, NFT_MSG_GETOBJ, NLM_F_DUMP, NFT_MSG_NEWOBJ, obj_cb,
+		      rb->objs, &interrupted);
 	if (ret < 0)
 		return ret;
 	ret = nft_get(nl, NFT_MSG_GETGEN, NLM_F_ACK, NFT_MSG_NEWGEN, gen_cb,
@@ -1572,14 +1643,16 @@ static int verify_table(const struct jr_ruleset *rs,
 }
 
 /**
- * verify_table_use() - the table of @rs holds nothing but its chains.
+ * verify_table_use() - the table of @rs holds nothing but its chains and
+ * objects.
  * @rs: intended ruleset
  * @ours: our table, read back
  * @err: the difference
  *
  * The kernel's use count of a table counts its chains, sets, maps,
- * flowtables and stateful objects; once the chains are known to be ours,
- * any surplus is one of the others, which jailrun never creates.
+ * flowtables and stateful objects; once the chains and objects are known
+ * to be ours, any surplus is a set, map or flowtable, which jailrun never
+ * creates.
  *
  * Return: 0 or -EPROTO.
  */
@@ -1588,14 +1661,89 @@ static int verify_table_use(const struct jr_ruleset *rs,
 {
 	uint32_t use = nftnl_table_get_u32(ours, NFTNL_TABLE_USE);
 
-	if (use != rs->n_chains)
+	if (use != rs->n_chains + rs->n_objs)
 		return jr_err_set(
 		    err, EPROTO,
-		    "table %s %s has a use count of %u instead of %zu: it holds sets, maps, flowtables or stateful objects besides its chains",
+		    "table %s %s has a use count of %u instead of %zu: it holds sets, maps or flowtables besides its chains and counters",
 		    nft_family_name(
 			nftnl_table_get_u32(ours, NFTNL_TABLE_FAMILY)),
 		    nftnl_table_get_str(ours, NFTNL_TABLE_NAME), use,
-		    rs->n_chains);
+		    rs->n_chains + rs->n_objs);
+	return 0;
+}
+
+/**
+ * obj_is() - whether @o is the object family/table/name/type of @want.
+ * @o: read back (libnftnl 1.2 object getters take no const)
+ * @want: intended
+ *
+ * The counter's packets and bytes are not compared: they change with
+ * every refusal, by design.
+ *
+ * Return: true if it is.
+ */
+static bool obj_is(struct nftnl_obj *o, struct nftnl_obj *want)
+{
+	const char *t = nftnl_obj_get_str(o, NFTNL_OBJ_TABLE);
+	const char *n = nftnl_obj_get_str(o, NFTNL_OBJ_NAME);
+
+	return nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY) ==
+		   nftnl_obj_get_u32(want, NFTNL_OBJ_FAMILY) &&
+	       t && !strcmp(t, nftnl_obj_get_str(want, NFTNL_OBJ_TABLE)) && n &&
+	       !strcmp(n, nftnl_obj_get_str(want, NFTNL_OBJ_NAME)) &&
+	       nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) ==
+		   nftnl_obj_get_u32(want, NFTNL_OBJ_TYPE);
+}
+
+/**
+ * verify_objects() - the namespace holds exactly the objects of @rs.
+ * @rs: intended ruleset
+ * @objs: read back, of every table
+ * @err: the difference
+ *
+ * Each intended counter must be there once, with its type, and nothing
+ * else: verify_table() has already left no other table to hold one.
+ *
+ * Return: 0, -EPROTO on a difference, -ENOMEM.
+ */
+static int verify_objects(const struct jr_ruleset *rs,
+			  struct nftnl_obj_list *objs, struct jr_err *err)
+{
+	_cleanup_(nftnl_obj_list_iter_destroyp) struct nftnl_obj_list_iter *it =
+	    NULL;
+	size_t seen[JR_NFT_MAX_OBJS] = { 0 };
+	struct nftnl_obj *o;
+	size_t k;
+
+	if (rs->n_objs > JR_NFT_MAX_OBJS)
+		return jr_err_set(err, EPROTO,
+				  "the ruleset has more objects than %d",
+				  JR_NFT_MAX_OBJS);
+	it = nftnl_obj_list_iter_create(objs);
+	if (!it)
+		return jr_err_set(
+		    err, ENOMEM,
+		    "out of memory comparing the nftables ruleset");
+	while ((o = nftnl_obj_list_iter_next(it))) {
+		const char *n = nftnl_obj_get_str(o, NFTNL_OBJ_NAME);
+		char name[JR_NFT_NAME_SHORT];
+
+		for (k = 0; k < rs->n_objs && !obj_is(o, rs->objs[k]); k++)
+			;
+		if (k == rs->n_objs)
+			return jr_err_set(
+			    err, EPROTO,
+			    "there is an object %s of type %u that jailrun did not create",
+			    nft_name_escape(n, name, sizeof(name)),
+			    nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE));
+		seen[k]++;
+	}
+	for (k = 0; k < rs->n_objs; k++)
+		if (seen[k] != 1)
+			return jr_err_set(
+			    err, EPROTO, "the counter '%s' is %s",
+			    nftnl_obj_get_str(rs->objs[k], NFTNL_OBJ_NAME),
+			    seen[k] ? "there more than once" : "missing");
 	return 0;
 }
 
@@ -1980,6 +2128,8 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 	if (ret == 0)
 		ret = verify_chains(rs, rb.chains, err);
 	if (ret == 0)
+		ret = verify_objects(rs, rb.objs, err);
+	if (ret == 0)
 		ret = verify_rules(rs, rb.rules, err);
 	if (ret == 0)
 		ret = verify_table_use(rs, ours, err);
@@ -1988,6 +2138,46 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		    err,
 		    "the nftables ruleset in the sandbox's network namespace is not the one jailrun installed: ");
 	return ret;
+}
+
+int jr_nft_counters_read(struct mnl_socket *nl, const struct jr_ruleset *rs,
+			 uint64_t *packets, struct jr_err *err)
+{
+	_cleanup_(nftnl_obj_list_freep) struct nftnl_obj_list *objs = NULL;
+	_cleanup_(nftnl_obj_list_iter_destroyp) struct nftnl_obj_list_iter *it =
+	    NULL;
+	bool interrupted = false;
+	uint64_t sum = 0;
+	struct nftnl_obj *o;
+	int ret;
+
+	*packets = 0;
+	if (!rs->n_objs)
+		return 0;
+	objs = nftnl_obj_list_alloc();
+	if (!objs)
+		return jr_err_set(
+		    err, ENOMEM, "out of memory reading the nftables counters");
+	/* One dump: every counter's figure at the same instant. */
+	ret = nft_get(nl, NFT_MSG_GETOBJ, NLM_F_DUMP, NFT_MSG_NEWOBJ, obj_cb,
+		      objs, &interrupted);
+	if (ret < 0)
+		return jr_err_set(
+		    err, -ret,
+		    "cannot read the nftables counters of the sandbox's network namespace: %s",
+		    strerror(-ret));
+	it = nftnl_obj_list_iter_create(objs);
+	if (!it)
+		return jr_err_set(
+		    err, ENOMEM, "out of memory reading the nftables counters");
+	while ((o = nftnl_obj_list_iter_next(it))) {
+		for (size_t k = 0; k < rs->n_objs; k++)
+			if (obj_is(o, rs->objs[k]) &&
+			    nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS))
+				sum += nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_PKTS);
+	}
+	*packets = sum;
+	return 0;
 }
 
 /*
@@ -2182,6 +2372,50 @@ static bool restore_raced(const struct nft_install *in)
 	}
 }
 
+/**
+ * restore_carry_counters() - start the counters a restore re-creates from
+ * the figures the kernel holds now.
+ * @nl: socket
+ * @rs: the ruleset to restore; its counter objects get the figures
+ *
+ * A restore deletes our table too, and with it the refusal counters; a
+ * counter created with packets and bytes starts from them, so what was
+ * refused before the tamper is not lost (but for packets refused between
+ * this read and the batch). A counter not found keeps what it was given
+ * before (0, or the figures of an earlier restore). Best effort: a failed
+ * read changes nothing.
+ */
+static void restore_carry_counters(const struct mnl_socket *nl,
+				   const struct jr_ruleset *rs)
+{
+	_cleanup_(nftnl_obj_list_freep) struct nftnl_obj_list *objs = NULL;
+	_cleanup_(nftnl_obj_list_iter_destroyp) struct nftnl_obj_list_iter *it =
+	    NULL;
+	bool interrupted = false;
+	struct nftnl_obj *o;
+
+	if (!rs->n_objs)
+		return;
+	objs = nftnl_obj_list_alloc();
+	if (!objs || nft_get(nl, NFT_MSG_GETOBJ, NLM_F_DUMP, NFT_MSG_NEWOBJ,
+			     obj_cb, objs, &interrupted) < 0)
+		return;
+	it = nftnl_obj_list_iter_create(objs);
+	while (it && (o = nftnl_obj_list_iter_next(it))) {
+		for (size_t k = 0; k < rs->n_objs; k++) {
+			if (!obj_is(o, rs->objs[k]) ||
+			    !nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS))
+				continue;
+			nftnl_obj_set_u64(
+			    rs->objs[k], NFTNL_OBJ_CTR_PKTS,
+			    nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_PKTS));
+			nftnl_obj_set_u64(
+			    rs->objs[k], NFTNL_OBJ_CTR_BYTES,
+			    nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_BYTES));
+		}
+	}
+}
+
 int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		   char *removed, size_t removed_size, struct jr_err *err)
 {
@@ -2202,6 +2436,7 @@ int jr_nft_restore(struct mnl_socket *nl, const struct jr_ruleset *rs,
 			    strerror(-ret));
 		in.del = l.tables;
 		in.n_del = l.n;
+		restore_carry_counters(nl, rs);
 		ret = install_talk(nl, &in, "nothing was changed", err);
 		if (ret == 0) {
 			restore_removed(&l, removed, removed_size);

@@ -11,6 +11,8 @@
 #ifndef JR_NFT_H
 #define JR_NFT_H
 
+#include <stdint.h>
+
 #include <libmnl/libmnl.h>
 
 #include "cleanup.h"
@@ -62,11 +64,23 @@ int jr_nft_verify(struct mnl_socket *nl, const struct jr_ruleset *rs,
 		  struct jr_err *err);
 
 /*
+ * jr_nft_counters_read - the packets the refusing rules of @rs counted: the
+ * sum of its named counters (ruleset.h, JR_NFT_COUNTER_TCP), read in one
+ * dump. A counter that is gone adds nothing; 0 for a ruleset without
+ * counters.
+ * Return: 0 and *packets, or -errno with @err set.
+ */
+int jr_nft_counters_read(struct mnl_socket *nl, const struct jr_ruleset *rs,
+			 uint64_t *packets, struct jr_err *err);
+
+/*
  * jr_nft_restore - make the namespace's whole ruleset exactly @rs again, in
  * one atomic batch: every table present (of any family, ours included) is
  * deleted and @rs is added, so the kernel applies all of it or none.
  * A table owned by another socket cannot be deleted (EPERM): then nothing
- * changes and the caller must treat the sandbox as lost.
+ * changes and the caller must treat the sandbox as lost. The counters of
+ * @rs are re-created from the figures the kernel held just before (set on
+ * @rs's counter objects), so a restore does not lose the refusal count.
  * @removed: set to the names of the tables that were removed besides ours
  *           ("inet evil, ip nat"), for the tamper log; may be NULL
  * Return: 0, or -errno with @err set.

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include <libnftnl/chain.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
@@ -20,6 +21,10 @@
 /**
  * struct jr_ruleset - one table, its base chains and their rules.
  * @table: the table; every chain and rule names it and its family
+ * @objs: its stateful objects (the named counters of the refusing rules,
+ *	JR_NFT_COUNTER_*), created before the chains so the rules that name
+ *	them resolve
+ * @n_objs: number of entries in @objs
  * @chains: the chains, in the order they are created
  * @n_chains: number of entries in @chains
  * @rules: the rules of all chains, in the order they are appended; each
@@ -28,10 +33,12 @@
  * @n_rules: number of entries in @rules
  *
  * The order of the arrays is the order of the messages in the install
- * batch, so a table precedes its chains and a chain precedes its rules.
+ * batch, so a table precedes its objects and chains, and a chain its rules.
  */
 struct jr_ruleset {
 	struct nftnl_table *table;
+	struct nftnl_obj **objs;
+	size_t n_objs;
 	struct nftnl_chain **chains;
 	size_t n_chains;
 	struct nftnl_rule **rules;
@@ -41,5 +48,6 @@ struct jr_ruleset {
 JR_DEFINE_CLEANUP(struct nftnl_table, nftnl_table_free)
 JR_DEFINE_CLEANUP(struct nftnl_chain, nftnl_chain_free)
 JR_DEFINE_CLEANUP(struct nftnl_rule, nftnl_rule_free)
+JR_DEFINE_CLEANUP(struct nftnl_obj, nftnl_obj_free)
 
 #endif

@@ -40,6 +40,15 @@
  * accepts the neighbour discovery IPv6 needs on its link; without it every IPv6
  * packet meets the closing reject, as before.
  *
+ * The allowlist's two closing rejects each name a counter object of the
+ * table (JR_NFT_COUNTER_TCP, JR_NFT_COUNTER_OTHER) through an objref
+ * expression, so every packet the firewall refuses is counted where the
+ * runner can read it back by name at exit, without parsing rule handles;
+ * a named object is also what a rule cannot be changed to point away from
+ * without a new rule (which the owner flag forbids). With log_refused they
+ * also hand the packet to NFLOG group JR_NFLOG_GROUP, which the runner
+ * reads for an audit line per refusal (nflog.c).
+ *
  * Interfaces are matched by index (meta iif/oif), not by name (iifname):
  * the runner builds the ruleset outside the worker namespace and never
  * enters it, so it cannot ask that namespace for an index by name, and the
@@ -70,6 +79,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
@@ -85,6 +95,8 @@ JR_DEFINE_CLEANUP(struct nftnl_expr, nftnl_expr_free)
 
 /* What `nft` calls "priority filter": NF_IP_PRI_FILTER, also used by inet. */
 #define JR_PRIO_FILTER NF_IP_PRI_FILTER
+/* MLDv2 listener report (RFC 3810 5.2); netinet/icmp6.h names only MLDv1. */
+#define JR_MLD2_REPORT 143
 
 /**
  * struct jr_base_chain - a base chain every network mode starts from.
@@ -141,6 +153,40 @@ static int ruleset_add_table(struct jr_ruleset *rs, bool persist)
 			    NFT_TABLE_F_OWNER |
 				(persist ? NFT_TABLE_F_PERSIST : 0));
 	rs->table = steal_pointer(&t);
+	return 0;
+}
+
+/**
+ * ruleset_add_counter() - add the named counter object @name to the table.
+ * @rs: ruleset with a table
+ * @name: counter name (JR_NFT_COUNTER_*)
+ *
+ * Created at zero; the kernel counts from there.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_counter(struct jr_ruleset *rs, const char *name)
+{
+	_cleanup_(nftnl_obj_freep) struct nftnl_obj *o = NULL;
+	struct nftnl_obj **objs;
+
+	o = nftnl_obj_alloc();
+	if (!o)
+		return -ENOMEM;
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_INET);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	/* libnftnl 1.2's object setters return nothing; a failed strdup()
+	 * leaves the attribute unset. */
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, JR_NFT_TABLE);
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	if (!nftnl_obj_is_set(o, NFTNL_OBJ_TABLE) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_NAME))
+		return -ENOMEM;
+	objs = reallocarray(rs->objs, rs->n_objs + 1, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	rs->objs = objs;
+	rs->objs[rs->n_objs++] = steal_pointer(&o);
 	return 0;
 }
 
@@ -357,6 +403,47 @@ static int rule_add_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
 		return -ENOMEM;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
 	nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
+	nftnl_rule_add_expr(r, e);
+	return 0;
+}
+
+/**
+ * rule_add_counter_ref() - append "[ objref type 1 name @name ]", nft's
+ * `counter name "@name"`: count the packet on the table's counter @name.
+ * @r: rule
+ * @name: a counter object of the same table (ruleset_add_counter())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_counter_ref(struct nftnl_rule *r, const char *name)
+{
+	_cleanup_(nftnl_expr_freep) struct nftnl_expr *e = NULL;
+
+	e = nftnl_expr_alloc("objref");
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+	if (nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, name) < 0)
+		return -ENOMEM;
+	nftnl_rule_add_expr(r, steal_pointer(&e));
+	return 0;
+}
+
+/**
+ * rule_add_log_group() - append "[ log group @group ]", nft's
+ * `log group N`: hand the packet to nfnetlink_log group @group.
+ * @r: rule
+ * @group: NFLOG group
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int rule_add_log_group(struct nftnl_rule *r, uint16_t group)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("log");
+
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, group);
 	nftnl_rule_add_expr(r, e);
 	return 0;
 }
@@ -667,9 +754,44 @@ static int ruleset_add_out(struct jr_ruleset *rs, int family,
 }
 
 /**
+ * ruleset_add_icmpv6() - "icmpv6 type T @verdict" in @chain for each of
+ * @types, as nft compiles it for an inet table (nfproto, l4proto, then the
+ * type byte).
+ * @rs: ruleset
+ * @chain: "input" or "output"
+ * @types: ICMPv6 types
+ * @n: number of @types
+ * @verdict: NF_ACCEPT or NF_DROP
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_icmpv6(struct jr_ruleset *rs, const char *chain,
+			      const uint8_t *types, size_t n, int verdict)
+{
+	const uint8_t ipv6 = NFPROTO_IPV6, icmpv6 = IPPROTO_ICMPV6;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+
+		r = rule_new(chain);
+		if (!r ||
+		    rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv6,
+				 sizeof(ipv6)) < 0 ||
+		    rule_add_l4proto(r, icmpv6) < 0 ||
+		    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1,
+					  NFT_REG_1) < 0 ||
+		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &types[i], 1) < 0 ||
+		    rule_add_verdict(r, verdict) < 0 ||
+		    ruleset_append_rule(rs, &r) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
  * ruleset_add_nd() - "icmpv6 type nd-neighbor-solicit accept" and
- * "icmpv6 type nd-neighbor-advert accept" in @chain, as nft compiles them
- * for an inet table (nfproto, l4proto, then the type byte).
+ * "icmpv6 type nd-neighbor-advert accept" in @chain.
  * @rs: ruleset
  * @chain: "input" or "output"
  *
@@ -687,25 +809,35 @@ static int ruleset_add_nd(struct jr_ruleset *rs, const char *chain)
 {
 	static const uint8_t types[] = { ND_NEIGHBOR_SOLICIT,
 					 ND_NEIGHBOR_ADVERT };
-	const uint8_t ipv6 = NFPROTO_IPV6, icmpv6 = IPPROTO_ICMPV6;
 
-	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-		_cleanup_(nftnl_rule_freep) struct nftnl_rule *r = NULL;
+	return ruleset_add_icmpv6(rs, chain, types, ARRAY_SIZE(types),
+				  NF_ACCEPT);
+}
 
-		r = rule_new(chain);
-		if (!r ||
-		    rule_add_meta_load(r, NFT_META_NFPROTO, NFT_REG_1) < 0 ||
-		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &ipv6,
-				 sizeof(ipv6)) < 0 ||
-		    rule_add_l4proto(r, icmpv6) < 0 ||
-		    rule_add_payload_load(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1,
-					  NFT_REG_1) < 0 ||
-		    rule_add_cmp(r, NFT_CMP_EQ, NFT_REG_1, &types[i], 1) < 0 ||
-		    rule_add_verdict(r, NF_ACCEPT) < 0 ||
-		    ruleset_append_rule(rs, &r) < 0)
-			return -ENOMEM;
-	}
-	return 0;
+/**
+ * ruleset_add_link_chatter_drop() - drop, uncounted, the ICMPv6 the
+ * worker's kernel sends on its own when the link has IPv6: multicast
+ * listener reports and done messages (MLDv1, RFC 2710 3; MLDv2, RFC 3810
+ * 5.2), sent for the solicited-node group of every address it takes, and
+ * router solicitations (RFC 4861 6.3.7).
+ * @rs: ruleset
+ *
+ * They met the closing reject before and went nowhere all the same (no
+ * ICMP error answers a multicast packet); dropping them here keeps them
+ * off the refusal counters, which count what the command tried. The
+ * command cannot send these itself: it has no raw socket (no
+ * CAP_NET_RAW), and ping sockets send echo requests only.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ruleset_add_link_chatter_drop(struct jr_ruleset *rs)
+{
+	static const uint8_t types[] = { MLD_LISTENER_REPORT,
+					 MLD_LISTENER_REDUCTION,
+					 ND_ROUTER_SOLICIT, JR_MLD2_REPORT };
+
+	return ruleset_add_icmpv6(rs, "output", types, ARRAY_SIZE(types),
+				  NF_DROP);
 }
 
 /**
@@ -938,15 +1070,27 @@ static int ruleset_add_allowlist(struct jr_ruleset *rs,
 	if (p->transparent && ruleset_add_transparent_out(rs, p) < 0)
 		return -ENOMEM;
 
+	/* The kernel's own IPv6 link chatter is not a refusal; eth0 has an
+	 * IPv6 link-local address wherever the kernel has IPv6, with or
+	 * without p->ipv6. */
+	if (ruleset_add_link_chatter_drop(rs) < 0)
+		return -ENOMEM;
+	/* What the closing rejects count (ruleset_add_counter()). */
+	if (ruleset_add_counter(rs, JR_NFT_COUNTER_TCP) < 0 ||
+	    ruleset_add_counter(rs, JR_NFT_COUNTER_OTHER) < 0)
+		return -ENOMEM;
 	rst = rule_new("output");
 	if (!rst || rule_add_meta_load(rst, NFT_META_L4PROTO, NFT_REG_1) < 0 ||
 	    rule_add_cmp(rst, NFT_CMP_EQ, NFT_REG_1, &tcp, sizeof(tcp)) < 0 ||
+	    rule_add_counter_ref(rst, JR_NFT_COUNTER_TCP) < 0 ||
+	    (p->log_refused && rule_add_log_group(rst, JR_NFLOG_GROUP) < 0) ||
 	    rule_add_reject(rst, NFT_REJECT_TCP_RST, 0) < 0 ||
 	    ruleset_append_rule(rs, &rst) < 0)
 		return -ENOMEM;
 
 	icmpx = rule_new("output");
-	if (!icmpx ||
+	if (!icmpx || rule_add_counter_ref(icmpx, JR_NFT_COUNTER_OTHER) < 0 ||
+	    (p->log_refused && rule_add_log_group(icmpx, JR_NFLOG_GROUP) < 0) ||
 	    rule_add_reject(icmpx, NFT_REJECT_ICMPX_UNREACH,
 			    NFT_REJECT_ICMPX_ADMIN_PROHIBITED) < 0 ||
 	    ruleset_append_rule(rs, &icmpx) < 0)
@@ -1042,6 +1186,9 @@ void jr_ruleset_free(struct jr_ruleset *rs)
 	for (i = 0; i < rs->n_chains; i++)
 		nftnl_chain_free(rs->chains[i]);
 	free(rs->chains);
+	for (i = 0; i < rs->n_objs; i++)
+		nftnl_obj_free(rs->objs[i]);
+	free(rs->objs);
 	if (rs->table)
 		nftnl_table_free(rs->table);
 	free(rs);
@@ -1055,4 +1202,9 @@ size_t jr_ruleset_chain_count(const struct jr_ruleset *rs)
 size_t jr_ruleset_rule_count(const struct jr_ruleset *rs)
 {
 	return rs->n_rules;
+}
+
+size_t jr_ruleset_counter_count(const struct jr_ruleset *rs)
+{
+	return rs->n_objs;
 }

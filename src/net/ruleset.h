@@ -19,6 +19,23 @@
 
 #define JR_NFT_TABLE "jailrun"
 
+/*
+ * The named counters (NFT_OBJECT_COUNTER) of the worker table's closing
+ * rejects, with --net allowlist: the TCP connections answered with a reset
+ * and everything else refused (UDP, ICMP, any other protocol, IPv4 and
+ * IPv6 alike). The runner reads them back at exit: the summary's
+ * "network"."firewall_refused" is their sum, in packets.
+ */
+#define JR_NFT_COUNTER_TCP "refused_tcp"
+#define JR_NFT_COUNTER_OTHER "refused_other"
+/*
+ * The nfnetlink_log group the same rejects send each refused packet to
+ * (`log group 7`), with jr_ruleset_params.log_refused: nflog.c reads it
+ * for the "firewall-refused" audit lines. Groups are per netns; any
+ * number would do.
+ */
+#define JR_NFLOG_GROUP 7
+
 /* Which network namespace a ruleset is for. */
 enum jr_ruleset_netns {
 	JR_RULESET_WORKER = 0, /* the command's: filter in and out */
@@ -72,6 +89,13 @@ struct jr_ruleset_params {
 	 * jr_nft_install_owned() then builds without.
 	 */
 	bool persist;
+	/*
+	 * JR_NET_ALLOWLIST, worker: the closing rejects also log each
+	 * packet to NFLOG group JR_NFLOG_GROUP. Set only once that group is
+	 * bound (nflog.h): a log expression needs nfnetlink_log, and
+	 * without it the rules are installed without, still counting.
+	 */
+	bool log_refused;
 };
 
 #ifndef NFT_TABLE_F_PERSIST
@@ -91,5 +115,7 @@ JR_DEFINE_CLEANUP(struct jr_ruleset, jr_ruleset_free)
 
 size_t jr_ruleset_chain_count(const struct jr_ruleset *rs);
 size_t jr_ruleset_rule_count(const struct jr_ruleset *rs);
+/* How many named counters @rs holds (0 or 2, see JR_NFT_COUNTER_TCP). */
+size_t jr_ruleset_counter_count(const struct jr_ruleset *rs);
 
 #endif

@@ -32,6 +32,13 @@
  * watchdog SIGKILLs the sandbox's init (which takes the PID namespace
  * down) and says why; the runner then exits 125.
  *
+ * The refusal counters (ruleset.h, JR_NFT_COUNTER_TCP) are objects of the
+ * table, so the verification covers them (each there once, with its type)
+ * and a restore re-creates them with the figures they had. Their figures
+ * are not verified: they move with every refusal, and a reset can come
+ * only from outside the sandbox, from those who could kill the runner
+ * anyway (docs/design/network.md), so it is not tamper.
+ *
  * With --transparent on, the relay netns holds a second table of
  * jailrun's, the capture rules (ruleset.c, JR_RULESET_RELAY), owned by a
  * socket of that netns. It is watched the same way, on a notification

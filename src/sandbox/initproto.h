@@ -44,7 +44,7 @@
 
 /* The fixed slots, then (lane.h) two listeners per host lane and the
  * publish socket factory: jr_lanes_nfds() more. */
-#define JR_INITPROTO_MAX_FDS (10 + 2 * JR_LANE_MAX + 1)
+#define JR_INITPROTO_MAX_FDS (11 + 2 * JR_LANE_MAX + 1)
 
 /*
  * The fds NFT_EARLY and SETUP_OK carry, slot by slot: NFT_EARLY the first
@@ -59,6 +59,8 @@ enum jr_initproto_fd {
 	JR_INITPROTO_FD_NFT = 0,
 	/* a second one, for the watchdog's change notifications */
 	JR_INITPROTO_FD_NFT_MONITOR,
+	/* a third, for the refusals' NFLOG messages (nflog.h) */
+	JR_INITPROTO_FD_NFLOG,
 	/* NETLINK_SOCK_DIAG socket of the worker netns: which unix sockets
 	 * the sandbox bound (unixguard.c) */
 	JR_INITPROTO_FD_UNIX_DIAG,
@@ -77,7 +79,7 @@ enum jr_initproto_fd {
 	/* with IPv6 too (relaynet.h): the IPv6 transparent listener */
 	JR_INITPROTO_FD_TRANSPARENT6,
 	/* how many of them NFT_EARLY sends (the rest go with SETUP_OK) */
-	JR_INITPROTO_FDS_EARLY = JR_INITPROTO_FD_NFT_MONITOR + 1,
+	JR_INITPROTO_FDS_EARLY = JR_INITPROTO_FD_NFLOG + 1,
 	/* how many each mode sends in all */
 	JR_INITPROTO_FDS_NONE = JR_INITPROTO_FD_UNIX_DIAG + 1,
 	JR_INITPROTO_FDS_ALLOWLIST = JR_INITPROTO_FD_DNS_TCP + 1,

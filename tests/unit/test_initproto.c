@@ -43,31 +43,35 @@ static void test_roundtrip(void **state)
 }
 
 /*
- * NFT_EARLY carries the first JR_INITPROTO_FDS_EARLY slots (the worker's two
- * netfilter sockets) and SETUP_OK the rest: fails if the early message is
- * out of the accepted type range, or the slots stop being the prefix the
- * runner's fds[] array and init's rely on.
+ * NFT_EARLY carries the first JR_INITPROTO_FDS_EARLY slots (the worker's
+ * three netfilter sockets: nft, its monitor, NFLOG) and SETUP_OK the rest:
+ * fails if the early message is out of the accepted type range, or the
+ * slots stop being the prefix the runner's fds[] array and init's rely on.
  */
 static void test_early_slots(void **state)
 {
 	struct jr_initproto_msg m, got;
-	int p[2], fds[JR_INITPROTO_MAX_FDS];
+	int p[2], early[3], fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = JR_INITPROTO_FDS_EARLY;
 
 	assert_int_equal(JR_INITPROTO_FD_NFT, 0);
 	assert_int_equal(JR_INITPROTO_FD_NFT_MONITOR, 1);
-	assert_int_equal(JR_INITPROTO_FDS_EARLY, 2);
+	assert_int_equal(JR_INITPROTO_FD_NFLOG, 2);
+	assert_int_equal(JR_INITPROTO_FDS_EARLY, 3);
 	assert_true(JR_INITPROTO_FDS_NONE > JR_INITPROTO_FDS_EARLY);
 	assert_int_equal(jr_initproto_setup_nfds(JR_NET_NONE, false, false),
 			 JR_INITPROTO_FDS_NONE);
 	assert_int_equal(pipe(p), 0);
+	early[0] = p[0];
+	early[1] = p[1];
+	early[2] = p[0];
 	jr_initproto_msg_init(&m, JR_INITPROTO_NFT_EARLY, 0, NULL);
-	assert_int_equal(jr_initproto_send(sv[0], &m, p, 2), 0);
+	assert_int_equal(jr_initproto_send(sv[0], &m, early, 3), 0);
 	assert_int_equal(jr_initproto_recv(sv[1], &got, fds, &nfds), 0);
 	assert_int_equal(got.type, JR_INITPROTO_NFT_EARLY);
 	assert_int_equal(nfds, JR_INITPROTO_FDS_EARLY);
-	close(fds[0]);
-	close(fds[1]);
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
 	/* SETUP_OK's span rides along, the clock init read. */
 	jr_initproto_msg_init(&m, JR_INITPROTO_SETUP_OK, 0, NULL);
 	m.span_us[0] = 11;

@@ -22,6 +22,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
@@ -60,6 +61,8 @@ static void test_counts(void **state)
 	/* The counts are those of the arrays nft.c installs. */
 	assert_int_equal(rs->n_chains, 3);
 	assert_int_equal(rs->n_rules, 2);
+	/* --net none refuses nothing with a reject, so counts nothing. */
+	assert_int_equal(jr_ruleset_counter_count(rs), 0);
 }
 
 static void test_table(void **state)
@@ -240,6 +243,22 @@ static void test_rule_text(void **state)
 				 "  [ immediate reg 0 accept ]\n");
 }
 
+/* "icmpv6 type T drop" in output (ruleset.c, link chatter). */
+#define CHATTER_RULE(type)                                                              \
+	"inet jailrun output"                                                           \
+	"\n  [ meta load nfproto => reg 1 ]\n  [ cmp eq reg 1 0x0000000a ]\n"           \
+	"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x0000003a ]\n"             \
+	"  [ payload load 1b @ transport header + 0 => reg 1 ]\n  [ cmp eq reg 1 " type \
+	" ]\n"                                                                          \
+	"  [ immediate reg 0 drop ]\n"
+
+/* The kernel's own IPv6 link chatter, dropped uncounted before the closing
+ * rejects in every allowlist table: MLDv1 report and done, router
+ * solicitation, MLDv2 report. */
+#define CHATTER_RULES                                                          \
+	CHATTER_RULE("0x00000083"), CHATTER_RULE("0x00000084"),                \
+	    CHATTER_RULE("0x00000085"), CHATTER_RULE("0x0000008f")
+
 /*
  * The allowlist mode: every rule, in order, as `nft --debug=netlink -f
  * nft/jailrun-allowlist.nft` compiles the reference text.
@@ -269,9 +288,11 @@ static void test_allowlist_rules(void **state)
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00003500 ]\n"
 		"  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	struct jr_ruleset_params params = {
 		.mode = JR_NET_ALLOWLIST,
@@ -293,6 +314,43 @@ static void test_allowlist_rules(void **state)
 		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
 				    NFTNL_OUTPUT_DEFAULT, 0);
 		assert_string_equal(buf, want[i]);
+	}
+	/* The two counters the closing rejects name, in the table, at 0. */
+	assert_int_equal(jr_ruleset_counter_count(rs), 2);
+	for (size_t i = 0; i < 2; i++) {
+		struct nftnl_obj *o = rs->objs[i];
+
+		assert_string_equal(nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+				    i ? JR_NFT_COUNTER_OTHER
+				      : JR_NFT_COUNTER_TCP);
+		assert_string_equal(nftnl_obj_get_str(o, NFTNL_OBJ_TABLE),
+				    JR_NFT_TABLE);
+		assert_int_equal(nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY),
+				 NFPROTO_INET);
+		assert_int_equal(nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE),
+				 NFT_OBJECT_COUNTER);
+		assert_false(nftnl_obj_is_set(o, NFTNL_OBJ_CTR_PKTS));
+	}
+	jr_ruleset_free(rs);
+
+	/* With the NFLOG group bound, the same rules log each packet to it
+	 * between the count and the reject; nothing else changes. */
+	params.log_refused = true;
+	assert_int_equal(jr_ruleset_build(&params, &rs, &err), 0);
+	assert_int_equal(jr_ruleset_rule_count(rs), ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const char *log;
+
+		nftnl_rule_snprintf(buf, sizeof(buf), rs->rules[i],
+				    NFTNL_OUTPUT_DEFAULT, 0);
+		log = strstr(buf, "  [ log group 7 ");
+		if (i < ARRAY_SIZE(want) - 2) {
+			assert_string_equal(buf, want[i]);
+			continue;
+		}
+		assert_non_null(log);
+		assert_true(strstr(buf, "[ objref ") < log);
+		assert_true(strstr(buf, "[ reject ") > log);
 	}
 	jr_ruleset_free(rs);
 }
@@ -381,9 +439,11 @@ static void test_transparent_rules(void **state)
 		"  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
 		"  [ payload load 2b @ transport header + 2 => reg 1 ]\n  [ cmp eq reg 1 0x00001600 ]\n"
 		"  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	static const char *const entries[] = {
 		"allowed.test", "*.example.com", "192.0.2.10:443",
@@ -562,14 +622,15 @@ static void test_transparent6_rules(void **state)
 	n4 = jr_ruleset_rule_count(rs4);
 	n6 = jr_ruleset_rule_count(rs6);
 	assert_int_equal(n6, n4 + ARRAY_SIZE(nd_in) + ARRAY_SIZE(v6));
-	/* rs6 = rs4[0..2] nd_in rs4[3..n4-3] v6 rs4[n4-2..] */
+	/* rs6 = rs4[0..2] nd_in rs4[3..n4-7] v6 rs4[n4-6..] */
 	for (size_t i = 0; i < n6; i++) {
 		const char *w = NULL;
 
 		if (i >= 3 && i < 3 + ARRAY_SIZE(nd_in)) {
 			w = nd_in[i - 3];
-		} else if (i >= n6 - 2 - ARRAY_SIZE(v6) && i < n6 - 2) {
-			w = v6[i - (n6 - 2 - ARRAY_SIZE(v6))];
+		} else if (i >= n6 - 6 - ARRAY_SIZE(v6) && i < n6 - 6) {
+			/* before the link chatter drops and the rejects */
+			w = v6[i - (n6 - 6 - ARRAY_SIZE(v6))];
 		} else {
 			nftnl_rule_snprintf(want, sizeof(want), rs4->rules[k++],
 					    NFTNL_OUTPUT_DEFAULT, 0);
@@ -585,14 +646,19 @@ static void test_transparent6_rules(void **state)
 	jr_ruleset_free(rs6);
 
 	/* IPv6 without transparent capture: nothing of it (the worker has
-	 * no IPv6 then). */
+	 * no IPv6 then) but the drops of the kernel's link chatter. */
 	params.transparent = false;
 	assert_int_equal(jr_ruleset_build(&params, &rs6, &err), 0);
+	k = 0;
 	for (size_t i = 0; i < jr_ruleset_rule_count(rs6); i++) {
 		nftnl_rule_snprintf(got, sizeof(got), rs6->rules[i],
 				    NFTNL_OUTPUT_DEFAULT, 0);
-		assert_null(strstr(got, "0x0000000a"));
+		if (!strstr(got, "0x0000000a"))
+			continue;
+		assert_non_null(strstr(got, "[ immediate reg 0 drop ]"));
+		k++;
 	}
+	assert_int_equal(k, 4);
 	jr_ruleset_free(rs6);
 	jr_policy_free(&policy);
 }
@@ -682,9 +748,11 @@ static void test_lane_rules(void **state)
 		"  [ ct load state => reg 1 ]\n"
 		"  [ bitwise reg 1 = ( reg 1 & 0x00000002 ) ^ 0x00000000 ]\n"
 		"  [ cmp neq reg 1 0x00000000 ]\n  [ immediate reg 0 accept ]\n",
+		CHATTER_RULES,
 		"inet jailrun output\n  [ meta load l4proto => reg 1 ]\n  [ cmp eq reg 1 0x00000006 ]\n"
-		"  [ reject type 1 code 0 ]\n",
-		"inet jailrun output\n  [ reject type 2 code 3 ]\n",
+		"  [ objref type 1 name refused_tcp ]\n  [ reject type 1 code 0 ]\n",
+		"inet jailrun output\n  [ objref type 1 name refused_other ]\n"
+		"  [ reject type 2 code 3 ]\n",
 	};
 	static const uint16_t lane_ports[] = { 4000 };
 	static const uint16_t publish_ports[] = { 8000 };

@@ -48,7 +48,7 @@ static void test_exited(void **state)
 	    "\"limits_hit\":[],\"wall_time_ms\":42,"
 	    "\"namespaces\":[\"user\",\"net\",\"pid\",\"mnt\",\"ipc\",\"uts\"],"
 	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
-	    "\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
+	    "\"firewall_refused\":0,\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"synthetic_names\":0,\"control_changes\":0,\"http_rule_denied\":0,"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
@@ -196,6 +196,34 @@ static void test_relay_counts(void **state)
 				    "\"http_rule_denied\":3,"));
 	free(out);
 	jr_audit_close(&a);
+}
+
+/*
+ * "firewall_refused": the packets the nft counters counted, 0 when no
+ * sandbox was made, and null (never 0) when they were there but could not
+ * be read. Fails if the field is missing, misplaced or lies about a failed
+ * read.
+ */
+static void test_firewall_refused(void **state)
+{
+	char *const cmd[] = { "agent", NULL };
+	struct jr_summary s = {
+		.command = cmd,
+		.command_argc = 1,
+		.net_mode = "allowlist",
+		.nft_rules = 9,
+		.firewall_refused = 5,
+	};
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"nft_rules\":9,\"firewall_refused\":5,"));
+	free(out);
+	s.firewall_refused_unread = true;
+	assert_int_equal(jr_summary_to_json(&s, &out), 0);
+	assert_non_null(strstr(out, "\"firewall_refused\":null,"));
+	free(out);
 }
 
 /* A finished start-up: every phase by its documented name, in order. */
@@ -524,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_filesystem),
 		cmocka_unit_test(test_signaled_and_failed),
 		cmocka_unit_test(test_relay_counts),
+		cmocka_unit_test(test_firewall_refused),
 		cmocka_unit_test(test_startup_phases),
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
