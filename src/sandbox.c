@@ -516,6 +516,8 @@ static int install_worker_table(struct sandbox *sb,
 	if (r == 0)
 		r = jr_nft_monitor_open(fds[JR_INITPROTO_FD_NFT_MONITOR], mon,
 					err);
+	else /* the monitor's open takes its fd, also when it fails */
+		close(fds[JR_INITPROTO_FD_NFT_MONITOR]);
 	fds[JR_INITPROTO_FD_NFT_MONITOR] = -1;
 	if (r < 0) {
 		close(fds[JR_INITPROTO_FD_NFLOG]);
