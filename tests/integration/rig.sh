@@ -9,7 +9,8 @@
 # alone, failures included.
 # Fails if: the man page has no such command, or README another; a task
 # leaves no JSON (exit 125 included); the table's header, or a row's
-# label, ended, exit status, signal, limits_hit, allowed or denied (none
+# label, ended, exit status, signal, limits_hit, allowed, denied or refused
+# by the firewall (none
 # or some) is not what its task was made to do; a run id is malformed or
 # shared; a started_at is
 # not an RFC 3339 time; a failure's error is missing or another row has
@@ -47,7 +48,7 @@ README_CMD=$(awk '/^```/ { if (p) exit; f = !f; next }
 	f && /^jq -r -s / { p = 1 } p { print }' "$JR_TOP_SRCDIR/README.md")
 if [ -n "$JQ_CMD" ] && [ "$README_CMD" = "$JQ_CMD" ]; then ok "README shows the man page's jq command"
 else fail "README's rig jq command is not the man page's: '$README_CMD'"; fi
-HEADER=$(printf '%s\t' run_id label started_at ended exit_status signal limits_hit allowed denied error)
+HEADER=$(printf '%s\t' run_id label started_at ended exit_status signal limits_hit allowed denied refused error)
 HEADER=${HEADER%$'\t'}
 
 # A file the command may read but not execute (exit 126).
@@ -65,9 +66,10 @@ for m in $(jr_modes); do
 	declare -A errs=()
 	lab_logs_clear
 	RUN=jl # in the lab host
-	# task LABEL 'STATUS ENDED SIGNAL LIMITS ALLOWED DENIED' ARGS... - one
-	# task and the row it must leave: SIGNAL and LIMITS "-" for none,
-	# ALLOWED and DENIED "0" (none) or "+" (at least one).
+	# task LABEL 'STATUS ENDED SIGNAL LIMITS ALLOWED DENIED [REFUSED]'
+	# ARGS... - one task and the row it must leave: SIGNAL and LIMITS "-"
+	# for none, ALLOWED, DENIED and REFUSED (by the firewall; default 0)
+	# "0" (none) or "+" (at least one).
 	task() {
 		local label="$m $1" want
 		read -r -a want <<<"$2"
@@ -77,8 +79,8 @@ for m in $(jr_modes); do
 		# A rig files every task, failures included: no file, no row.
 		[ -s "$d/out/${label#* }.json" ] ||
 			fail "$m: task $label left no JSON summary (jailrun's own output: $OUT)"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "${want[1]}" "${want[0]}" \
-			"${want[2]}" "${want[3]}" "${want[4]}" "${want[5]}" >>"$expected"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "${want[1]}" "${want[0]}" \
+			"${want[2]}" "${want[3]}" "${want[4]}" "${want[5]}" "${want[6]:-0}" >>"$expected"
 	}
 	# Successes, with the options rigs use.
 	task t01 '0 exited - - 0 0' --net none -- true
@@ -133,7 +135,8 @@ for m in $(jr_modes); do
 	task t37 '22 exited - - 0 +' --allow allowed.test -- "${GET[@]}" -o /dev/null http://denied.test/t37
 	task t38 '1 exited - - 0 +' --allow allowed.test -- \
 		python3 -c 'import urllib.request; urllib.request.urlopen("http://other.test/t38", timeout=10)'
-	task t39 '1 exited - - 0 0' --net none -- python3 -c \
+	# A raw address, past the proxy: the firewall refuses it (a reset).
+	task t39 '1 exited - - 0 0 +' --allow allowed.test -- python3 -c \
 		'import socket; socket.create_connection(("192.0.2.10", 80), timeout=10)'
 	task t40 '22 exited - - + +' --allow allowed.test -- sh -c \
 		"${GET[*]} -o /dev/null http://allowed.test/t40 && ${GET[*]} -o /dev/null http://denied.test/t40"
@@ -177,13 +180,14 @@ for m in $(jr_modes); do
 	if [ "$(head -1 "$JR_TMP/table-$m")" = "$HEADER" ]; then ok "$m: the table's header"
 	else fail "$m: the table's header: '$(head -1 "$JR_TMP/table-$m")', want '$HEADER'"; fi
 	tail -n +2 "$JR_TMP/table-$m" >"$JR_TMP/rows-$m"
-	# label, ended, status, signal, limits, allowed and denied as the
-	# expectations write them.
+	# label, ended, status, signal, limits, allowed, denied and refused
+	# as the expectations write them.
 	awk -F'\t' -v OFS='\t' '{
 		print $2, $4, $5, ($6 == "" ? "-" : $6), ($7 == "" ? "-" : $7),
-			($8 > 0 ? "+" : "0"), ($9 > 0 ? "+" : "0") }' "$JR_TMP/rows-$m" >"$JR_TMP/got-$m"
+			($8 > 0 ? "+" : "0"), ($9 > 0 ? "+" : "0"), ($10 > 0 ? "+" : "0") }' \
+		"$JR_TMP/rows-$m" >"$JR_TMP/got-$m"
 	if diff -u "$expected" "$JR_TMP/got-$m" >"$JR_TMP/diff-$m"; then
-		ok "$m: the table: 50 rows, each task's label, ended, status, signal, limits_hit, allowed and denied"
+		ok "$m: the table: 50 rows, each task's label, ended, status, signal, limits_hit, allowed, denied and refused"
 	else
 		fail "$m: the table differs from the tasks: $(cat "$JR_TMP/diff-$m")"
 	fi
@@ -210,7 +214,7 @@ for m in $(jr_modes); do
 		elif [ -n "$error" ]; then
 			bad+=" $t: an error: '$error';"
 		fi
-	done < <(awk -F'\t' '{ print $2 "\037" $10 }' "$JR_TMP/rows-$m")
+	done < <(awk -F'\t' '{ print $2 "\037" $11 }' "$JR_TMP/rows-$m")
 	if [ -z "$bad" ]; then ok "$m: each failure's error is in its row, and only there"
 	else fail "$m: errors:$bad"; fi
 	# What the connections did, as the lab's servers saw it.
