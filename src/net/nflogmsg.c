@@ -131,8 +131,10 @@ int jr_nflog_parse_msg(const void *buf, size_t len, uint16_t group,
 	const struct nfgenmsg *nfg;
 	const struct nlattr *payload = NULL;
 
+	/* libmnl walks the attributes up to the aligned end of the
+	 * message: that end must be inside @len too (the kernel aligns). */
 	if (len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) ||
-	    nlh->nlmsg_len > len)
+	    nlh->nlmsg_len > len || NLMSG_ALIGN(nlh->nlmsg_len) > len)
 		return -EINVAL;
 	if (nlh->nlmsg_type != ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET))
 		return 0;

@@ -41,6 +41,7 @@ targets=(
 	"httprules src/policy/httprules.c"
 	"unixguard src/guard/unixguard_parse.c"
 	"path src/policy/httprules.c"
+	"nflog src/net/nflogmsg.c"
 	"secrets src/policy/secrets.c src/policy/options.c src/policy/conffile.c src/policy/confline.c src/lib/home.c src/sandbox/fspolicy.c src/policy/managed.c src/policy/policy.c src/policy/lane.c src/policy/envplan.c src/policy/httprules.c src/sandbox/limits.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
 )
 failed=0 passed=0
@@ -51,8 +52,9 @@ for t in "${targets[@]}"; do
 	bin="$work/fuzz_$name"
 	srcs=()
 	for f in $src; do srcs+=("$top/$f"); done
-	# options.c's checks reach secrets.c, which links OpenSSL.
-	"$CLANG" "${flags[@]}" "$top/src/lib/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin" -lssl -lcrypto
+	# options.c's checks reach secrets.c, which links OpenSSL; nflogmsg.c
+	# walks attributes with libmnl.
+	"$CLANG" "${flags[@]}" "$top/src/lib/err.c" "${srcs[@]}" "$here/fuzz_$name.c" -o "$bin" -lssl -lcrypto -lmnl
 	mkdir -p "$work/corpus_$name"
 	cp -r "$here/corpus/$name/." "$work/corpus_$name/" 2>/dev/null || true
 	if (cd "$work" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

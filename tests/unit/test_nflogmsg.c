@@ -170,6 +170,11 @@ static void test_msg(void **state)
 	assert_int_equal(jr_nflog_parse_msg(nlh, nlh->nlmsg_len - 1, 7, &p),
 			 -EINVAL);
 	assert_int_equal(jr_nflog_parse_msg(nlh, 8, 7, &p), -EINVAL);
+	/* A length short of the alignment libmnl walks to (fuzz_nflog's
+	 * finding: libmnl read the attributes up to NLMSG_ALIGN of it). */
+	nlh->nlmsg_len -= 2;
+	assert_int_equal(jr_nflog_parse_msg(nlh, nlh->nlmsg_len, 7, &p),
+			 -EINVAL);
 
 	nlh = nflog_msg(buf, 8, pkt, n);
 	assert_int_equal(jr_nflog_parse_msg(nlh, nlh->nlmsg_len, 7, &p),
