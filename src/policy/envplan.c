@@ -249,6 +249,23 @@ void jr_env_plan_release(struct jr_env_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Whether the entry @dir (@l bytes) is also one of @path's entries
+ * before @at: a PATH that names a directory twice drops it twice. */
+static bool entry_before(const char *path, const char *at, const char *dir,
+			 size_t l)
+{
+	for (const char *s = path; s < at;) {
+		const char *end = strchrnul(s, ':');
+
+		if ((size_t)(end - s) == l && memcmp(s, dir, l) == 0)
+			return true;
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	return false;
+}
+
 char *jr_env_path_prune(const char *path,
 			int (*searchable)(const char *dir, void *ctx),
 			void (*dropped)(const char *dir, void *ctx), void *ctx)
@@ -275,7 +292,7 @@ char *jr_env_path_prune(const char *path,
 			memcpy(out + o, dir, l);
 			o += l;
 			first = false;
-		} else {
+		} else if (!entry_before(path, s, dir, l)) {
 			dropped(dir, ctx);
 		}
 		if (!*end)

@@ -107,7 +107,8 @@ void jr_env_plan_release(struct jr_env_plan *p);
 /*
  * jr_env_path_prune - @path without the directories @searchable says the
  * command cannot search (it returns -EACCES for those; a missing one is
- * kept: it costs a shell nothing). @dropped is told each one dropped.
+ * kept: it costs a shell nothing). @dropped is told each one dropped,
+ * once, also when @path names it twice.
  * Return: a new string (free it), or NULL when out of memory.
  */
 char *jr_env_path_prune(const char *path,

@@ -232,6 +232,9 @@ static void test_path_prune(void **state)
 	/* Empty entries are the working directory (POSIX): kept. */
 	check_prune(":/usr/bin::", ":/usr/bin::", "");
 	check_prune("/root/x", "", "/root/x;");
+	/* Named twice: dropped both times, told once (-v says it once). */
+	check_prune("/root/x:/usr/bin:/root/x:/root/xy", "/usr/bin",
+		    "/root/x;/root/xy;");
 	check_prune("", "", "");
 }
 
