@@ -25,13 +25,11 @@
 /* Settings from all files together; bounds memory on hostile input. */
 #define JR_CONFIG_MAX_SETTINGS 16384
 
-/* Where the system's files are (configure --with-policy-file,
- * --with-profile-dir); never relocatable at run time (jailrun.conf(5)). */
+/* Where the system's files are (configure --with-policy-file, and
+ * --with-profile-dir in options.h); never relocatable at run time
+ * (jailrun.conf(5)). */
 #ifndef JR_POLICY_FILE
 #define JR_POLICY_FILE "/etc/jailrun/policy.conf"
-#endif
-#ifndef JR_PROFILE_DIR
-#define JR_PROFILE_DIR "/etc/jailrun/profiles"
 #endif
 
 /* One "keyword value" line of a file. */

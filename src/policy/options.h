@@ -161,6 +161,12 @@ struct jr_options {
 	struct jr_limits limits;
 };
 
+/* Where the system's profiles are (configure --with-profile-dir; --help
+ * names it, conffile.c reads it). */
+#ifndef JR_PROFILE_DIR
+#define JR_PROFILE_DIR "/etc/jailrun/profiles"
+#endif
+
 /* --label: at most this many bytes (summary and every audit line). */
 #define JR_LABEL_MAX 128
 
