@@ -54,6 +54,7 @@
 
 #include "cleanup.h"
 #include "fslayout.h"
+#include "fspolicy.h"
 #include "landlock.h"
 #include "log.h"
 
@@ -99,12 +100,9 @@ struct ll_net_port_attr {
 	uint64_t port;
 };
 
+/* Beside the private tmpfs mounts (fspolicy.c's jr_fs_private_tmpfs[],
+ * one list for the layout and these rules): */
 const char *const jr_landlock_fixed_writable[] = {
-	/* tmpfs mounts */
-	"/tmp",
-	"/var/tmp",
-	"/dev/shm",
-	"/run",
 	/* the sandbox's own procfs: /proc/self/uid_map for nested namespaces
 	 * (--allow-nested), oom_score_adj, comm...; /proc/sys is mounted
 	 * read-only, and the rest is the kernel's own permission checks */
@@ -289,6 +287,12 @@ int jr_landlock_build(const struct jr_landlock_config *cfg, struct jr_err *err)
 	for (size_t i = 0; cfg->fs && i < cfg->n_writable; i++) {
 		r = add_path(ruleset, cfg->writable[i], attr.handled_access_fs,
 			     err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; cfg->fs && i < jr_fs_n_private_tmpfs; i++) {
+		r = add_path(ruleset, jr_fs_private_tmpfs[i].path,
+			     attr.handled_access_fs, err);
 		if (r < 0)
 			return r;
 	}

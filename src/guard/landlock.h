@@ -63,7 +63,8 @@ int jr_landlock_build(const struct jr_landlock_config *cfg, struct jr_err *err);
  */
 int jr_landlock_apply(int ruleset, struct jr_err *err);
 
-/* The fixed writable places: the tmpfs mounts and device nodes. */
+/* The fixed writable places beside the private tmpfs mounts (fspolicy.h):
+ * the sandbox's /proc and the device nodes. */
 extern const char *const jr_landlock_fixed_writable[];
 extern const size_t jr_landlock_n_fixed_writable;
 
