@@ -522,7 +522,7 @@ int jr_parse_gateway(const char *s, struct jr_gateway *g)
 	if (prefix < 1 || prefix > 30)
 		return -EINVAL;
 	a = ntohl(in.s_addr);
-	mask = prefix == 0 ? 0 : ~0U << (32 - prefix);
+	mask = ~0U << (32 - prefix); /* prefix is 1..30 here */
 	net = a & mask;
 	bcast = net | ~mask;
 	if (a == net || a + 1 >= bcast || special_ipv4(a))
