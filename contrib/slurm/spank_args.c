@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * spank_args.c - the pure part of spank_jailrun.so and jailrun-slurm-exec.
+ *
+ * Theory of operation. Slurm 22.05's SPANK API gives a task's argv to a
+ * plugin (S_JOB_ARGV) as the step's own array: its strings may be replaced,
+ * the array cannot grow. So the plugin cannot prepend "jailrun OPTIONS --";
+ * it replaces argv[0] by jailrun-slurm-exec and hands over, in the task's
+ * environment, the original argv[0] and the jailrun options (each followed
+ * by a newline). The helper removes those variables and execs
+ * "jailrun OPTIONS -- ARGV0 ARGV[1..]". Everything Slurm does between the
+ * plugin's task_init and the exec (TaskProlog, TMPDIR, the user's rlimits)
+ * still happens, and the task's exit status is jailrun's, which is the
+ * command's own (125 when jailrun refuses).
+ *
+ * Each --jail-* value is checked here, in srun or sbatch, before the job is
+ * submitted: a bad value is an error naming the option and the rule.
+ */
+#include "spank_args.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* jrs_value_check - a value is non-empty, bounded and has no control byte. */
+int jrs_value_check(const char *opt, const char *val, char *msg, size_t msglen)
+{
+	size_t n;
+
+	if (!val || !*val) {
+		snprintf(msg, msglen, "--%s: the value is empty", opt);
+		return -EINVAL;
+	}
+	n = strnlen(val, JRS_VALUE_MAX + 1);
+	if (n > JRS_VALUE_MAX) {
+		snprintf(msg, msglen, "--%s: the value is longer than %d bytes",
+			 opt, JRS_VALUE_MAX);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)val[i] < 0x20 || val[i] == 0x7f) {
+			snprintf(msg, msglen,
+				 "--%s: the value '%.64s' holds a control character",
+				 opt, val);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Appends ARG and a newline. */
+static int args_append(struct jrs_args *a, const char *arg)
+{
+	size_t n = strlen(arg);
+	char *t = realloc(a->text, a->len + n + 2);
+
+	if (!t)
+		return -ENOMEM;
+	memcpy(t + a->len, arg, n);
+	t[a->len + n] = '\n';
+	t[a->len + n + 1] = '\0';
+	a->text = t;
+	a->len += n + 1;
+	return 0;
+}
+
+static int args_append_pair(struct jrs_args *a, const char *opt,
+			    const char *val)
+{
+	int r = args_append(a, opt);
+
+	return r < 0 ? r : args_append(a, val);
+}
+
+/* jail-allow: ENTRY[,ENTRY...], each one --allow; an empty entry is an error. */
+static int add_allow_list(struct jrs_args *a, const char *val, char *msg,
+			  size_t msglen)
+{
+	const char *p = val;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char entry[JRS_VALUE_MAX + 1];
+		int r;
+
+		if (n == 0) {
+			snprintf(msg, msglen,
+				 "--jail-allow: an empty entry in '%.64s' (entries are separated by single commas)",
+				 val);
+			return -EINVAL;
+		}
+		memcpy(entry, p, n);
+		entry[n] = '\0';
+		r = args_append_pair(a, "--allow", entry);
+		if (r < 0)
+			return r;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/**
+ * jrs_args_add - add the jailrun options of one --jail-* option.
+ * @a:      the options collected so far
+ * @opt:    the option's name without "--" (jail-allow, jail-profile, ...)
+ * @val:    its value, as the user gave it
+ * @msg:    filled with what is wrong on -EINVAL
+ * @msglen: its size
+ *
+ * jail-json is not added here: its file is named per task (jrs_json_name).
+ * Return: 0, -EINVAL for a bad value (with @msg), -ENOMEM.
+ */
+int jrs_args_add(struct jrs_args *a, const char *opt, const char *val,
+		 char *msg, size_t msglen)
+{
+	int r = jrs_value_check(opt, val, msg, msglen);
+
+	if (r < 0)
+		return r;
+	if (strcmp(opt, "jail-allow") == 0)
+		return add_allow_list(a, val, msg, msglen);
+	if (strcmp(opt, "jail-profile") == 0) {
+		if (strchr(val, '/') || val[0] == '.') {
+			snprintf(msg, msglen,
+				 "--jail-profile: '%.64s' is not a profile name (no '/', no leading '.')",
+				 val);
+			return -EINVAL;
+		}
+		return args_append_pair(a, "--profile", val);
+	}
+	if (strcmp(opt, "jail-net") == 0) {
+		if (strcmp(val, "allowlist") && strcmp(val, "none") &&
+		    strcmp(val, "public")) {
+			snprintf(msg, msglen,
+				 "--jail-net: '%.64s' is not one of allowlist, none, public",
+				 val);
+			return -EINVAL;
+		}
+		return args_append_pair(a, "--net", val);
+	}
+	if (strcmp(opt, "jail-lane") == 0)
+		return args_append_pair(a, "--lane", val);
+	if (strcmp(opt, "jail-json") == 0) {
+		if (val[0] != '/') {
+			snprintf(msg, msglen,
+				 "--jail-json: '%.64s' is not an absolute directory (tasks start in their own working directory)",
+				 val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	snprintf(msg, msglen, "--%s: not an option of spank_jailrun", opt);
+	return -EINVAL;
+}
+
+/**
+ * jrs_args_add_json - add --json PATH, the summary file of one task.
+ *
+ * Return: 0, -EINVAL for a bad path (with @msg), -ENOMEM.
+ */
+int jrs_args_add_json(struct jrs_args *a, const char *path, char *msg,
+		      size_t msglen)
+{
+	int r = jrs_value_check("jail-json", path, msg, msglen);
+
+	return r < 0 ? r : args_append_pair(a, "--json", path);
+}
+
+void jrs_args_free(struct jrs_args *a)
+{
+	free(a->text);
+	a->text = NULL;
+	a->len = 0;
+}
+
+/* Slurm's special step ids by name, as sacct prints them. */
+static void step_name(char *buf, size_t len, uint32_t step)
+{
+	if (step == 0xfffffffbU)
+		snprintf(buf, len, "batch");
+	else if (step == 0xfffffffcU)
+		snprintf(buf, len, "extern");
+	else if (step == 0xfffffffaU)
+		snprintf(buf, len, "interactive");
+	else
+		snprintf(buf, len, "%u", step);
+}
+
+/* Only digits: the array ids come from the task's environment. */
+static int all_digits(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/**
+ * jrs_json_name - the summary's file name of one task: JOB.STEP.TASK.json,
+ * where JOB is ARRAYJOB_ARRAYTASK in an array (as sacct names it) and the
+ * job id otherwise.
+ *
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int jrs_json_name(char *buf, size_t len, const char *array_job,
+		  const char *array_task, uint32_t job, uint32_t step,
+		  uint32_t task)
+{
+	char s[16];
+	int n;
+
+	step_name(s, sizeof(s), step);
+	if (all_digits(array_job) && all_digits(array_task) &&
+	    strlen(array_job) < 12 && strlen(array_task) < 12)
+		n = snprintf(buf, len, "%s_%s.%s.%u.json", array_job,
+			     array_task, s, task);
+	else
+		n = snprintf(buf, len, "%u.%s.%u.json", job, s, task);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/**
+ * jrs_exec_argv - jailrun's argv: JAILRUN, the options in ARGS (each ended
+ * by '\n'), "--", ARGV0, then ARGV[1..ARGC-1].
+ *
+ * Return: a NULL-terminated array pointing into one copy of ARGS and into
+ * the arguments given (an exec follows: the caller does not free it), or
+ * NULL with errno set (EINVAL when ARGS is not newline-ended).
+ */
+char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
+		     int argc, char *const *argv)
+{
+	size_t nargs = 0, alen = strlen(args), i = 0;
+	char **out, *copy;
+
+	if (alen && args[alen - 1] != '\n') {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (size_t k = 0; k < alen; k++)
+		nargs += args[k] == '\n';
+	out = calloc(nargs + (argc > 1 ? (size_t)argc : 1) + 3, sizeof(*out));
+	copy = strdup(args);
+	if (!out || !copy) {
+		free(out);
+		free(copy);
+		errno = ENOMEM;
+		return NULL;
+	}
+	out[i++] = (char *)jailrun;
+	for (char *p = copy; *p;) {
+		char *nl = strchr(p, '\n');
+
+		*nl = '\0';
+		out[i++] = p;
+		p = nl + 1;
+	}
+	out[i++] = "--";
+	out[i++] = (char *)argv0;
+	for (int k = 1; k < argc; k++)
+		out[i++] = argv[k];
+	out[i] = NULL;
+	return out;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * spank_args.h - the pure part of the Slurm SPANK plugin: checking the
+ * --jail-* values, the jailrun options they become, the summary's file
+ * name, and the hand-over from the plugin to jailrun-slurm-exec.
+ */
+#ifndef JR_SPANK_ARGS_H
+#define JR_SPANK_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The environment the plugin hands to jailrun-slurm-exec (which removes it). */
+#define JRS_ENV_ARGS "JAILRUN_SPANK_ARGS"
+#define JRS_ENV_ARGV0 "JAILRUN_SPANK_ARGV0"
+#define JRS_ENV_JAILRUN "JAILRUN_SPANK_JAILRUN"
+
+/* A value longer than this is refused (a host name, a path, a profile). */
+#define JRS_VALUE_MAX 4096
+
+/*
+ * struct jrs_args - jailrun options collected from the --jail-* options, as
+ * one string: each argument followed by '\n' (values hold no control
+ * character, jrs_value_check() sees to it).
+ */
+struct jrs_args {
+	char *text;
+	size_t len;
+};
+
+int jrs_value_check(const char *opt, const char *val, char *msg, size_t msglen);
+int jrs_args_add(struct jrs_args *a, const char *opt, const char *val,
+		 char *msg, size_t msglen);
+int jrs_args_add_json(struct jrs_args *a, const char *path, char *msg,
+		      size_t msglen);
+void jrs_args_free(struct jrs_args *a);
+int jrs_json_name(char *buf, size_t len, const char *array_job,
+		  const char *array_task, uint32_t job, uint32_t step,
+		  uint32_t task);
+char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
+		     int argc, char *const *argv);
+
+#endif

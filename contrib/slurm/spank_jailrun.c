@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * spank_jailrun.c - a Slurm SPANK plugin: each task of a step runs under
+ * jailrun, as the job's user, rootless.
+ *
+ * Theory of operation. The --jail-* options are registered for srun,
+ * sbatch and salloc; their callbacks check each value where the user typed
+ * it (srun refuses a bad one before anything is submitted) and again in
+ * slurmstepd, where Slurm hands the options over. slurm_spank_task_init
+ * runs in each task's own process, as the user, just before Slurm execs
+ * the task: there the plugin replaces argv[0] by jailrun-slurm-exec and
+ * leaves the original argv[0] and the jailrun options in the task's
+ * environment (spank_args.c says why: the argv array cannot grow). Slurm's
+ * cgroup (proctrack/cgroup, task/cgroup) already holds the task, so
+ * jailrun and everything it starts are in it and under its limits; the
+ * plugin sets none. The batch step and the extern step are never wrapped:
+ * a batch script must reach slurmctld to start its steps, and its sruns
+ * inherit the options and are wrapped.
+ *
+ * Nothing outlives the task: jailrun's sandbox (netns, relay, nft table,
+ * mounts) dies with jailrun itself, and Slurm kills every process of the
+ * step's cgroup at scancel, time limit or node failure.
+ *
+ * plugstack.conf arguments: jailrun=PATH (the jailrun binary) and
+ * exec=PATH (jailrun-slurm-exec); the defaults are where make install
+ * puts them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "spank_args.h"
+
+SPANK_PLUGIN(jailrun, 1);
+
+static struct jrs_args jail_args;
+static char jail_json_dir[JRS_VALUE_MAX + 1];
+static int jail_wanted;
+static const char *jailrun_path = JRS_JAILRUN_PATH;
+static const char *exec_path = JRS_EXEC_PATH;
+
+enum jail_opt { OPT_ALLOW, OPT_PROFILE, OPT_NET, OPT_LANE, OPT_JSON };
+static const char *const opt_names[] = { "jail-allow", "jail-profile",
+					 "jail-net", "jail-lane", "jail-json" };
+
+/* One callback for every option: check the value and keep its options. */
+static int jail_opt_cb(int val, const char *optarg, int remote)
+{
+	char msg[256];
+	int r;
+
+	if (val < OPT_ALLOW || val > OPT_JSON)
+		return -1;
+	r = jrs_args_add(&jail_args, opt_names[val], optarg, msg, sizeof(msg));
+	if (r < 0) {
+		slurm_error("jailrun: %s",
+			    r == -ENOMEM ? "out of memory" : msg);
+		return -1;
+	}
+	if (val == OPT_JSON)
+		snprintf(jail_json_dir, sizeof(jail_json_dir), "%s", optarg);
+	jail_wanted = 1;
+	return 0;
+}
+
+static struct spank_option jail_options[] = {
+	{ "jail-allow", "ENTRY[,ENTRY...]",
+	  "Run each task under jailrun, allowing connections to ENTRY (jailrun --allow)",
+	  1, OPT_ALLOW, jail_opt_cb },
+	{ "jail-profile", "NAME",
+	  "Run each task under jailrun with its profile NAME (jailrun --profile)",
+	  1, OPT_PROFILE, jail_opt_cb },
+	{ "jail-net", "allowlist|none|public",
+	  "Run each task under jailrun with this network mode (jailrun --net)",
+	  1, OPT_NET, jail_opt_cb },
+	{ "jail-lane", "ENDPOINT",
+	  "Run each task under jailrun with the model lane ENDPOINT (jailrun --lane)",
+	  1, OPT_LANE, jail_opt_cb },
+	{ "jail-json", "DIR",
+	  "Run each task under jailrun; its JSON summary goes to DIR/JOB.STEP.TASK.json",
+	  1, OPT_JSON, jail_opt_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+/* The plugstack.conf arguments: jailrun=PATH, exec=PATH. */
+static int read_plugin_args(int ac, char **av)
+{
+	for (int i = 0; i < ac; i++) {
+		if (strncmp(av[i], "jailrun=", 8) == 0 && av[i][8] == '/')
+			jailrun_path = av[i] + 8;
+		else if (strncmp(av[i], "exec=", 5) == 0 && av[i][5] == '/')
+			exec_path = av[i] + 5;
+		else {
+			slurm_error("jailrun: plugstack.conf argument '%s' is not jailrun=/PATH or exec=/PATH",
+				    av[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+
+	if (read_plugin_args(ac, av) < 0)
+		return -1;
+	if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR)
+		return 0;
+	for (struct spank_option *o = jail_options; o->name; o++) {
+		spank_err_t rc = spank_option_register(sp, o);
+
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error("jailrun: cannot register --%s: %s",
+				    o->name, spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The task fails as jailrun would: exit 125, the reason on its stderr. */
+static void __attribute__((noreturn)) task_refuse(const char *what)
+{
+	slurm_error("jailrun: %s", what);
+	fprintf(stderr, "jailrun (Slurm plugin): %s\n", what);
+	_exit(125);
+}
+
+/* Adds --json DIR/JOB.STEP.TASK.json for this task. */
+static void add_task_json(spank_t sp)
+{
+	uint32_t job = 0, step = 0, task = 0;
+	char aj[32] = "", at[32] = "", name[128], path[JRS_VALUE_MAX + 130];
+	char msg[256];
+
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS)
+		task_refuse("cannot read the job, step and task ids for --jail-json");
+	/* Absent outside an array: the name then has the job id. */
+	if (spank_getenv(sp, "SLURM_ARRAY_JOB_ID", aj, sizeof(aj)) !=
+		    ESPANK_SUCCESS ||
+	    spank_getenv(sp, "SLURM_ARRAY_TASK_ID", at, sizeof(at)) !=
+		    ESPANK_SUCCESS)
+		aj[0] = at[0] = '\0';
+	if (jrs_json_name(name, sizeof(name), aj, at, job, step, task) < 0)
+		task_refuse("the --jail-json file name is too long");
+	snprintf(path, sizeof(path), "%s/%s", jail_json_dir, name);
+	if (jrs_args_add_json(&jail_args, path, msg, sizeof(msg)) < 0)
+		task_refuse(msg);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	uint32_t step = 0;
+	int argc = 0;
+	char **argv = NULL;
+
+	if (!jail_wanted || !spank_remote(sp))
+		return 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+		task_refuse("cannot read the step id");
+	if (step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT)
+		return 0;
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS ||
+	    argc < 1 || !argv || !argv[0])
+		task_refuse("cannot read the task's command (S_JOB_ARGV)");
+	if (jail_json_dir[0])
+		add_task_json(sp);
+	if (spank_setenv(sp, JRS_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, JRS_ENV_ARGS, jail_args.text ? jail_args.text : "",
+			 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, JRS_ENV_JAILRUN, jailrun_path, 1) !=
+		    ESPANK_SUCCESS)
+		task_refuse("cannot hand the options to jailrun-slurm-exec (spank_setenv)");
+	/* The step's own array: replacing a string is what the API permits. */
+	argv[0] = strdup(exec_path);
+	if (!argv[0])
+		task_refuse("out of memory");
+	return 0;
+}
