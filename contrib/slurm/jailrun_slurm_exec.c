@@ -30,10 +30,11 @@ int main(int argc, char **argv)
 	char **jargv;
 
 	if (!args || !argv0 || !*argv0 || !jailrun || jailrun[0] != '/')
-		return refuse("started without the Slurm plugin's hand-over (" JRS_ENV_ARGS
-			      ", " JRS_ENV_ARGV0 ", " JRS_ENV_JAILRUN
-			      "): run it only from spank_jailrun.so",
-			      0);
+		return refuse(
+		    "started without the Slurm plugin's hand-over (" JRS_ENV_ARGS
+		    ", " JRS_ENV_ARGV0 ", " JRS_ENV_JAILRUN
+		    "): run it only from spank_jailrun.so",
+		    0);
 	a = strdup(args);
 	a0 = strdup(argv0);
 	jr = strdup(jailrun);
@@ -47,7 +48,9 @@ int main(int argc, char **argv)
 	if (!jargv)
 		return refuse("bad hand-over from the plugin", errno);
 	execv(jr, jargv);
-	fprintf(stderr, "jailrun-slurm-exec: cannot run %s: %s (set jailrun=PATH in plugstack.conf)\n",
-		jr, strerror(errno));
+	fprintf(
+	    stderr,
+	    "jailrun-slurm-exec: cannot run %s: %s (set jailrun=PATH in plugstack.conf)\n",
+	    jr, strerror(errno));
 	return 125;
 }

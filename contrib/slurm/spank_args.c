@@ -40,9 +40,10 @@ int jrs_value_check(const char *opt, const char *val, char *msg, size_t msglen)
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)val[i] < 0x20 || val[i] == 0x7f) {
-			snprintf(msg, msglen,
-				 "--%s: the value '%.64s' holds a control character",
-				 opt, val);
+			snprintf(
+			    msg, msglen,
+			    "--%s: the value '%.64s' holds a control character",
+			    opt, val);
 			return -EINVAL;
 		}
 	}
@@ -86,9 +87,10 @@ static int add_allow_list(struct jrs_args *a, const char *val, char *msg,
 		int r;
 
 		if (n == 0) {
-			snprintf(msg, msglen,
-				 "--jail-allow: an empty entry in '%.64s' (entries are separated by single commas)",
-				 val);
+			snprintf(
+			    msg, msglen,
+			    "--jail-allow: an empty entry in '%.64s' (entries are separated by single commas)",
+			    val);
 			return -EINVAL;
 		}
 		memcpy(entry, p, n);
@@ -102,71 +104,122 @@ static int add_allow_list(struct jrs_args *a, const char *val, char *msg,
 	}
 }
 
-/**
- * jrs_args_add - add the jailrun options of one --jail-* option.
- * @a:      the options collected so far
- * @opt:    the option's name without "--" (jail-allow, jail-profile, ...)
- * @val:    its value, as the user gave it
- * @msg:    filled with what is wrong on -EINVAL
- * @msglen: its size
- *
- * jail-json is not added here: its file is named per task (jrs_json_name).
- * Return: 0, -EINVAL for a bad value (with @msg), -ENOMEM.
- */
-int jrs_args_add(struct jrs_args *a, const char *opt, const char *val,
-		 char *msg, size_t msglen)
+/* Checks VAL for option OPT (jail-allow, ...): the rules of each option. */
+static int opt_check(const char *opt, const char *val, char *msg, size_t msglen)
 {
 	int r = jrs_value_check(opt, val, msg, msglen);
 
 	if (r < 0)
 		return r;
-	if (strcmp(opt, "jail-allow") == 0)
-		return add_allow_list(a, val, msg, msglen);
-	if (strcmp(opt, "jail-profile") == 0) {
-		if (strchr(val, '/') || val[0] == '.') {
-			snprintf(msg, msglen,
-				 "--jail-profile: '%.64s' is not a profile name (no '/', no leading '.')",
-				 val);
-			return -EINVAL;
-		}
-		return args_append_pair(a, "--profile", val);
+	if (strcmp(opt, "jail-allow") == 0) {
+		struct jrs_args scratch = { 0 };
+
+		r = add_allow_list(&scratch, val, msg, msglen);
+		jrs_args_free(&scratch);
+		return r;
 	}
-	if (strcmp(opt, "jail-net") == 0) {
-		if (strcmp(val, "allowlist") && strcmp(val, "none") &&
-		    strcmp(val, "public")) {
-			snprintf(msg, msglen,
-				 "--jail-net: '%.64s' is not one of allowlist, none, public",
-				 val);
-			return -EINVAL;
-		}
-		return args_append_pair(a, "--net", val);
+	if (strcmp(opt, "jail-profile") == 0 &&
+	    (strchr(val, '/') || val[0] == '.')) {
+		snprintf(
+		    msg, msglen,
+		    "--jail-profile: '%.64s' is not a profile name (no '/', no leading '.')",
+		    val);
+		return -EINVAL;
 	}
-	if (strcmp(opt, "jail-lane") == 0)
-		return args_append_pair(a, "--lane", val);
-	if (strcmp(opt, "jail-json") == 0) {
-		if (val[0] != '/') {
-			snprintf(msg, msglen,
-				 "--jail-json: '%.64s' is not an absolute directory (tasks start in their own working directory)",
-				 val);
-			return -EINVAL;
-		}
-		return 0;
+	if (strcmp(opt, "jail-net") == 0 && strcmp(val, "allowlist") &&
+	    strcmp(val, "none") && strcmp(val, "public")) {
+		snprintf(
+		    msg, msglen,
+		    "--jail-net: '%.64s' is not one of allowlist, none, public",
+		    val);
+		return -EINVAL;
 	}
-	snprintf(msg, msglen, "--%s: not an option of spank_jailrun", opt);
-	return -EINVAL;
+	if (strcmp(opt, "jail-json") == 0 && val[0] != '/') {
+		snprintf(
+		    msg, msglen,
+		    "--jail-json: '%.64s' is not an absolute directory (tasks start in their own working directory)",
+		    val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *const opt_names[JRS_NOPTS] = { "jail-allow", "jail-profile",
+						  "jail-net", "jail-lane",
+						  "jail-json" };
+
+/**
+ * jrs_opts_set - check and keep the value of one --jail-* option.
+ * @o:      the options given so far
+ * @which:  the option (enum jrs_opt)
+ * @val:    its value, as the user gave it
+ * @msg:    filled with what is wrong on -EINVAL
+ * @msglen: its size
+ *
+ * The last value given wins, as for Slurm's own options: Slurm calls a
+ * plugin's option callback more than once for one option (in slurmstepd,
+ * for the job's environment and again for the step's options).
+ * Return: 0, -EINVAL for a bad value (with @msg), -ENOMEM.
+ */
+int jrs_opts_set(struct jrs_opts *o, int which, const char *val, char *msg,
+		 size_t msglen)
+{
+	char *copy;
+	int r;
+
+	if (which < 0 || which >= JRS_NOPTS) {
+		snprintf(msg, msglen,
+			 "option %d is not an option of spank_jailrun", which);
+		return -EINVAL;
+	}
+	r = opt_check(opt_names[which], val, msg, msglen);
+	if (r < 0)
+		return r;
+	copy = strdup(val);
+	if (!copy)
+		return -ENOMEM;
+	free(o->val[which]);
+	o->val[which] = copy;
+	return 0;
+}
+
+/* jrs_opts_any - true if any --jail-* option was given. */
+int jrs_opts_any(const struct jrs_opts *o)
+{
+	for (int i = 0; i < JRS_NOPTS; i++)
+		if (o->val[i])
+			return 1;
+	return 0;
 }
 
 /**
- * jrs_args_add_json - add --json PATH, the summary file of one task.
+ * jrs_opts_args - the jailrun options for the --jail-* options given.
+ * @o:         the options
+ * @json_path: the task's summary file (jrs_json_name), NULL without
+ *             --jail-json
+ * @a:         filled: the options, each followed by '\n'
  *
- * Return: 0, -EINVAL for a bad path (with @msg), -ENOMEM.
+ * Return: 0, -EINVAL if @json_path is not a valid value, -ENOMEM.
  */
-int jrs_args_add_json(struct jrs_args *a, const char *path, char *msg,
-		      size_t msglen)
+int jrs_opts_args(const struct jrs_opts *o, const char *json_path,
+		  struct jrs_args *a)
 {
-	int r = jrs_value_check("jail-json", path, msg, msglen);
+	char msg[160];
+	int r = 0;
 
-	return r < 0 ? r : args_append_pair(a, "--json", path);
+	if (o->val[JRS_ALLOW])
+		r = add_allow_list(a, o->val[JRS_ALLOW], msg, sizeof(msg));
+	if (r == 0 && o->val[JRS_PROFILE])
+		r = args_append_pair(a, "--profile", o->val[JRS_PROFILE]);
+	if (r == 0 && o->val[JRS_NET])
+		r = args_append_pair(a, "--net", o->val[JRS_NET]);
+	if (r == 0 && o->val[JRS_LANE])
+		r = args_append_pair(a, "--lane", o->val[JRS_LANE]);
+	if (r == 0 && json_path)
+		r = jrs_value_check("jail-json", json_path, msg, sizeof(msg));
+	if (r == 0 && json_path)
+		r = args_append_pair(a, "--json", json_path);
+	return r;
 }
 
 void jrs_args_free(struct jrs_args *a)
@@ -174,6 +227,14 @@ void jrs_args_free(struct jrs_args *a)
 	free(a->text);
 	a->text = NULL;
 	a->len = 0;
+}
+
+void jrs_opts_free(struct jrs_opts *o)
+{
+	for (int i = 0; i < JRS_NOPTS; i++) {
+		free(o->val[i]);
+		o->val[i] = NULL;
+	}
 }
 
 /* Slurm's special step ids by name, as sacct prints them. */
@@ -245,15 +306,15 @@ char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
 	for (size_t k = 0; k < alen; k++)
 		nargs += args[k] == '\n';
 	out = calloc(nargs + (argc > 1 ? (size_t)argc : 1) + 3, sizeof(*out));
-	copy = strdup(args);
-	if (!out || !copy) {
+	copy = alen ? strdup(args) : NULL;
+	if (!out || (alen && !copy)) {
 		free(out);
 		free(copy);
 		errno = ENOMEM;
 		return NULL;
 	}
 	out[i++] = (char *)jailrun;
-	for (char *p = copy; *p;) {
+	for (char *p = copy; p && *p;) {
 		char *nl = strchr(p, '\n');
 
 		*nl = '\0';

@@ -28,11 +28,21 @@ struct jrs_args {
 	size_t len;
 };
 
+/* The --jail-* options, in the order of the plugin's option table. */
+enum jrs_opt { JRS_ALLOW, JRS_PROFILE, JRS_NET, JRS_LANE, JRS_JSON, JRS_NOPTS };
+
+/* struct jrs_opts - the last value given for each option, NULL if none. */
+struct jrs_opts {
+	char *val[JRS_NOPTS];
+};
+
 int jrs_value_check(const char *opt, const char *val, char *msg, size_t msglen);
-int jrs_args_add(struct jrs_args *a, const char *opt, const char *val,
-		 char *msg, size_t msglen);
-int jrs_args_add_json(struct jrs_args *a, const char *path, char *msg,
-		      size_t msglen);
+int jrs_opts_set(struct jrs_opts *o, int which, const char *val, char *msg,
+		 size_t msglen);
+int jrs_opts_any(const struct jrs_opts *o);
+int jrs_opts_args(const struct jrs_opts *o, const char *json_path,
+		  struct jrs_args *a);
+void jrs_opts_free(struct jrs_opts *o);
 void jrs_args_free(struct jrs_args *a);
 int jrs_json_name(char *buf, size_t len, const char *array_job,
 		  const char *array_task, uint32_t job, uint32_t step,

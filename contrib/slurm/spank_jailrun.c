@@ -38,15 +38,9 @@
 
 SPANK_PLUGIN(jailrun, 1);
 
-static struct jrs_args jail_args;
-static char jail_json_dir[JRS_VALUE_MAX + 1];
-static int jail_wanted;
+static struct jrs_opts jail_opts;
 static const char *jailrun_path = JRS_JAILRUN_PATH;
 static const char *exec_path = JRS_EXEC_PATH;
-
-enum jail_opt { OPT_ALLOW, OPT_PROFILE, OPT_NET, OPT_LANE, OPT_JSON };
-static const char *const opt_names[] = { "jail-allow", "jail-profile",
-					 "jail-net", "jail-lane", "jail-json" };
 
 /* One callback for every option: check the value and keep its options. */
 static int jail_opt_cb(int val, const char *optarg, int remote)
@@ -54,36 +48,31 @@ static int jail_opt_cb(int val, const char *optarg, int remote)
 	char msg[256];
 	int r;
 
-	if (val < OPT_ALLOW || val > OPT_JSON)
-		return -1;
-	r = jrs_args_add(&jail_args, opt_names[val], optarg, msg, sizeof(msg));
+	r = jrs_opts_set(&jail_opts, val, optarg, msg, sizeof(msg));
 	if (r < 0) {
 		slurm_error("jailrun: %s",
 			    r == -ENOMEM ? "out of memory" : msg);
 		return -1;
 	}
-	if (val == OPT_JSON)
-		snprintf(jail_json_dir, sizeof(jail_json_dir), "%s", optarg);
-	jail_wanted = 1;
 	return 0;
 }
 
 static struct spank_option jail_options[] = {
 	{ "jail-allow", "ENTRY[,ENTRY...]",
 	  "Run each task under jailrun, allowing connections to ENTRY (jailrun --allow)",
-	  1, OPT_ALLOW, jail_opt_cb },
+	  1, JRS_ALLOW, jail_opt_cb },
 	{ "jail-profile", "NAME",
 	  "Run each task under jailrun with its profile NAME (jailrun --profile)",
-	  1, OPT_PROFILE, jail_opt_cb },
+	  1, JRS_PROFILE, jail_opt_cb },
 	{ "jail-net", "allowlist|none|public",
 	  "Run each task under jailrun with this network mode (jailrun --net)",
-	  1, OPT_NET, jail_opt_cb },
+	  1, JRS_NET, jail_opt_cb },
 	{ "jail-lane", "ENDPOINT",
 	  "Run each task under jailrun with the model lane ENDPOINT (jailrun --lane)",
-	  1, OPT_LANE, jail_opt_cb },
+	  1, JRS_LANE, jail_opt_cb },
 	{ "jail-json", "DIR",
 	  "Run each task under jailrun; its JSON summary goes to DIR/JOB.STEP.TASK.json",
-	  1, OPT_JSON, jail_opt_cb },
+	  1, JRS_JSON, jail_opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -96,8 +85,9 @@ static int read_plugin_args(int ac, char **av)
 		else if (strncmp(av[i], "exec=", 5) == 0 && av[i][5] == '/')
 			exec_path = av[i] + 5;
 		else {
-			slurm_error("jailrun: plugstack.conf argument '%s' is not jailrun=/PATH or exec=/PATH",
-				    av[i]);
+			slurm_error(
+			    "jailrun: plugstack.conf argument '%s' is not jailrun=/PATH or exec=/PATH",
+			    av[i]);
 			return -1;
 		}
 	}
@@ -132,28 +122,29 @@ static void __attribute__((noreturn)) task_refuse(const char *what)
 	_exit(125);
 }
 
-/* Adds --json DIR/JOB.STEP.TASK.json for this task. */
-static void add_task_json(spank_t sp)
+/* The summary file of this task, DIR/JOB.STEP.TASK.json, into PATH. */
+static void task_json_path(spank_t sp, char *path, size_t len)
 {
 	uint32_t job = 0, step = 0, task = 0;
-	char aj[32] = "", at[32] = "", name[128], path[JRS_VALUE_MAX + 130];
-	char msg[256];
+	char aj[32] = "", at[32] = "", name[128];
+	int n;
 
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS)
-		task_refuse("cannot read the job, step and task ids for --jail-json");
+		task_refuse(
+		    "cannot read the job, step and task ids for --jail-json");
 	/* Absent outside an array: the name then has the job id. */
 	if (spank_getenv(sp, "SLURM_ARRAY_JOB_ID", aj, sizeof(aj)) !=
-		    ESPANK_SUCCESS ||
+		ESPANK_SUCCESS ||
 	    spank_getenv(sp, "SLURM_ARRAY_TASK_ID", at, sizeof(at)) !=
-		    ESPANK_SUCCESS)
+		ESPANK_SUCCESS)
 		aj[0] = at[0] = '\0';
 	if (jrs_json_name(name, sizeof(name), aj, at, job, step, task) < 0)
 		task_refuse("the --jail-json file name is too long");
-	snprintf(path, sizeof(path), "%s/%s", jail_json_dir, name);
-	if (jrs_args_add_json(&jail_args, path, msg, sizeof(msg)) < 0)
-		task_refuse(msg);
+	n = snprintf(path, len, "%s/%s", jail_opts.val[JRS_JSON], name);
+	if (n < 0 || (size_t)n >= len)
+		task_refuse("the --jail-json path is too long");
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -161,8 +152,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	uint32_t step = 0;
 	int argc = 0;
 	char **argv = NULL;
+	char json[JRS_VALUE_MAX + 160];
+	struct jrs_args args = { 0 };
 
-	if (!jail_wanted || !spank_remote(sp))
+	if (!jrs_opts_any(&jail_opts) || !spank_remote(sp))
 		return 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
 		task_refuse("cannot read the step id");
@@ -171,14 +164,19 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS ||
 	    argc < 1 || !argv || !argv[0])
 		task_refuse("cannot read the task's command (S_JOB_ARGV)");
-	if (jail_json_dir[0])
-		add_task_json(sp);
+	if (jail_opts.val[JRS_JSON])
+		task_json_path(sp, json, sizeof(json));
+	if (jrs_opts_args(&jail_opts, jail_opts.val[JRS_JSON] ? json : NULL,
+			  &args) < 0)
+		task_refuse(
+		    "cannot build jailrun's options (out of memory, or a path too long)");
 	if (spank_setenv(sp, JRS_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS ||
-	    spank_setenv(sp, JRS_ENV_ARGS, jail_args.text ? jail_args.text : "",
-			 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, JRS_ENV_ARGS, args.text ? args.text : "", 1) !=
+		ESPANK_SUCCESS ||
 	    spank_setenv(sp, JRS_ENV_JAILRUN, jailrun_path, 1) !=
-		    ESPANK_SUCCESS)
-		task_refuse("cannot hand the options to jailrun-slurm-exec (spank_setenv)");
+		ESPANK_SUCCESS)
+		task_refuse(
+		    "cannot hand the options to jailrun-slurm-exec (spank_setenv)");
 	/* The step's own array: replacing a string is what the API permits. */
 	argv[0] = strdup(exec_path);
 	if (!argv[0])

@@ -69,13 +69,13 @@ host_mounts() {
 }
 host_mounts >"$H/mounts-before"
 
-# in_container - the host pids of the container's processes but its init.
-in_container() {
-	local ino
-	ino=$(stat -L -c %i "/proc/$INIT/ns/pid")
-	stat -L -c '%i %n' /proc/[0-9]*/ns/pid 2>/dev/null |
-		awk -v i="$ino" -v s="/proc/$INIT/ns/pid" '$1 == i && $2 != s { split($2, a, "/"); print a[3] }'
-	return 0
+# descendants - the host pids of every process under the container's
+# init, the sandboxes' included (they have PID namespaces of their own).
+descendants() {
+	ps -e -o pid=,ppid= | awk -v r="$INIT" '{ kids[$2] = kids[$2] " " $1 }
+		END { todo = r; while (todo != "") { split(todo, a, " "); todo = ""
+			for (i in a) { n = split(kids[a[i]], k, " ")
+				for (j = 1; j <= n; j++) { print k[j]; todo = todo " " k[j] } } } }'
 }
 # cx CMD... - CMD in the container, as root; cxu CMD... - as nobody, with
 # the environment a job is submitted from.
@@ -96,13 +96,16 @@ teardown() {
 		done
 	fi
 	if [ -n "$UNSHARE_PID" ]; then
+		pids=
+		[ -z "$INIT" ] || pids="$INIT $(descendants)"
 		# SIGKILL to the container's init takes its PID namespace down.
 		[ -z "$INIT" ] || kill -KILL "$INIT" 2>/dev/null
 		wait_until 30 container_gone || tap_diag "the container did not go away"
-		if pgrep -f "$H/" >/dev/null; then
-			fail "processes of the test are left: $(pgrep -af "$H/")"
+		none_left() { local p; for p in $pids; do ! kill -0 "$p" 2>/dev/null || return 1; done; }
+		if wait_until 30 none_left; then
+			ok "no process of the container is left ($(wc -w <<<"$pids") were running)"
 		else
-			ok "no process of the container is left"
+			fail "processes of the container are left: $(for p in $pids; do ps -o pid=,args= -p "$p"; done)"
 		fi
 	fi
 	if [ "$(cat "$CANARY" 2>/dev/null)" = "jrslurm$$" ]; then
@@ -222,3 +225,178 @@ else
 	fail "the node never became idle: $(cx sinfo 2>&1)"
 	exit 1
 fi
+# Submitted from inside the container, as nobody.
+cx nft list tables >"$H/tables-before" 2>&1 || true
+# job_field JOB FIELD - FIELD (JobState, ExitCode) of JOB in the job
+# completion log, the record sacct would read from slurmdbd.
+job_field() {
+	awk -v j="$1" -v f="$2" '{ id = ""; v = ""
+		for (i = 1; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "JobId") id = kv[2]
+			if (kv[1] == f) v = substr($i, length(f) + 2) }
+		if (id == j) print v }' "/proc/$INIT/root/var/log/slurm/jobcomp.txt" 2>/dev/null | tail -n 1
+}
+job_done() { [ -n "$(job_field "$1" JobState)" ]; }
+
+# -------------------------------------------------- 1. an array of 20
+printf "step 1 (an array of 20 tasks) at %ss\n" "$SECONDS"
+cat >"$H/task.sh" <<'EOF2'
+#!/bin/bash
+# Even tasks reach allowed.test, odd ones try denied.test; PID 1 says
+# whether the task is in a jailrun sandbox.
+i=$SLURM_ARRAY_TASK_ID
+if [ $((i % 2)) = 0 ]; then host=allowed.test; else host=denied.test; fi
+if curl -sSf -m 20 -o /dev/null "http://$host/slurm-$i" 2>/dev/null; then r=reached; else r=refused; fi
+echo "task $i $host $r pid1=$(cat /proc/1/comm) uid=$(id -u)"
+EOF2
+chmod 755 "$H/task.sh"
+lab_logs_clear
+aj=$(cxu sbatch --parsable --array=0-19 --jail-allow=allowed.test --jail-json="$C/json" \
+	-o "$C/work/array-%a.out" --wrap "srun $C/task.sh" 2>&1) || { fail "sbatch --array: $aj"; exit 1; }
+array_done() { [ "$(awk -v j="$aj" '$0 ~ "JobId=" j "_" || $0 ~ "ArrayJobId=" j " " { n++ } END { print n + 0 }' \
+	"/proc/$INIT/root/var/log/slurm/jobcomp.txt" 2>/dev/null)" -ge 20 ]; }
+wait_until 120 array_done || fail "the array job $aj did not finish: $(cx squeue 2>&1 | head)"
+n_sum=0 n_ok=0 n_reached=0 n_refused=0 bad=
+for i in $(seq 0 19); do
+	j=$H/json/${aj}_$i.0.0.json
+	[ -s "$j" ] || { bad="$bad task $i: no summary ${j##*/};"; continue; }
+	n_sum=$((n_sum + 1))
+	line=$(python3 - "$j" "$i" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1])); i = int(sys.argv[2])
+n = d["network"]; p = d["policy"]
+want_allowed, want_denied = (1, 0) if i % 2 == 0 else (0, 1)
+good = (d["exit_status"] == 0 and d["user"]["rootless"] and n["rules_verified"]
+        and p["allow"] == ["allowed.test"] and n["allowed"] == want_allowed
+        and n["denied"] == want_denied)
+print("good" if good else "bad exit %s rootless %s allowed %s denied %s allow %s" % (
+    d["exit_status"], d["user"]["rootless"], n["allowed"], n["denied"], p["allow"]))
+EOF2
+	)
+	[ "$line" = good ] && n_ok=$((n_ok + 1)) || bad="$bad task $i: $line;"
+	out=$(cat "$H/work/array-$i.out" 2>/dev/null)
+	case $out in
+	*" allowed.test reached pid1=jailrun-init uid=$JR_NOBODY_UID"*) n_reached=$((n_reached + 1)) ;;
+	*" denied.test refused pid1=jailrun-init uid=$JR_NOBODY_UID"*) n_refused=$((n_refused + 1)) ;;
+	*) bad="$bad task $i output: $out;" ;;
+	esac
+done
+if [ "$n_sum" = 20 ] && [ "$n_ok" = 20 ]; then
+	ok "array $aj: 20 JSON summaries (JOB_TASK.STEP.TASK.json), each rootless, rules verified, allow [allowed.test], 1 allowed (even) or 1 denied (odd)"
+else
+	fail "array $aj: $n_sum summaries, $n_ok as expected:$bad"
+fi
+if [ "$n_reached" = 10 ] && [ "$n_refused" = 10 ]; then
+	ok "array $aj: 10 tasks reached allowed.test, 10 were refused denied.test, each in a sandbox (PID 1 jailrun-init) as nobody"
+else
+	fail "array $aj: $n_reached reached, $n_refused refused:$bad"
+fi
+served=$(awk '$2 == "allowed.test" && $6 ~ "^/slurm-" { n++ } END { print n + 0 }' "$LAB_WEBLOG")
+if [ "$served" = 10 ] && ! lab_web_served denied.test; then
+	ok "the lab's web log: allowed.test served the 10 even tasks, denied.test nothing"
+else
+	fail "the lab's web log: allowed.test served $served, denied.test: $(grep -c ' denied.test ' "$LAB_WEBLOG" || true)"
+fi
+
+# --------------------------------------------- 2. a task that exits 3
+printf "step 2 (exit 3) at %ss\n" "$SECONDS"
+# srun --parsable is not an option: the job id is in the task's environment.
+set +e
+out=$(cxu srun -n 1 --jail-net=none --jail-json="$C/json" bash -c 'echo "job $SLURM_JOB_ID"; exit 3' 2>&1)
+st=$?
+set -e
+j3=$(sed -n 's/^job \([0-9]*\)$/\1/p' <<<"$out")
+if [ "$st" = 3 ] && [ -n "$j3" ] && wait_until "$WAIT" job_done "$j3" &&
+	[ "$(job_field "$j3" ExitCode)" = 3:0 ] && [ "$(job_field "$j3" JobState)" = FAILED ]; then
+	ok "a task that exits 3: srun exits 3; job $j3 ExitCode=3:0, JobState=FAILED (job completion log)"
+else
+	fail "a task that exits 3: srun $st, job '$j3' ExitCode '$(job_field "$j3" ExitCode)' state '$(job_field "$j3" JobState)': $out"
+fi
+sj=$(cx scontrol show job "$j3" 2>&1 | grep -o 'ExitCode=[0-9:]*' | head -n 1)
+if [ "$sj" = ExitCode=3:0 ]; then ok "scontrol show job $j3: $sj"; else fail "scontrol show job $j3: '$sj'"; fi
+if grep -q '"exit_status": *3' "$H/json/$j3.0.0.json" 2>/dev/null; then
+	ok "its summary $j3.0.0.json says exit_status 3"
+else
+	fail "its summary $j3.0.0.json: $(head -c 300 "$H/json/$j3.0.0.json" 2>&1)"
+fi
+
+# ------------------------------------------------- 3. policy errors
+printf "step 3 (policy errors) at %ss\n" "$SECONDS"
+set +e
+out=$(cxu srun -n 1 --jail-net=bogus true 2>&1)
+st=$?
+set -e
+if [ "$st" != 0 ] && grep -q "jail-net: 'bogus' is not one of allowlist, none, public" <<<"$out"; then
+	ok "srun --jail-net=bogus refused before submitting (status $st): $(head -n 1 <<<"$out")"
+else
+	fail "srun --jail-net=bogus: status $st: $out"
+fi
+for bad in "--jail-profile=no-such-profile" "--jail-allow=allowed.test:99999"; do
+	set +e
+	out=$(cxu srun -n 1 "$bad" bash -c 'echo "job $SLURM_JOB_ID ran"' 2>&1)
+	st=$?
+	set -e
+	if [ "$st" = 125 ] && ! grep -q ' ran$' <<<"$out" && grep -q '^jailrun' <<<"$out"; then
+		ok "srun $bad: jailrun refused (srun status 125), the command never ran: $(grep -m1 '^jailrun' <<<"$out")"
+	else
+		fail "srun $bad: status $st: $out"
+	fi
+done
+last=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^JobId=/) { split($i, a, "="); id = a[2] } } END { print id }' \
+	"/proc/$INIT/root/var/log/slurm/jobcomp.txt")
+if wait_until "$WAIT" job_done "$last" && [ "$(job_field "$last" ExitCode)" = 125:0 ] &&
+	[ "$(job_field "$last" JobState)" = FAILED ]; then
+	ok "job $last (the refused policy): ExitCode=125:0, JobState=FAILED (job completion log)"
+else
+	fail "job $last: ExitCode '$(job_field "$last" ExitCode)' state '$(job_field "$last" JobState)'"
+fi
+
+# ------------------------------------------------- 4. scancel
+printf "step 4 (scancel) at %ss\n" "$SECONDS"
+mounts_before=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+jc=$(cxu sbatch --parsable --jail-allow=allowed.test -o "$C/work/cancel.out" \
+	--wrap "srun bash -c 'curl -sS -m 20 -o /dev/null http://allowed.test/cancel; echo up >$C/work/cancel-ready; exec -a jrslurm-cancel-$$ sleep 600'" 2>&1) ||
+	fail "sbatch (to cancel): $jc"
+if wait_until "$WAIT" test -s "$H/work/cancel-ready"; then
+	runner=$(jr_runner_pid "^$C/jailrun .*--allow allowed.test")
+	nets=$(for p in $(descendants); do readlink "/proc/$p/ns/net"; done | sort -u | wc -l)
+	if [ -n "$runner" ] && [ "$nets" -ge 2 ] && pgrep -f "^jrslurm-cancel-$$" >/dev/null; then
+		ok "job $jc running: jailrun (pid $runner) and its sandbox ($nets network namespaces in the container)"
+	else
+		fail "job $jc: runner '$runner', $nets network namespaces"
+	fi
+	cx scancel "$jc"
+	gone() { ! pgrep -f "^jrslurm-cancel-$$" >/dev/null && [ -z "$(jr_runner_pid "^$C/jailrun ")" ]; }
+	if wait_until "$WAIT" gone && wait_until "$WAIT" job_done "$jc"; then
+		ok "scancel $jc: the command and jailrun are gone; JobState=$(job_field "$jc" JobState)"
+	else
+		fail "scancel $jc: left: $(pgrep -af "jrslurm-cancel-$$|$C/jailrun" || true)"
+	fi
+	only_daemons() {
+		local left
+		left=$(for p in $(descendants); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done |
+			grep -vE '^(munged|slurmctld|slurmd|: slurmscriptd|/bin/bash /.*init\.sh|sleep 1) ?' || true)
+		[ -z "$left" ]
+	}
+	nets=$(for p in $INIT $(descendants); do readlink "/proc/$p/ns/net" 2>/dev/null; done | sort -u | wc -l)
+	mounts_after=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+	tables=$(cx nft list tables 2>&1 || true)
+	if wait_until "$WAIT" only_daemons && [ "$nets" = 1 ] &&
+		[ "$mounts_after" = "$mounts_before" ] && [ "$tables" = "$(cat "$H/tables-before")" ]; then
+		ok "after scancel: only the daemons are left in the container, one network namespace (the lab's), its mounts (nsfs included) and nft tables as before"
+	else
+		fail "after scancel: processes $(for p in $(descendants); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done | tr '\n' '|'), $nets netns, mounts changed: $(diff <(echo "$mounts_before") <(echo "$mounts_after") | grep '^[<>]' | tr '\n' ' '), tables '$tables'"
+	fi
+else
+	fail "the job to cancel never started: $(cat "$H/work/cancel.out" 2>&1)"
+fi
+
+# ------------------------------------- 5. a step without --jail-*
+printf "step 5 (without --jail-*) at %ss\n" "$SECONDS"
+out=$(cxu srun -n 1 cat /proc/1/comm 2>&1 || true)
+if [ "$out" = init.sh ] || [ "$out" = bash ]; then
+	ok "without --jail-*, the task runs as without the plugin (PID 1 is the container's $out)"
+else
+	fail "without --jail-*: PID 1 is '$out'"
+fi
+printf "done at %ss\n" "$SECONDS"
