@@ -159,8 +159,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		return 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
 		task_refuse("cannot read the step id");
-	if (step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT)
+	if (step == SLURM_EXTERN_CONT)
 		return 0;
+	/* Said, not silent: a user could take the script for sandboxed. */
+	if (step == SLURM_BATCH_SCRIPT) {
+		fprintf(
+		    stderr,
+		    "jailrun (Slurm plugin): the batch script itself runs outside jailrun; each srun step in it runs under jailrun with the --jail-* options\n");
+		return 0;
+	}
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS ||
 	    argc < 1 || !argv || !argv[0])
 		task_refuse("cannot read the task's command (S_JOB_ARGV)");

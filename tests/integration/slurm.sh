@@ -32,7 +32,12 @@
 #     the job's ExitCode). Fails if a bad policy runs the task anyway;
 #  4. scancel of a running step: no process, network namespace, nft table
 #     or mount of it is left;
-#  5. without --jail-*, a task runs as it would without the plugin.
+#  5. without --jail-*, a task runs as it would without the plugin;
+#  6. the recipe without the plugin, contrib/slurm/jailrun-array.sbatch,
+#     as an array of 4: a harness on the node reaches task 0's server in
+#     its sandbox through --publish, tasks 1 and 2 are refused and reach
+#     as allowed, task 3's exit 3 is its job's ExitCode; a summary and an
+#     audit log per task.
 # At the end the container goes, and the host is checked: its mounts, its
 # /tmp canary, no process of the test left. Bounded waits only.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -286,6 +291,11 @@ if [ "$n_sum" = 20 ] && [ "$n_ok" = 20 ]; then
 else
 	fail "array $aj: $n_sum summaries, $n_ok as expected:$bad"
 fi
+if grep -q '^jailrun (Slurm plugin): the batch script itself runs outside jailrun' "$H/work/array-0.out"; then
+	ok "array $aj: the batch script says that it is not sandboxed itself, its srun steps are"
+else
+	fail "array $aj: no notice that the batch script is outside jailrun: $(cat "$H/work/array-0.out")"
+fi
 if [ "$n_reached" = 10 ] && [ "$n_refused" = 10 ]; then
 	ok "array $aj: 10 tasks reached allowed.test, 10 were refused denied.test, each in a sandbox (PID 1 jailrun-init) as nobody"
 else
@@ -398,5 +408,73 @@ if [ "$out" = init.sh ] || [ "$out" = bash ]; then
 	ok "without --jail-*, the task runs as without the plugin (PID 1 is the container's $out)"
 else
 	fail "without --jail-*: PID 1 is '$out'"
+fi
+
+# ------------------------- 6. the recipe without the plugin (sbatch --array)
+printf "step 6 (contrib/slurm/jailrun-array.sbatch) at %ss\n" "$SECONDS"
+install -m 755 "$JR_TOP_SRCDIR/contrib/slurm/jailrun-array.sbatch" "$H/jailrun-array.sbatch"
+# Task 0 serves one request (the harness's, through --publish), 1 tries
+# denied.test, 2 reaches allowed.test, 3 exits 3.
+cat >"$H/recipe-task.sh" <<'EOF2'
+#!/bin/bash
+case $1 in
+0) exec python3 - <<'PY'
+import http.server, socketserver
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("served %s in the sandbox\n" % self.path).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = socketserver.TCPServer(("0.0.0.0", 8000), H)
+open("recipe-ready", "w").close()
+s.handle_request()
+PY
+;;
+1) curl -sSf -m 20 -o /dev/null http://denied.test/recipe-1 || echo "task 1 refused" ;;
+2) curl -sSf -m 20 -o /dev/null http://allowed.test/recipe-2 && echo "task 2 reached" ;;
+3) exit 3 ;;
+esac
+EOF2
+chmod 755 "$H/recipe-task.sh"
+ra=$(cxu sbatch --parsable --array=0-3 -o "$C/work/recipe-%a.out" \
+	--export="ALL,TASK_CMD=$C/recipe-task.sh,JAILRUN=$C/jailrun,JAILRUN_ALLOW=allowed.test,JAILRUN_OUT=$C/json/recipe,JAILRUN_PUBLISH_BASE=21000" \
+	"$C/jailrun-array.sbatch" 2>&1) || fail "sbatch jailrun-array.sbatch: $ra"
+if wait_until "$WAIT" test -e "$H/work/recipe-ready" &&
+	got=$(cx curl -sS -m 20 "http://127.0.0.1:21000/harness" 2>&1) && [ "$got" = "served /harness in the sandbox" ]; then
+	ok "recipe: the harness on the node reached task 0's server in its sandbox (--publish 127.0.0.1:21000:8000)"
+else
+	fail "recipe: task 0's server through --publish: '${got:-}' $(cat "$H/work/recipe-0.out" 2>&1)"
+fi
+recipe_done() { local i; for i in 0 1 2 3; do job_done "$(task_job "$ra" "$i")" || return 1; done; }
+# task_job ARRAYJOB INDEX - the job id of one array task (the completion
+# log names array tasks by their own job id).
+task_job() {
+	awk -v a="$1" -v t="$2" '$0 ~ " ArrayJobId=" a " " && $0 ~ " ArrayTaskId=" t " " {
+		for (i = 1; i <= NF; i++) if ($i ~ /^JobId=/) { split($i, k, "="); print k[2] } }' \
+		"/proc/$INIT/root/var/log/slurm/jobcomp.txt" 2>/dev/null | tail -n 1
+}
+if wait_until "$WAIT" recipe_done; then
+	codes=$(for i in 0 1 2 3; do printf '%s ' "$(job_field "$(task_job "$ra" "$i")" ExitCode)"; done)
+	if [ "$codes" = "0:0 0:0 0:0 3:0 " ]; then
+		ok "recipe: the 4 array tasks' ExitCodes are the tasks' own: $codes"
+	else
+		fail "recipe: ExitCodes $codes (want 0:0 0:0 0:0 3:0)"
+	fi
+else
+	fail "recipe: the array $ra did not finish: $(cx squeue 2>&1 | head)"
+fi
+sums=$(for i in 0 1 2 3; do f=$H/json/recipe/${ra}_$i; [ -s "$f.json" ] && [ -s "$f.log" ] && echo "$i"; done | wc -l)
+if [ "$sums" = 4 ] && grep -q '"denied": *1' "$H/json/recipe/${ra}_1.json" &&
+	grep -q '"allowed": *1' "$H/json/recipe/${ra}_2.json" &&
+	grep -q '"exit_status": *3' "$H/json/recipe/${ra}_3.json" &&
+	grep -q 'task 1 refused' "$H/work/recipe-1.out" && grep -q 'task 2 reached' "$H/work/recipe-2.out" &&
+	lab_web_served allowed.test /recipe-2 && ! lab_web_served denied.test; then
+	ok "recipe: a summary and an audit log per task; task 1 refused denied.test, task 2 reached allowed.test (summaries, outputs, the lab's web log)"
+else
+	fail "recipe: $sums of 4 summary+log pairs; $(cat "$H"/work/recipe-[12].out 2>&1 | tr '\n' ' ')"
 fi
 printf "done at %ss\n" "$SECONDS"
