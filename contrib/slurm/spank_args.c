@@ -134,19 +134,20 @@ static int opt_check(const char *opt, const char *val, char *msg, size_t msglen)
 		    val);
 		return -EINVAL;
 	}
-	if (strcmp(opt, "jail-json") == 0 && val[0] != '/') {
+	if ((strcmp(opt, "jail-json") == 0 || strcmp(opt, "jail-log") == 0) &&
+	    val[0] != '/') {
 		snprintf(
 		    msg, msglen,
-		    "--jail-json: '%.64s' is not an absolute directory (tasks start in their own working directory)",
-		    val);
+		    "--%s: '%.64s' is not an absolute directory (tasks start in their own working directory)",
+		    opt, val);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 static const char *const opt_names[JRS_NOPTS] = { "jail-allow", "jail-profile",
-						  "jail-net", "jail-lane",
-						  "jail-json" };
+						  "jail-net",	"jail-lane",
+						  "jail-json",	"jail-log" };
 
 /**
  * jrs_opts_set - check and keep the value of one --jail-* option.
@@ -192,19 +193,35 @@ int jrs_opts_any(const struct jrs_opts *o)
 	return 0;
 }
 
+/* Appends OPT DIR/NAME.EXT when DIR was given (NULL: nothing to add). */
+static int add_task_file(struct jrs_args *a, const char *opt, const char *dir,
+			 const char *name, const char *ext)
+{
+	char path[2 * JRS_VALUE_MAX], msg[160];
+	int n, r;
+
+	if (!dir)
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	r = jrs_value_check(opt, path, msg, sizeof(msg));
+	return r < 0 ? r : args_append_pair(a, opt, path);
+}
+
 /**
  * jrs_opts_args - the jailrun options for the --jail-* options given.
- * @o:         the options
- * @json_path: the task's summary file (jrs_json_name), NULL without
- *             --jail-json
- * @a:         filled: the options, each followed by '\n'
+ * @o:    the options
+ * @task: the task's name, JOB.STEP.TASK (jrs_task_name): its label, and
+ *        the base name of its summary and audit log
+ * @a:    filled: the options, each followed by '\n'
  *
- * Return: 0, -EINVAL if @json_path is not a valid value, -ENOMEM.
+ * Return: 0, -EINVAL or -ENAMETOOLONG for a bad file name, -ENOMEM.
  */
-int jrs_opts_args(const struct jrs_opts *o, const char *json_path,
+int jrs_opts_args(const struct jrs_opts *o, const char *task,
 		  struct jrs_args *a)
 {
-	char msg[160];
+	char msg[160], label[160];
 	int r = 0;
 
 	if (o->val[JRS_ALLOW])
@@ -215,10 +232,14 @@ int jrs_opts_args(const struct jrs_opts *o, const char *json_path,
 		r = args_append_pair(a, "--net", o->val[JRS_NET]);
 	if (r == 0 && o->val[JRS_LANE])
 		r = args_append_pair(a, "--lane", o->val[JRS_LANE]);
-	if (r == 0 && json_path)
-		r = jrs_value_check("jail-json", json_path, msg, sizeof(msg));
-	if (r == 0 && json_path)
-		r = args_append_pair(a, "--json", json_path);
+	/* The label ties each summary and audit line to its Slurm task. */
+	snprintf(label, sizeof(label), "slurm %s", task);
+	if (r == 0)
+		r = args_append_pair(a, "--label", label);
+	if (r == 0)
+		r = add_task_file(a, "--json", o->val[JRS_JSON], task, "json");
+	if (r == 0)
+		r = add_task_file(a, "--log", o->val[JRS_LOG], task, "log");
 	return r;
 }
 
@@ -262,13 +283,13 @@ static int all_digits(const char *s)
 }
 
 /**
- * jrs_json_name - the summary's file name of one task: JOB.STEP.TASK.json,
- * where JOB is ARRAYJOB_ARRAYTASK in an array (as sacct names it) and the
- * job id otherwise.
+ * jrs_task_name - the name of one task, JOB.STEP.TASK, where JOB is
+ * ARRAYJOB_ARRAYTASK in an array (as sacct names it) and the job id
+ * otherwise; STEP is a number, or batch, extern, interactive.
  *
  * Return: 0, or -ENAMETOOLONG.
  */
-int jrs_json_name(char *buf, size_t len, const char *array_job,
+int jrs_task_name(char *buf, size_t len, const char *array_job,
 		  const char *array_task, uint32_t job, uint32_t step,
 		  uint32_t task)
 {
@@ -278,10 +299,10 @@ int jrs_json_name(char *buf, size_t len, const char *array_job,
 	step_name(s, sizeof(s), step);
 	if (all_digits(array_job) && all_digits(array_task) &&
 	    strlen(array_job) < 12 && strlen(array_task) < 12)
-		n = snprintf(buf, len, "%s_%s.%s.%u.json", array_job,
-			     array_task, s, task);
+		n = snprintf(buf, len, "%s_%s.%s.%u", array_job, array_task, s,
+			     task);
 	else
-		n = snprintf(buf, len, "%u.%s.%u.json", job, s, task);
+		n = snprintf(buf, len, "%u.%s.%u", job, s, task);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 

@@ -29,7 +29,15 @@ struct jrs_args {
 };
 
 /* The --jail-* options, in the order of the plugin's option table. */
-enum jrs_opt { JRS_ALLOW, JRS_PROFILE, JRS_NET, JRS_LANE, JRS_JSON, JRS_NOPTS };
+enum jrs_opt {
+	JRS_ALLOW,
+	JRS_PROFILE,
+	JRS_NET,
+	JRS_LANE,
+	JRS_JSON,
+	JRS_LOG,
+	JRS_NOPTS
+};
 
 /* struct jrs_opts - the last value given for each option, NULL if none. */
 struct jrs_opts {
@@ -40,11 +48,11 @@ int jrs_value_check(const char *opt, const char *val, char *msg, size_t msglen);
 int jrs_opts_set(struct jrs_opts *o, int which, const char *val, char *msg,
 		 size_t msglen);
 int jrs_opts_any(const struct jrs_opts *o);
-int jrs_opts_args(const struct jrs_opts *o, const char *json_path,
+int jrs_opts_args(const struct jrs_opts *o, const char *task,
 		  struct jrs_args *a);
 void jrs_opts_free(struct jrs_opts *o);
 void jrs_args_free(struct jrs_args *a);
-int jrs_json_name(char *buf, size_t len, const char *array_job,
+int jrs_task_name(char *buf, size_t len, const char *array_job,
 		  const char *array_task, uint32_t job, uint32_t step,
 		  uint32_t task);
 char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,

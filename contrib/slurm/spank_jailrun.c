@@ -21,6 +21,10 @@
  * mounts) dies with jailrun itself, and Slurm kills every process of the
  * step's cgroup at scancel, time limit or node failure.
  *
+ * Each wrapped task is labelled "slurm JOB.STEP.TASK" (jailrun --label),
+ * in its summary and on each audit line; --jail-json and --jail-log put
+ * them in DIR/JOB.STEP.TASK.json and .log.
+ *
  * plugstack.conf arguments: jailrun=PATH (the jailrun binary) and
  * exec=PATH (jailrun-slurm-exec); the defaults are where make install
  * puts them.
@@ -73,6 +77,9 @@ static struct spank_option jail_options[] = {
 	{ "jail-json", "DIR",
 	  "Run each task under jailrun; its JSON summary goes to DIR/JOB.STEP.TASK.json",
 	  1, JRS_JSON, jail_opt_cb },
+	{ "jail-log", "DIR",
+	  "Run each task under jailrun; its audit log goes to DIR/JOB.STEP.TASK.log",
+	  1, JRS_LOG, jail_opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -122,29 +129,24 @@ static void __attribute__((noreturn)) task_refuse(const char *what)
 	_exit(125);
 }
 
-/* The summary file of this task, DIR/JOB.STEP.TASK.json, into PATH. */
-static void task_json_path(spank_t sp, char *path, size_t len)
+/* This task's name, JOB.STEP.TASK (jrs_task_name), into NAME. */
+static void task_name(spank_t sp, char *name, size_t len)
 {
 	uint32_t job = 0, step = 0, task = 0;
-	char aj[32] = "", at[32] = "", name[128];
-	int n;
+	char aj[32] = "", at[32] = "";
 
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS)
-		task_refuse(
-		    "cannot read the job, step and task ids for --jail-json");
+		task_refuse("cannot read the job, step and task ids");
 	/* Absent outside an array: the name then has the job id. */
 	if (spank_getenv(sp, "SLURM_ARRAY_JOB_ID", aj, sizeof(aj)) !=
 		ESPANK_SUCCESS ||
 	    spank_getenv(sp, "SLURM_ARRAY_TASK_ID", at, sizeof(at)) !=
 		ESPANK_SUCCESS)
 		aj[0] = at[0] = '\0';
-	if (jrs_json_name(name, sizeof(name), aj, at, job, step, task) < 0)
-		task_refuse("the --jail-json file name is too long");
-	n = snprintf(path, len, "%s/%s", jail_opts.val[JRS_JSON], name);
-	if (n < 0 || (size_t)n >= len)
-		task_refuse("the --jail-json path is too long");
+	if (jrs_task_name(name, len, aj, at, job, step, task) < 0)
+		task_refuse("the task's name is too long");
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -152,7 +154,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	uint32_t step = 0;
 	int argc = 0;
 	char **argv = NULL;
-	char json[JRS_VALUE_MAX + 160];
+	char name[128];
 	struct jrs_args args = { 0 };
 
 	if (!jrs_opts_any(&jail_opts) || !spank_remote(sp))
@@ -171,12 +173,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS ||
 	    argc < 1 || !argv || !argv[0])
 		task_refuse("cannot read the task's command (S_JOB_ARGV)");
-	if (jail_opts.val[JRS_JSON])
-		task_json_path(sp, json, sizeof(json));
-	if (jrs_opts_args(&jail_opts, jail_opts.val[JRS_JSON] ? json : NULL,
-			  &args) < 0)
+	task_name(sp, name, sizeof(name));
+	if (jrs_opts_args(&jail_opts, name, &args) < 0)
 		task_refuse(
-		    "cannot build jailrun's options (out of memory, or a path too long)");
+		    "cannot build jailrun's options (out of memory, or a --jail-json or --jail-log path too long)");
 	if (spank_setenv(sp, JRS_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS ||
 	    spank_setenv(sp, JRS_ENV_ARGS, args.text ? args.text : "", 1) !=
 		ESPANK_SUCCESS ||

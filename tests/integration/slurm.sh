@@ -20,9 +20,10 @@
 #
 # In it:
 #  1. an array of 20 tasks (sbatch --array, srun in each, the plugin's
-#     --jail-allow and --jail-json): the even tasks reach allowed.test, the
+#     --jail-allow, --jail-json and --jail-log): the even tasks reach allowed.test, the
 #     odd ones are refused denied.test; checked from each task's JSON
-#     summary (named JOB_ARRAYTASK.STEP.TASK.json) and the lab's web log.
+#     summary and audit log (JOB_ARRAYTASK.STEP.TASK.json and .log, each
+#     labelled with the task) and the lab's web log.
 #     Fails if a task runs outside jailrun, or the allowlist is not the
 #     one given;
 #  2. a task that exits 3: the job's ExitCode is 3:0 and its state
@@ -259,7 +260,7 @@ echo "task $i $host $r pid1=$(cat /proc/1/comm) uid=$(id -u)"
 EOF2
 chmod 755 "$H/task.sh"
 lab_logs_clear
-aj=$(cxu sbatch --parsable --array=0-19 --jail-allow=allowed.test --jail-json="$C/json" \
+aj=$(cxu sbatch --parsable --array=0-19 --jail-allow=allowed.test --jail-json="$C/json" --jail-log="$C/json" \
 	-o "$C/work/array-%a.out" --wrap "srun $C/task.sh" 2>&1) || { fail "sbatch --array: $aj"; exit 1; }
 array_done() { [ "$(awk -v j="$aj" '$0 ~ "JobId=" j "_" || $0 ~ "ArrayJobId=" j " " { n++ } END { print n + 0 }' \
 	"/proc/$INIT/root/var/log/slurm/jobcomp.txt" 2>/dev/null)" -ge 20 ]; }
@@ -274,11 +275,15 @@ import json, sys
 d = json.load(open(sys.argv[1])); i = int(sys.argv[2])
 n = d["network"]; p = d["policy"]
 want_allowed, want_denied = (1, 0) if i % 2 == 0 else (0, 1)
+name = sys.argv[1].rsplit("/", 1)[1][:-len(".json")]
+log = [json.loads(l) for l in open(sys.argv[1][:-len(".json")] + ".log")]
 good = (d["exit_status"] == 0 and d["user"]["rootless"] and n["rules_verified"]
+        and d["label"] == "slurm " + name and log and all(l.get("label") == d["label"] for l in log)
+        and any(l.get("event") == "connection" for l in log)
         and p["allow"] == ["allowed.test"] and n["allowed"] == want_allowed
         and n["denied"] == want_denied)
-print("good" if good else "bad exit %s rootless %s allowed %s denied %s allow %s" % (
-    d["exit_status"], d["user"]["rootless"], n["allowed"], n["denied"], p["allow"]))
+print("good" if good else "bad exit %s rootless %s allowed %s denied %s allow %s label %s, %d log lines" % (
+    d["exit_status"], d["user"]["rootless"], n["allowed"], n["denied"], p["allow"], d["label"], len(log)))
 EOF2
 	)
 	[ "$line" = good ] && n_ok=$((n_ok + 1)) || bad="$bad task $i: $line;"
@@ -290,7 +295,7 @@ EOF2
 	esac
 done
 if [ "$n_sum" = 20 ] && [ "$n_ok" = 20 ]; then
-	ok "array $aj: 20 JSON summaries (JOB_TASK.STEP.TASK.json), each rootless, rules verified, allow [allowed.test], 1 allowed (even) or 1 denied (odd)"
+	ok "array $aj: 20 JSON summaries and audit logs (JOB_TASK.STEP.TASK.json and .log, labelled 'slurm JOB_TASK.STEP.TASK'), each rootless, rules verified, allow [allowed.test], 1 allowed (even) or 1 denied (odd)"
 else
 	fail "array $aj: $n_sum summaries, $n_ok as expected:$bad"
 fi

@@ -43,7 +43,11 @@ static void test_values_refused(void **state)
 			 -EINVAL);
 	assert_int_equal(
 	    jrs_opts_set(&o, JRS_JSON, "rel/dir", msg, sizeof(msg)), -EINVAL);
-	assert_non_null(strstr(msg, "not an absolute directory"));
+	assert_non_null(
+	    strstr(msg, "--jail-json: 'rel/dir' is not an absolute directory"));
+	assert_int_equal(jrs_opts_set(&o, JRS_LOG, "log", msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "--jail-log: 'log' is not an absolute"));
 	assert_int_equal(jrs_opts_set(&o, JRS_NOPTS, "x", msg, sizeof(msg)),
 			 -EINVAL);
 	assert_false(jrs_opts_any(&o));
@@ -68,33 +72,42 @@ static void test_options_built(void **state)
 	assert_int_equal(
 	    jrs_opts_set(&o, JRS_LANE, "model:8080", msg, sizeof(msg)), 0);
 	assert_true(jrs_opts_any(&o));
-	assert_int_equal(jrs_opts_args(&o, "/j/1.0.0.json", &a), 0);
+	/* Without --jail-json and --jail-log: only the label names the task. */
+	assert_int_equal(jrs_opts_args(&o, "7_1.0.0", &a), 0);
 	assert_string_equal(a.text,
 			    "--allow\na.test\n--allow\nb.test:443\n"
 			    "--profile\npython\n--net\nnone\n"
-			    "--lane\nmodel:8080\n--json\n/j/1.0.0.json\n");
+			    "--lane\nmodel:8080\n--label\nslurm 7_1.0.0\n");
 	jrs_args_free(&a);
-	assert_int_equal(jrs_opts_args(&o, "/j/\001", &a), -EINVAL);
+	assert_int_equal(jrs_opts_set(&o, JRS_JSON, "/j", msg, sizeof(msg)), 0);
+	assert_int_equal(jrs_opts_set(&o, JRS_LOG, "/l", msg, sizeof(msg)), 0);
+	assert_int_equal(jrs_opts_args(&o, "7_1.0.0", &a), 0);
+	assert_non_null(strstr(a.text, "--label\nslurm 7_1.0.0\n"
+				       "--json\n/j/7_1.0.0.json\n"
+				       "--log\n/l/7_1.0.0.log\n"));
+	jrs_args_free(&a);
+	/* A name that would put a control character into a path. */
+	assert_int_equal(jrs_opts_args(&o, "\001", &a), -EINVAL);
 	jrs_args_free(&a);
 	jrs_opts_free(&o);
 	assert_false(jrs_opts_any(&o));
 }
 
-static void test_json_name(void **state)
+static void test_task_name(void **state)
 {
 	char b[64];
 
-	assert_int_equal(jrs_json_name(b, sizeof(b), "", "", 42, 0, 3), 0);
-	assert_string_equal(b, "42.0.3.json");
-	assert_int_equal(jrs_json_name(b, sizeof(b), "40", "7", 47, 1, 0), 0);
-	assert_string_equal(b, "40_7.1.0.json");
+	assert_int_equal(jrs_task_name(b, sizeof(b), "", "", 42, 0, 3), 0);
+	assert_string_equal(b, "42.0.3");
+	assert_int_equal(jrs_task_name(b, sizeof(b), "40", "7", 47, 1, 0), 0);
+	assert_string_equal(b, "40_7.1.0");
 	/* Not digits (the task's environment is the user's): the job id. */
-	assert_int_equal(jrs_json_name(b, sizeof(b), "../x", "7", 47, 0, 0), 0);
-	assert_string_equal(b, "47.0.0.json");
-	assert_int_equal(jrs_json_name(b, sizeof(b), "", "", 5, 0xfffffffbU, 0),
+	assert_int_equal(jrs_task_name(b, sizeof(b), "../x", "7", 47, 0, 0), 0);
+	assert_string_equal(b, "47.0.0");
+	assert_int_equal(jrs_task_name(b, sizeof(b), "", "", 5, 0xfffffffbU, 0),
 			 0);
-	assert_string_equal(b, "5.batch.0.json");
-	assert_int_equal(jrs_json_name(b, 8, "", "", 123456, 0, 0),
+	assert_string_equal(b, "5.batch.0");
+	assert_int_equal(jrs_task_name(b, 8, "", "", 123456, 0, 0),
 			 -ENAMETOOLONG);
 }
 
@@ -133,7 +146,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_refused),
 		cmocka_unit_test(test_options_built),
-		cmocka_unit_test(test_json_name),
+		cmocka_unit_test(test_task_name),
 		cmocka_unit_test(test_exec_argv),
 	};
 
