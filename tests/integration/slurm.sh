@@ -31,14 +31,19 @@
 #  3. a policy error (--jail-net with a bad value is refused by srun
 #     before submitting; a --jail-allow entry jailrun refuses gives 125 in
 #     the job's ExitCode). Fails if a bad policy runs the task anyway;
-#  4. scancel of a running step: no process, network namespace, nft table
-#     or mount of it is left;
+#  4. scancel of a running step (and, in 7, a step past its time limit): none of
+#     its processes is left, nor its network namespace (where its relay
+#     and nft table live), nor a mount;
 #  5. without --jail-*, a task runs as it would without the plugin;
 #  6. the recipe without the plugin, contrib/slurm/jailrun-array.sbatch,
 #     as an array of 4: a harness on the node reaches task 0's server in
 #     its sandbox through --publish, tasks 1 and 2 are refused and reach
 #     as allowed, task 3's exit 3 is its job's ExitCode; a summary and an
-#     audit log per task.
+#     audit log per task;
+#  7. the time limit's step (started first, checked as in 4); then the
+#     node fails during a step: every process of the container SIGKILLed
+#     at once; no process, network namespace, link or nft table of the
+#     sandbox is left in the lab's namespace.
 # At the end the container goes, and the host is checked: its mounts, its
 # /tmp canary, no process of the test left. Bounded waits only.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -74,10 +79,11 @@ host_mounts() {
 }
 host_mounts >"$H/mounts-before"
 
-# descendants - the host pids of every process under the container's
-# init, the sandboxes' included (they have PID namespaces of their own).
+# descendants [ROOT] - the host pids of every process under ROOT (default:
+# the container's init), the sandboxes' included (they have PID namespaces
+# of their own).
 descendants() {
-	ps -e -o pid=,ppid= | awk -v r="$INIT" '{ kids[$2] = kids[$2] " " $1 }
+	ps -e -o pid=,ppid= | awk -v r="${1:-$INIT}" '{ kids[$2] = kids[$2] " " $1 }
 		END { todo = r; while (todo != "") { split(todo, a, " "); todo = ""
 			for (i in a) { n = split(kids[a[i]], k, " ")
 				for (j = 1; j <= n; j++) { print k[j]; todo = todo " " k[j] } } } }'
@@ -105,8 +111,9 @@ teardown() {
 		done
 	fi
 	if [ -n "$UNSHARE_PID" ]; then
-		pids=
-		[ -z "$INIT" ] || pids="$INIT $(descendants)"
+		# Step 7 took the node down already: its processes then.
+		pids=${NODE_PIDS:-}
+		[ -z "$INIT" ] || ! kill -0 "$INIT" 2>/dev/null || pids="$INIT $(descendants)"
 		# SIGKILL to the container's init takes its PID namespace down.
 		[ -z "$INIT" ] || kill -KILL "$INIT" 2>/dev/null
 		wait_until 30 container_gone || tap_diag "the container did not go away"
@@ -247,6 +254,12 @@ job_field() {
 }
 job_done() { [ -n "$(job_field "$1" JobState)" ]; }
 
+MOUNTS_BEFORE=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+# For step 4: a job with a time limit of one minute, which it outlives.
+jt=$(cxu sbatch --parsable --time=1 --jail-allow=allowed.test -o "$C/work/timelimit.out" \
+	--wrap "srun bash -c 'echo up >$C/work/timelimit-ready; exec sleep 600'" 2>&1) ||
+	fail "sbatch (to time out): $jt"
+
 # -------------------------------------------------- 1. an array of 20
 printf "step 1 (an array of 20 tasks) at %ss\n" "$SECONDS"
 cat >"$H/task.sh" <<'EOF2'
@@ -369,44 +382,67 @@ else
 	fail "job $last: ExitCode '$(job_field "$last" ExitCode)' state '$(job_field "$last" JobState)'"
 fi
 
-# ------------------------------------------------- 4. scancel
-printf "step 4 (scancel) at %ss\n" "$SECONDS"
-mounts_before=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+# ----------------------------------- 4. scancel and the time limit
+printf "step 4 (scancel, and the time limit) at %ss\n" "$SECONDS"
+# sandbox_seen KIND JOB - JOB's step 0 runs: its jailrun runner, every
+# process under it and their network namespaces, kept in SB_PIDS and
+# SB_NETS (the sandbox's, not the lab's) for sandbox_gone.
+sandbox_seen() {
+	local runner lab
+	runner=$(jr_runner_pid "^$C/jailrun .*--label slurm $2\.0\.0 ")
+	lab=$(stat -L -c %i "/proc/$INIT/ns/net")
+	SB_PIDS="$runner $(descendants "$runner")"
+	SB_NETS=$(for p in $SB_PIDS; do stat -L -c %i "/proc/$p/ns/net" 2>/dev/null; done | sort -u | grep -vx "$lab" || true)
+	if [ -n "$runner" ] && [ -n "$SB_NETS" ]; then
+		ok "$1: job $2 runs under jailrun (runner $runner, $(wc -w <<<"$SB_PIDS") processes, its own network namespace)"
+	else
+		fail "$1: job $2: runner '$runner', sandbox network namespaces '$SB_NETS'"
+	fi
+}
+# sandbox_gone KIND JOB STATE - after JOB ended in STATE: none of its
+# processes is left, no process is in a network namespace of its sandbox
+# (nor is one mounted: the container's mounts are as they were; the
+# sandbox's nft table and relay live in it), and the lab's nft tables are
+# as they were.
+sandbox_gone() {
+	local p n nets_left mounts tables
+	procs_gone() { for p in $SB_PIDS; do ! kill -0 "$p" 2>/dev/null || return 1; done; }
+	if ! wait_until 150 job_done "$2" || ! wait_until "$WAIT" procs_gone; then
+		fail "$1: job $2 ($(job_field "$2" JobState)): left $(for p in $SB_PIDS; do ps -o args= -p "$p"; done | tr '\n' '|')"
+		return
+	fi
+	nets_left=
+	for n in $SB_NETS; do
+		! stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null | grep -qx "$n" || nets_left="$nets_left $n"
+	done
+	mounts=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+	tables=$(cx nft list tables 2>&1 || true)
+	if [ "$(job_field "$2" JobState)" = "$3" ] && [ -z "$nets_left" ] &&
+		[ "$mounts" = "$MOUNTS_BEFORE" ] && [ "$tables" = "$(cat "$H/tables-before")" ]; then
+		ok "$1: job $2 $3; none of its $(wc -w <<<"$SB_PIDS") processes is left, its network namespace is gone, mounts (nsfs included) and the lab's nft tables are as before"
+	else
+		fail "$1: job $2 $(job_field "$2" JobState); network namespaces left:${nets_left:- none}; mounts changed: $(diff <(echo "$MOUNTS_BEFORE") <(echo "$mounts") | grep '^[<>]' | tr '\n' ' '); tables '$tables'"
+	fi
+}
+# The job that reaches its time limit was started first (it ends a minute
+# or so later, when slurmctld next checks time limits); scancel meanwhile.
 jc=$(cxu sbatch --parsable --jail-allow=allowed.test -o "$C/work/cancel.out" \
-	--wrap "srun bash -c 'curl -sS -m 20 -o /dev/null http://allowed.test/cancel; echo up >$C/work/cancel-ready; exec -a jrslurm-cancel-$$ sleep 600'" 2>&1) ||
+	--wrap "srun bash -c 'curl -sS -m 20 -o /dev/null http://allowed.test/cancel; echo up >$C/work/cancel-ready; exec sleep 600'" 2>&1) ||
 	fail "sbatch (to cancel): $jc"
 if wait_until "$WAIT" test -s "$H/work/cancel-ready"; then
-	runner=$(jr_runner_pid "^$C/jailrun .*--allow allowed.test")
-	nets=$(for p in $(descendants); do readlink "/proc/$p/ns/net"; done | sort -u | wc -l)
-	if [ -n "$runner" ] && [ "$nets" -ge 2 ] && pgrep -f "^jrslurm-cancel-$$" >/dev/null; then
-		ok "job $jc running: jailrun (pid $runner) and its sandbox ($nets network namespaces in the container)"
-	else
-		fail "job $jc: runner '$runner', $nets network namespaces"
-	fi
+	sandbox_seen scancel "$jc"
 	cx scancel "$jc"
-	gone() { ! pgrep -f "^jrslurm-cancel-$$" >/dev/null && [ -z "$(jr_runner_pid "^$C/jailrun ")" ]; }
-	if wait_until "$WAIT" gone && wait_until "$WAIT" job_done "$jc"; then
-		ok "scancel $jc: the command and jailrun are gone; JobState=$(job_field "$jc" JobState)"
-	else
-		fail "scancel $jc: left: $(pgrep -af "jrslurm-cancel-$$|$C/jailrun" || true)"
-	fi
-	only_daemons() {
-		local left
-		left=$(for p in $(descendants); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done |
-			grep -vE '^(munged|slurmctld|slurmd|: slurmscriptd|/bin/bash /.*init\.sh|sleep 1) ?' || true)
-		[ -z "$left" ]
-	}
-	nets=$(for p in $INIT $(descendants); do readlink "/proc/$p/ns/net" 2>/dev/null; done | sort -u | wc -l)
-	mounts_after=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
-	tables=$(cx nft list tables 2>&1 || true)
-	if wait_until "$WAIT" only_daemons && [ "$nets" = 1 ] &&
-		[ "$mounts_after" = "$mounts_before" ] && [ "$tables" = "$(cat "$H/tables-before")" ]; then
-		ok "after scancel: only the daemons are left in the container, one network namespace (the lab's), its mounts (nsfs included) and nft tables as before"
-	else
-		fail "after scancel: processes $(for p in $(descendants); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done | tr '\n' '|'), $nets netns, mounts changed: $(diff <(echo "$mounts_before") <(echo "$mounts_after") | grep '^[<>]' | tr '\n' ' '), tables '$tables'"
-	fi
+	sandbox_gone scancel "$jc" CANCELLED
 else
 	fail "the job to cancel never started: $(cat "$H/work/cancel.out" 2>&1)"
+fi
+# The time limit's job is checked last (step 7): it ends a minute after it
+# started, and steps 5 and 6 run meanwhile.
+if wait_until "$WAIT" test -s "$H/work/timelimit-ready"; then
+	sandbox_seen "time limit" "$jt"
+	TL_PIDS=$SB_PIDS TL_NETS=$SB_NETS
+else
+	fail "the job to time out never started: $(cat "$H/work/timelimit.out" 2>&1)"
 fi
 
 # ------------------------------------- 5. a step without --jail-*
@@ -484,5 +520,44 @@ if [ "$sums" = 4 ] && grep -q '"denied": *1' "$H/json/recipe/${ra}_1.json" &&
 	ok "recipe: a summary and an audit log per task; task 1 refused denied.test, task 2 reached allowed.test (summaries, outputs, the lab's web log)"
 else
 	fail "recipe: $sums of 4 summary+log pairs; $(cat "$H"/work/recipe-[12].out 2>&1 | tr '\n' ' ')"
+fi
+
+# --------------------------------- 7. the time limit, then node failure
+printf "step 7 (the time limit, node failure) at %ss\n" "$SECONDS"
+if [ -n "${TL_PIDS:-}" ]; then
+	SB_PIDS=$TL_PIDS SB_NETS=$TL_NETS
+	sandbox_gone "time limit" "$jt" TIMEOUT
+fi
+# The node fails while a step runs: every process of it is SIGKILLed at
+# once (the container's PID namespace goes), as close to a power loss as
+# a test gets. Nothing of the sandbox may outlive it in the lab's network
+# namespace, where the node was: no network namespace, link or nft table.
+jn=$(cxu sbatch --parsable --jail-allow=allowed.test -o "$C/work/node.out" \
+	--wrap "srun bash -c 'echo up >$C/work/node-ready; exec sleep 600'" 2>&1) ||
+	fail "sbatch (node failure): $jn"
+links_before=$(lab_host ip -o link | awk -F': ' '{ print $2 }' | sort)
+if wait_until "$WAIT" test -s "$H/work/node-ready"; then
+	sandbox_seen "node failure" "$jn"
+	pids="$INIT $(descendants)"
+	NODE_PIDS=$pids
+	kill -KILL "$INIT"
+	all_gone() { local p; for p in $pids; do ! kill -0 "$p" 2>/dev/null || return 1; done; }
+	nets_left=
+	if wait_until "$WAIT" all_gone; then
+		for n in $SB_NETS; do
+			! stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null | grep -qx "$n" || nets_left="$nets_left $n"
+		done
+		tables=$(lab_host nft list tables 2>&1 || true)
+		links=$(lab_host ip -o link | awk -F': ' '{ print $2 }' | sort)
+		if [ -z "$nets_left" ] && [ "$tables" = "$(cat "$H/tables-before")" ] && [ "$links" = "$links_before" ]; then
+			ok "node failure (every process of the node SIGKILLed during job $jn): none of its $(wc -w <<<"$pids") processes is left, the sandbox's network namespace is gone, the lab's links and nft tables are as before"
+		else
+			fail "node failure: network namespaces left:${nets_left:- none}; tables '$tables'; links $(diff <(echo "$links_before") <(echo "$links") | tr '\n' ' ')"
+		fi
+	else
+		fail "node failure: processes left: $(for p in $pids; do ps -o pid=,args= -p "$p"; done)"
+	fi
+else
+	fail "the job for the node failure never started: $(cat "$H/work/node.out" 2>&1)"
 fi
 printf "done at %ss\n" "$SECONDS"
