@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "spank_args.h"
 
 static int refuse(const char *what, int err)
@@ -26,8 +27,8 @@ int main(int argc, char **argv)
 	const char *args = getenv(JRS_ENV_ARGS);
 	const char *argv0 = getenv(JRS_ENV_ARGV0);
 	const char *jailrun = getenv(JRS_ENV_JAILRUN);
-	char *a, *a0, *jr;
-	char **jargv;
+	_cleanup_free_ char **env = NULL;
+	_cleanup_free_ char **jargv = NULL;
 
 	if (!args || !argv0 || !*argv0 || !jailrun || jailrun[0] != '/')
 		return refuse(
@@ -35,22 +36,17 @@ int main(int argc, char **argv)
 		    ", " JRS_ENV_ARGV0 ", " JRS_ENV_JAILRUN
 		    "): run it only from spank_jailrun.so",
 		    0);
-	a = strdup(args);
-	a0 = strdup(argv0);
-	jr = strdup(jailrun);
-	if (!a || !a0 || !jr)
-		return refuse("out of memory", 0);
 	/* The command never sees the hand-over. */
-	if (unsetenv(JRS_ENV_ARGS) || unsetenv(JRS_ENV_ARGV0) ||
-	    unsetenv(JRS_ENV_JAILRUN))
-		return refuse("unsetenv", errno);
-	jargv = jrs_exec_argv(jr, a, a0, argc, argv);
+	env = jrs_env_without_handover(environ);
+	if (!env)
+		return refuse("out of memory", 0);
+	jargv = jrs_exec_argv(jailrun, args, argv0, argc, argv);
 	if (!jargv)
 		return refuse("bad hand-over from the plugin", errno);
-	execv(jr, jargv);
+	execve(jailrun, jargv, env);
 	fprintf(
 	    stderr,
 	    "jailrun-slurm-exec: cannot run %s: %s (set jailrun=PATH in plugstack.conf)\n",
-	    jr, strerror(errno));
+	    jailrun, strerror(errno));
 	return 125;
 }

@@ -349,3 +349,34 @@ char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
 	out[i] = NULL;
 	return out;
 }
+
+/**
+ * jrs_env_without_handover - ENV without the plugin's JAILRUN_SPANK_*
+ * variables, for the exec of jailrun.
+ *
+ * Return: a NULL-terminated array pointing at ENV's strings (free the array
+ * only), or NULL when out of memory.
+ */
+char **jrs_env_without_handover(char *const *env)
+{
+	static const char *const drop[] = { JRS_ENV_ARGS "=", JRS_ENV_ARGV0 "=",
+					    JRS_ENV_JAILRUN "=" };
+	size_t n = 0, k = 0;
+	char **out;
+
+	while (env && env[n])
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int keep = 1;
+
+		for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]); d++)
+			if (strncmp(env[i], drop[d], strlen(drop[d])) == 0)
+				keep = 0;
+		if (keep)
+			out[k++] = env[i];
+	}
+	return out;
+}

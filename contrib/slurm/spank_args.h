@@ -57,5 +57,6 @@ int jrs_task_name(char *buf, size_t len, const char *array_job,
 		  uint32_t task);
 char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
 		     int argc, char *const *argv);
+char **jrs_env_without_handover(char *const *env);
 
 #endif

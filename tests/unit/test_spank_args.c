@@ -141,6 +141,25 @@ static void test_exec_argv(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+static void test_env_without_handover(void **state)
+{
+	char *env[] = { "PATH=/bin",
+			"JAILRUN_SPANK_ARGS=--net\nnone\n",
+			"JAILRUN_SPANK_ARGV0=/bin/sh",
+			"HOME=/h",
+			"JAILRUN_SPANK_JAILRUN=/usr/bin/jailrun",
+			"JAILRUN_SPANK_ARGSX=kept",
+			NULL };
+	char **e = jrs_env_without_handover(env);
+
+	assert_non_null(e);
+	assert_string_equal(e[0], "PATH=/bin");
+	assert_string_equal(e[1], "HOME=/h");
+	assert_string_equal(e[2], "JAILRUN_SPANK_ARGSX=kept");
+	assert_null(e[3]);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_options_built),
 		cmocka_unit_test(test_task_name),
 		cmocka_unit_test(test_exec_argv),
+		cmocka_unit_test(test_env_without_handover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
