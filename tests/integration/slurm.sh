@@ -218,6 +218,9 @@ for m in /run /tmp /var/tmp /var/spool /var/log /etc/slurm /etc/munge /var/lib/m
 	[ "$(findmnt -n -o FSTYPE --mountpoint "$m")" = tmpfs ] || { echo "$m is not a private tmpfs" >&2; exit 1; }
 done
 if touch /etc/.jailrun-test-probe 2>/dev/null; then echo "/etc is writable" >&2; exit 1; fi
+# From /, which every job's user can enter (slurmstepd returns to its
+# working directory as the user).
+cd /
 munged --force
 # In the foreground, children of this init: nothing of theirs outlives it.
 slurmctld -D >/var/log/slurm/slurmctld.out 2>&1 &
