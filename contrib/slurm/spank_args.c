@@ -380,3 +380,30 @@ char **jrs_env_without_handover(char *const *env)
 	}
 	return out;
 }
+
+/**
+ * jrs_cmdline_multi_prog - whether a NUL-separated command line (srun's
+ * /proc/self/cmdline) asks for --multi-prog.
+ *
+ * With --multi-prog each task's argv comes from a file that slurmstepd
+ * reads, and S_JOB_ARGV holds that file's name: the plugin cannot wrap
+ * such tasks, so srun refuses the pair. A command that itself takes an
+ * argument "--multi-prog" is refused too (the message says why).
+ */
+int jrs_cmdline_multi_prog(const char *buf, size_t len)
+{
+	static const char opt[] = "--multi-prog";
+	size_t i = 0;
+
+	while (i < len) {
+		const char *arg = buf + i;
+		size_t n = strnlen(arg, len - i);
+
+		if ((n == sizeof(opt) - 1 ||
+		     (n > sizeof(opt) - 1 && arg[sizeof(opt) - 1] == '=')) &&
+		    strncmp(arg, opt, sizeof(opt) - 1) == 0)
+			return 1;
+		i += n + 1;
+	}
+	return 0;
+}

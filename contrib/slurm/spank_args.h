@@ -58,5 +58,6 @@ int jrs_task_name(char *buf, size_t len, const char *array_job,
 char **jrs_exec_argv(const char *jailrun, const char *args, const char *argv0,
 		     int argc, char *const *argv);
 char **jrs_env_without_handover(char *const *env);
+int jrs_cmdline_multi_prog(const char *buf, size_t len);
 
 #endif

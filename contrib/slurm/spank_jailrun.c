@@ -30,6 +30,7 @@
  * puts them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,47 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+/* True if this srun's own command line asks for --multi-prog. */
+static int srun_multi_prog(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -1;
+	return jrs_cmdline_multi_prog(buf, (size_t)n) ||
+	       getenv("SLURM_MULTI_PROG") != NULL;
+}
+
+/*
+ * In srun, after its options: --multi-prog and --jail-* do not go together
+ * (jrs_cmdline_multi_prog says why); refused before anything starts.
+ */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	int mp;
+
+	if (spank_context() != S_CTX_LOCAL || !jrs_opts_any(&jail_opts))
+		return 0;
+	mp = srun_multi_prog();
+	if (mp < 0) {
+		slurm_error(
+		    "jailrun: cannot read srun's command line (/proc/self/cmdline): %m");
+		return -1;
+	}
+	if (mp) {
+		slurm_error(
+		    "jailrun: --jail-* options cannot wrap srun --multi-prog (each task's command comes from the file, out of the plugin's reach): run one srun per command, or jailrun in the file's command lines");
+		return -1;
+	}
+	return 0;
+}
+
 /* The task fails as jailrun would: exit 125, the reason on its stderr. */
 static void __attribute__((noreturn)) task_refuse(const char *what)
 {
@@ -149,6 +191,30 @@ static void task_name(spank_t sp, char *name, size_t len)
 		task_refuse("the task's name is too long");
 }
 
+/*
+ * Whether CMD names an executable file: as given when it has a '/', else
+ * found on the task's PATH (Slurm resolves a bare name after the plugin).
+ */
+static int task_command_executable(spank_t sp, const char *cmd)
+{
+	char path[4096], file[8192];
+	char *dir, *save = NULL;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	if (spank_getenv(sp, "PATH", path, sizeof(path)) != ESPANK_SUCCESS)
+		return 0;
+	for (dir = strtok_r(path, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		int n = snprintf(file, sizeof(file), "%s/%s", dir, cmd);
+
+		if (n > 0 && (size_t)n < sizeof(file) &&
+		    access(file, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	uint32_t step = 0;
@@ -173,6 +239,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS ||
 	    argc < 1 || !argv || !argv[0])
 		task_refuse("cannot read the task's command (S_JOB_ARGV)");
+	/*
+	 * Not executable: most likely a --multi-prog file that srun's check
+	 * missed, whose tasks the rewrite would not reach. Fail closed.
+	 */
+	if (!task_command_executable(sp, argv[0]))
+		task_refuse(
+		    "the task's command is not an executable file (--jail-* cannot wrap srun --multi-prog)");
 	task_name(sp, name, sizeof(name));
 	if (jrs_opts_args(&jail_opts, name, &args) < 0)
 		task_refuse(

@@ -30,7 +30,9 @@
 #     FAILED. Fails if jailrun or the helper hides the command's status;
 #  3. a policy error (--jail-net with a bad value is refused by srun
 #     before submitting; a --jail-allow entry jailrun refuses gives 125 in
-#     the job's ExitCode). Fails if a bad policy runs the task anyway;
+#     the job's ExitCode). Fails if a bad policy runs the task anyway.
+#     srun --multi-prog, which the plugin cannot wrap, is refused, and a
+#     task whose command is not executable fails closed (125);
 #  4. scancel of a running step (and, in 7, a step past its time limit): none of
 #     its processes is left, nor its network namespace (where its relay
 #     and nft table live), nor a mount;
@@ -376,6 +378,29 @@ for bad in "--jail-profile=no-such-profile" "--jail-allow=allowed.test:99999"; d
 		fail "srun $bad: status $st: $out"
 	fi
 done
+# --multi-prog: each task's command comes from a file the plugin cannot
+# rewrite, so srun refuses the pair rather than run the tasks unwrapped;
+# and a command that is not executable (such a file, had srun's check
+# missed it) fails closed in the task.
+printf '0 /usr/bin/env\n' >"$H/mp.conf"
+set +e
+out=$(cxu srun -n 1 --jail-net=none --multi-prog "$C/mp.conf" 2>&1)
+st=$?
+set -e
+if [ "$st" != 0 ] && grep -q 'cannot wrap srun --multi-prog' <<<"$out" && ! grep -q '^PATH=' <<<"$out"; then
+	ok "srun --multi-prog with --jail-net refused (status $st), no task ran: $(head -n 1 <<<"$out")"
+else
+	fail "srun --multi-prog with --jail-net: status $st: $out"
+fi
+set +e
+out=$(cxu srun -n 1 --jail-net=none "$C/mp.conf" 2>&1)
+st=$?
+set -e
+if [ "$st" = 125 ] && grep -q 'not an executable file' <<<"$out"; then
+	ok "a task whose command is not executable fails closed (125): $(grep -m1 'not an executable' <<<"$out")"
+else
+	fail "a task whose command is not executable: status $st: $out"
+fi
 last=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^JobId=/) { split($i, a, "="); id = a[2] } } END { print id }' \
 	"/proc/$INIT/root/var/log/slurm/jobcomp.txt")
 if wait_until "$WAIT" job_done "$last" && [ "$(job_field "$last" ExitCode)" = 125:0 ] &&

@@ -160,6 +160,20 @@ static void test_env_without_handover(void **state)
 	free(e);
 }
 
+static void test_multi_prog(void **state)
+{
+	static const char mp[] = "srun\0-n\0002\0--multi-prog\0conf";
+	static const char mpeq[] = "srun\0--multi-prog=yes\0conf";
+	static const char plain[] = "srun\0-n\0001\0--multi-progress\0x";
+	static const char cut[] = "srun\0--multi-pro";
+
+	assert_true(jrs_cmdline_multi_prog(mp, sizeof(mp)));
+	assert_true(jrs_cmdline_multi_prog(mpeq, sizeof(mpeq)));
+	assert_false(jrs_cmdline_multi_prog(plain, sizeof(plain)));
+	assert_false(jrs_cmdline_multi_prog(cut, sizeof(cut) - 1));
+	assert_false(jrs_cmdline_multi_prog("", 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_task_name),
 		cmocka_unit_test(test_exec_argv),
 		cmocka_unit_test(test_env_without_handover),
+		cmocka_unit_test(test_multi_prog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
