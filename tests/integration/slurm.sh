@@ -259,7 +259,11 @@ job_field() {
 }
 job_done() { [ -n "$(job_field "$1" JobState)" ]; }
 
-MOUNTS_BEFORE=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+# container_mounts - the container's mount points, but the network
+# namespaces that the labs of tests running beside this one add and remove
+# under /run/netns (they reach the container's copy of the host's mounts).
+container_mounts() { awk '$5 !~ "^/run/netns(/|$)" { print $5 }' "/proc/$INIT/mountinfo" | sort; }
+MOUNTS_BEFORE=$(container_mounts)
 # For step 4: a job with a time limit of one minute, which it outlives.
 jt=$(cxu sbatch --parsable --time=1 --jail-allow=allowed.test -o "$C/work/timelimit.out" \
 	--wrap "srun bash -c 'echo up >$C/work/timelimit-ready; exec sleep 600'" 2>&1) ||
@@ -443,7 +447,7 @@ sandbox_gone() {
 	for n in $SB_NETS; do
 		! stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null | grep -qx "$n" || nets_left="$nets_left $n"
 	done
-	mounts=$(awk '{ print $5 }' "/proc/$INIT/mountinfo" | sort)
+	mounts=$(container_mounts)
 	tables=$(cx nft list tables 2>&1 || true)
 	if [ "$(job_field "$2" JobState)" = "$3" ] && [ -z "$nets_left" ] &&
 		[ "$mounts" = "$MOUNTS_BEFORE" ] && [ "$tables" = "$(cat "$H/tables-before")" ]; then
