@@ -7,14 +7,16 @@
  * the array cannot grow. So the plugin cannot prepend "jailrun OPTIONS --";
  * it replaces argv[0] by jailrun-slurm-exec and hands over, in the task's
  * environment, the original argv[0] and the jailrun options (each followed
- * by a newline). The helper removes those variables and execs
- * "jailrun OPTIONS -- ARGV0 ARGV[1..]". Everything Slurm does between the
+ * by a newline). The helper execs "jailrun OPTIONS -- ARGV0 ARGV[1..]"
+ * with an environment that no longer holds them. Everything Slurm does between the
  * plugin's task_init and the exec (TaskProlog, TMPDIR, the user's rlimits)
  * still happens, and the task's exit status is jailrun's, which is the
  * command's own (125 when jailrun refuses).
  *
  * Each --jail-* value is checked here, in srun or sbatch, before the job is
- * submitted: a bad value is an error naming the option and the rule.
+ * submitted (and again in slurmstepd): a bad value is an error naming the
+ * option and the rule. What jailrun itself checks (an entry's grammar, a
+ * profile's existence) it refuses in the task, with 125.
  */
 #include "spank_args.h"
 

@@ -47,7 +47,8 @@
 #     at once; no process, network namespace, link or nft table of the
 #     sandbox is left in the lab's namespace.
 # At the end the container goes, and the host is checked: its mounts, its
-# /tmp canary, no process of the test left. Bounded waits only.
+# sysctls, its /tmp canary, no process of the test left. Bounded waits
+# only.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "slurmd and slurmctld need root (the jobs run rootless)"
@@ -80,6 +81,15 @@ host_mounts() {
 		t != "nsfs" && $5 !~ "^/run/netns(/|$)" { print $5, t }' /proc/self/mountinfo | LC_ALL=C sort
 }
 host_mounts >"$H/mounts-before"
+# sysctl_snapshot - the host's kernel settings root can read (fs, kernel,
+# vm, the host network namespace's net.core and net.unix, user), but the
+# counters the kernel moves by itself (as in systemd.sh).
+SYSCTL_VOLATILE='^/proc/sys/(fs/(dentry-state|inode-nr|inode-state|file-nr|aio-nr|quota/.*)|kernel/(ns_last_pid|random/(uuid|entropy_avail)|pty/nr|hung_task_detect_count|perf_event_max_sample_rate)):'
+sysctl_snapshot() {
+	{ grep -rs '' /proc/sys/fs /proc/sys/kernel /proc/sys/vm /proc/sys/net/core \
+		/proc/sys/net/unix /proc/sys/user || true; } | grep -vE "$SYSCTL_VOLATILE" | LC_ALL=C sort
+}
+sysctl_snapshot >"$H/sysctl-before"
 
 # descendants [ROOT] - the host pids of every process under ROOT (default:
 # the container's init), the sandboxes' included (they have PID namespaces
@@ -134,6 +144,12 @@ teardown() {
 	rm -f "$CANARY"
 	left=$(host_mounts | LC_ALL=C comm -3 "$H/mounts-before" -)
 	if [ -z "$left" ]; then ok "the host's mounts are as they were"; else fail "the host's mounts changed: $left"; fi
+	left=$(sysctl_snapshot | LC_ALL=C comm -3 "$H/sysctl-before" -)
+	if [ -z "$left" ]; then
+		ok "no host sysctl changed ($(wc -l <"$H/sysctl-before") compared)"
+	else
+		fail "host sysctls changed (left: before, right: now): $left"
+	fi
 	[ "$JR_FAILURES" = 0 ] || st=1
 	[ "$st" = 0 ] || [ ! -f "$H/init.log" ] || tap_diag "--- init:"$'\n'"$(tail -n 20 "$H/init.log")"
 	finish
