@@ -7,21 +7,28 @@
 # the lab's client network namespace (tests/lab), so the lab's hosts are
 # reachable from where slurmd runs and the daemons' ports are the lab's,
 # not the host's. Private tmpfs on /run, /tmp, /var/tmp, /var/spool,
-# /var/log, /var/lib/munge and /var/lib/slurm, and on /etc/slurm and
-# /etc/munge (the daemons' own configuration and key), checked before any
-# daemon starts; the host's tree is read-only in it. The daemons run as
-# root (SlurmUser=root, munged --force); the jobs run as nobody, and
-# jailrun under them rootless. No cgroup is made: ProctrackType is
-# proctrack/linuxproc (a cgroup hierarchy for Slurm would be the host's),
-# which is also what kills a step's whole process tree at scancel. No
+# /var/log and /var/lib/munge, and on /etc/slurm and /etc/munge (the
+# daemons' own configuration and key), checked before any daemon starts;
+# a private /etc/hosts naming the node; the host's tree read-only. The
+# daemons run as root (SlurmUser=root, munged --force); the jobs run as
+# nobody, and jailrun under them rootless. No cgroup is made:
+# ProctrackType is proctrack/linuxproc (a cgroup hierarchy for Slurm would
+# be the host's), which is also what kills a step's whole process tree at
+# scancel; slurmd only needs a cgroup file system at
+# /sys/fs/cgroup/systemd, which is a new, empty named hierarchy. No
 # slurmdbd either (it needs a MySQL server): the exit codes are read from
 # jobcomp/filetxt, the job completion log, and `scontrol show job`; sacct
 # reads the same record from slurmdbd on a real cluster.
 #
+# It takes about 90 s, most of it waiting for the time limit of step 7
+# (slurmctld checks time limits every 30 s; the shortest limit is a
+# minute); the other steps take about 15 s.
+#
 # In it:
 #  1. an array of 20 tasks (sbatch --array, srun in each, the plugin's
-#     --jail-allow, --jail-json and --jail-log): the even tasks reach allowed.test, the
-#     odd ones are refused denied.test; checked from each task's JSON
+#     --jail-allow, --jail-json and --jail-log): the even tasks reach
+#     allowed.test, the odd ones are refused denied.test; checked from each
+#     task's JSON
 #     summary and audit log (JOB_ARRAYTASK.STEP.TASK.json and .log, each
 #     labelled with the task) and the lab's web log.
 #     Fails if a task runs outside jailrun, or the allowlist is not the
@@ -33,9 +40,9 @@
 #     the job's ExitCode). Fails if a bad policy runs the task anyway.
 #     srun --multi-prog, which the plugin cannot wrap, is refused, and a
 #     task whose command is not executable fails closed (125);
-#  4. scancel of a running step (and, in 7, a step past its time limit): none of
-#     its processes is left, nor its network namespace (where its relay
-#     and nft table live), nor a mount;
+#  4. scancel of a running step (and, in 7, a step past its time limit):
+#     none of its processes is left, nor its network namespace (where its
+#     relay and nft table live), nor a mount;
 #  5. without --jail-*, a task runs as it would without the plugin;
 #  6. the recipe without the plugin, contrib/slurm/jailrun-array.sbatch,
 #     as an array of 4: a harness on the node reaches task 0's server in
