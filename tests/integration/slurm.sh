@@ -143,6 +143,13 @@ teardown() {
 			fail "processes of the container are left: $(for p in $pids; do ps -o pid=,args= -p "$p"; done)"
 		fi
 	fi
+	# The named cgroup hierarchy made for slurmd goes with its last mount.
+	hierarchy_gone() { ! grep -q "name=jailrun-slurm-test-$$:" /proc/self/cgroup; }
+	if wait_until 30 hierarchy_gone; then
+		ok "the container's named cgroup hierarchy is gone"
+	else
+		fail "the named cgroup hierarchy jailrun-slurm-test-$$ is left: $(grep jailrun-slurm-test /proc/self/cgroup)"
+	fi
 	if [ "$(cat "$CANARY" 2>/dev/null)" = "jrslurm$$" ]; then
 		ok "the canary in the host's /tmp is unchanged"
 	else
@@ -207,7 +214,7 @@ cat >"$H/init.sh" <<'EOF'
 #!/bin/bash
 # PID 1 of the container: private mounts, then the three daemons.
 set -euo pipefail
-H=$1 C=$2 NODE=$3
+H=$1 C=$2 NODE=$3 TAG=$4
 exec 9<"$H"
 mount --make-rprivate /
 mount -t proc proc /proc
@@ -223,7 +230,7 @@ chmod 1777 /tmp /var/tmp
 # holds nothing, and the kernel frees it when this mount namespace goes.
 mount -t tmpfs -o mode=0755,nosuid,nodev,noexec tmpfs /sys/fs/cgroup
 mkdir /sys/fs/cgroup/systemd
-mount -t cgroup -o none,name=jailrun-slurm-test-$$ cgroup /sys/fs/cgroup/systemd
+mount -t cgroup -o none,name=jailrun-slurm-test-$TAG cgroup /sys/fs/cgroup/systemd
 chmod 0700 /etc/munge /var/lib/munge
 mkdir -p "$C"
 mount --bind /proc/self/fd/9 "$C"
@@ -257,7 +264,7 @@ EOF
 chmod 755 "$H/init.sh"
 
 ip netns exec "$LAB_HOST_NS" unshare --pid --fork --mount --uts --ipc \
-	"$H/init.sh" "$H" "$C" "$NODE" >"$H/init.log" 2>&1 &
+	"$H/init.sh" "$H" "$C" "$NODE" "$$" >"$H/init.log" 2>&1 &
 UNSHARE_PID=$!
 init_found() { INIT=$(pgrep -P "$UNSHARE_PID" || true); [ -n "$INIT" ]; }
 wait_until "$WAIT" init_found || { fail "the container's init never appeared: $(cat "$H/init.log")"; exit 1; }
