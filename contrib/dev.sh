@@ -35,6 +35,11 @@ PACKAGES=(
 	podman crun uidmap slirp4netns
 	clang libclang-rt-14-dev
 	clang-format cppcheck
+	# tests/integration/slurm.sh and the Slurm plugin (contrib/slurm). The
+	# test runs its own munged, slurmctld and slurmd in a container; on a
+	# host with systemd, Debian's packages also enable munge.service (and
+	# slurmd/slurmctld, which wait for an /etc/slurm/slurm.conf).
+	slurm-wlm munge libslurm-dev
 )
 
 as_root() {
