@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "exitcode.h"
+#include "io.h"
 #include "live.h"
 #include "log.h"
 
@@ -95,50 +97,103 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	return n;
 }
 
+/* Copy what is in @from to our stderr, without waiting for more. */
+static void copy_stderr(int from)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(from, buf, sizeof(buf))) > 0)
+		if (jr_write_all(STDERR_FILENO, buf, (size_t)n) < 0)
+			break;
+}
+
+/*
+ * wait_ready - the start caller's side: relay the runner's messages
+ * from @err_rd until @ready_rd says ready ('R': exit 0) or ends (the
+ * runner's status). Not until @err_rd ends: processes the runner forks
+ * (the guard's helper) hold it for the sandbox's lifetime.
+ */
+static int wait_ready(int ready_rd, int err_rd, pid_t runner)
+{
+	int status = 0;
+	char c = 0;
+	ssize_t n = -1;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ready_rd, .events = POLLIN },
+				       { .fd = err_rd, .events = POLLIN } };
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			copy_stderr(err_rd);
+		if (p[0].revents) {
+			do {
+				n = read(ready_rd, &c, 1);
+			} while (n < 0 && errno == EINTR);
+			break;
+		}
+	}
+	copy_stderr(err_rd);
+	if (n == 1 && c == 'R')
+		return 0;
+	while (waitpid(runner, &status, 0) < 0 && errno == EINTR)
+		;
+	copy_stderr(err_rd);
+	return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status)
+							: JR_EXIT_FAILURE;
+}
+
 int jr_live_daemonize(struct jr_live *l, int *exit_status, struct jr_err *err)
 {
-	int p[2], status, null;
-	ssize_t n;
-	char c;
+	int ready[2], errp[2] = { -1, -1 }, null;
 	pid_t pid;
 
 	if (l->foreground)
 		return 0;
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (pipe2(ready, O_CLOEXEC) < 0)
 		return jr_err_set(err, errno, "pipe2: %s", strerror(errno));
+	if (pipe2(errp, O_CLOEXEC | O_NONBLOCK) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return jr_err_set(err, errno, "pipe2: %s", strerror(errno));
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
+		close(ready[0]);
+		close(ready[1]);
+		close(errp[0]);
+		close(errp[1]);
 		return jr_err_set(err, errno, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		close(p[0]);
-		l->ready_fd = p[1];
+		close(ready[0]);
+		close(errp[0]);
+		l->ready_fd = ready[1];
+		/* Our messages reach the caller through a pipe it reads
+		 * until ready: whatever still holds our stderr afterwards
+		 * (init, the guard's helper) holds that pipe, never the
+		 * caller's own stderr, which a $(jailrun start) waits on. */
 		null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (setsid() < 0 || null < 0 || dup2(null, STDIN_FILENO) < 0 ||
-		    dup2(null, STDOUT_FILENO) < 0)
+		    dup2(null, STDOUT_FILENO) < 0 ||
+		    fcntl(errp[1], F_SETFL, 0) < 0 ||
+		    dup2(errp[1], STDERR_FILENO) < 0)
 			return jr_err_set(
 			    err, errno,
 			    "cannot detach the live sandbox's runner: %s",
 			    strerror(errno));
 		close(null);
+		close(errp[1]);
 		return 0;
 	}
-	close(p[1]);
-	do {
-		n = read(p[0], &c, 1);
-	} while (n < 0 && errno == EINTR);
-	close(p[0]);
-	*exit_status = 0;
-	if (n != 1) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		*exit_status = WIFEXITED(status) && WEXITSTATUS(status)
-				   ? WEXITSTATUS(status)
-				   : JR_EXIT_FAILURE;
-	}
+	close(ready[1]);
+	close(errp[1]);
+	*exit_status = wait_ready(ready[0], errp[0], pid);
+	close(ready[0]);
+	close(errp[0]);
 	return 1;
 }
 
