@@ -133,7 +133,7 @@ for m in $(jr_modes); do
 	fi
 	expect_status 0 "$m: ls" lv "$m" ls
 	expect_output_has "$m: ls shows the mode" "allowlist, $m"
-	INIT=$(pgrep -P "$RUNNER" | head -n1 || true)
+	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
 
 	# ------------------------------------------------------ exec: basics
@@ -210,21 +210,22 @@ for m in $(jr_modes); do
 		lvh "$m" start "$N-ll" --fs host --landlock require --net none "${limits[@]}"
 	STARTED+=("$m:$N-ll")
 	RUNNER=$(ls_pid "$N-ll")
-	INIT=$(pgrep -P "${RUNNER:-0}" | head -n1 || true)
-	CGROUP=$(sed -n 's/^0:://p' "/proc/${INIT:-0}/cgroup" 2>/dev/null || true)
+	INIT=$(pgrep -x -P "${RUNNER:-0}" jailrun-init | head -n1 || true)
+	# v1 (a pids hierarchy) or v2: the sandbox's own is named jailrun.*
+	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | head -n1 || true)
 	if setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
 		sh -c "echo x >'$OUTSIDE/host-$m'"; then
 		ok "$m: baseline: nobody may write $OUTSIDE on the host"
 	else
 		fail "$m: baseline: nobody cannot write $OUTSIDE on the host"
 	fi
-	exec_ok "a write outside the working directory refused (Landlock)" 1 "Permission denied" \
+	N=$N-ll exec_ok "a write outside the working directory refused (Landlock)" 1 "Permission denied" \
 		sh -c "echo x >'$OUTSIDE/in-$m' || exit 1"
 	[ ! -e "$OUTSIDE/in-$m" ] && ok "$m: ... and nothing was written" || fail "$m: $OUTSIDE/in-$m was written"
-	exec_ok "a write in the working directory works" 0 "" sh -c "echo x >'$JR_W/ll-$m'"
+	N=$N-ll exec_ok "a write in the working directory works" 0 "" sh -c "echo x >'$JR_W/ll-$m'"
 	expect_status 0 "$m: stop the Landlock sandbox" lv "$m" stop "$N-ll"
 	if [ "$m" = root ]; then
-		if [ -n "$CGROUP" ] && [ "$CGROUP" != / ] && [ ! -e "/sys/fs/cgroup$CGROUP" ]; then
+		if [ -n "$CGROUP" ] && [ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "${CGROUP#/}" 2>/dev/null)" ]; then
 			ok "$m: the sandbox's cgroup ($CGROUP) is gone"
 		else
 			fail "$m: cgroup '$CGROUP' left (or never seen)"
@@ -235,7 +236,7 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: start a sandbox to kill" lv "$m" start "$N-k" --net none
 	STARTED+=("$m:$N-k")
 	RUNNER=$(ls_pid "$N-k")
-	INIT=$(pgrep -P "$RUNNER" | head -n1 || true)
+	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
 	kill -9 "${RUNNER:-none}" || fail "$m: no runner to kill (ls: $(lv "$m" ls 2>&1))"
 	if [ "$PIDNS" != none ] && wait_until 60 no_members "$PIDNS"; then
