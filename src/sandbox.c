@@ -930,6 +930,13 @@ static void handle_signals(struct sandbox *sb)
 			jr_pty_sync_winsize(&sb->pty);
 			continue;
 		}
+		/* A live sandbox's runner has no command to pass them to:
+		 * they stop it, as jailrun stop does (live.h). */
+		if (sb->opts->live &&
+		    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+			sb->opts->live->stop = true;
+			continue;
+		}
 		jr_debug("forwarding signal %d", sig);
 		if (sig == SIGTERM)
 			jr_notify_stopping();
@@ -1010,8 +1017,9 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 		}
 		if (i_in >= 0 && pfd[i_in].revents)
 			jr_pty_pump_in(&sb->pty);
-		if (i_live >= 0 && pfd[i_live].revents &&
-		    jr_live_dispatch(sb->opts->live)) {
+		if (i_live >= 0 && pfd[i_live].revents)
+			jr_live_dispatch(sb->opts->live);
+		if (sb->opts->live && sb->opts->live->stop && !o->stopped) {
 			o->stopped = true;
 			kill_and_reap(sb);
 		}

@@ -560,7 +560,7 @@ static void serve_zygote(struct jr_live *l)
 	}
 }
 
-bool jr_live_dispatch(struct jr_live *l)
+void jr_live_dispatch(struct jr_live *l)
 {
 	struct epoll_event ev[16];
 	int n = epoll_wait(l->epfd, ev, 16, 0);
@@ -575,7 +575,6 @@ bool jr_live_dispatch(struct jr_live *l)
 		else if (ref < JR_LIVE_CONNS_MAX && l->conns[ref].fd >= 0)
 			serve_conn(l, &l->conns[ref]);
 	}
-	return l->stop;
 }
 
 void jr_live_close(struct jr_live *l)

@@ -85,10 +85,11 @@ void jr_live_after_clone(struct jr_live *l);
 void jr_live_ready(struct jr_live *l);
 
 /*
- * jr_live_dispatch - serve what is ready on l->epfd without blocking.
- * Return: true once jailrun stop asked the sandbox to end.
+ * jr_live_dispatch - serve what is ready on l->epfd without blocking;
+ * jailrun stop sets l->stop (as SIGTERM, SIGINT and SIGHUP to the
+ * runner do, sandbox.c), and the runner then ends the sandbox.
  */
-bool jr_live_dispatch(struct jr_live *l);
+void jr_live_dispatch(struct jr_live *l);
 
 /* Everything closed, NAME.sock removed. */
 void jr_live_close(struct jr_live *l);
