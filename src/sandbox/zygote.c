@@ -72,6 +72,9 @@ int jr_zygote_prepare(int chan, int keep, struct jr_err *err)
 	int keep_fds[2] = { chan, keep };
 	int null, r;
 
+	/* Its own name in ps (cosmetic, as init's: a failure changes
+	 * nothing else). */
+	(void)prctl(PR_SET_NAME, "jailrun-zygote", 0, 0, 0);
 	/* Same uid as every command: without this, any of them could
 	 * ptrace it or copy its socketpair end (pidfd_getfd(2) needs
 	 * PTRACE_MODE_ATTACH, which an undumpable task refuses). */

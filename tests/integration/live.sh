@@ -161,6 +161,11 @@ for m in $(jr_modes); do
 	expect_output_has "$m: exec: NoNewPrivs: 1" "NoNewPrivs:	1"
 	expect_output_has "$m: exec: no permitted capabilities" "CapPrm:	0000000000000000"
 	exec_ok "uid nobody" 0 "uid=$JR_NOBODY_UID" id
+	# The zygote (the command's parent) is undumpable: a command of the
+	# same uid can read neither its environment nor its fds.
+	exec_ok "the zygote is the parent" 0 "jailrun-zygote" sh -c 'cat /proc/$PPID/comm'
+	exec_ok "the zygote's environ and fds are refused" 0 "both refused" \
+		sh -c 'cat /proc/$PPID/environ >/dev/null 2>&1 || ls /proc/$PPID/fd >/dev/null 2>&1 || echo both refused'
 	exec_ok "in the sandbox's pid namespace" 0 "$PIDNS" readlink /proc/self/ns/pid
 	exec_ok "allowed.test reached through the relay" 0 "served-by: allowed.test" \
 		curl -sS -m 10 http://allowed.test/live-allowed
