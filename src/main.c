@@ -811,6 +811,18 @@ static int live_prepare(struct run *run, struct jr_live *live)
 		jr_options_release(opts);
 		return err.code ? JR_EXIT_FAILURE : status;
 	}
+	/* The background runner keeps none of its caller's descriptors
+	 * but those the options name: a pipe a caller waits on must not
+	 * stay open for the sandbox's lifetime. */
+	if (!live->foreground) {
+		int keep[] = { opts->log_fd, opts->control_fd, live->ready_fd };
+		int r = jr_close_all_but(keep, ARRAY_SIZE(keep));
+
+		if (r < 0) {
+			jr_err_set(&err, -r, "close_range: %s", strerror(-r));
+			return fail_early(opts, &run->policy, &err);
+		}
+	}
 	if (jr_live_open(live, &err) < 0)
 		return fail_early(opts, &run->policy, &err);
 	snprintf(live->mode, sizeof(live->mode), "%s, %s",
