@@ -33,6 +33,7 @@
 #include "exitcode.h"
 #include "initproto.h"
 #include "live.h"
+#include "live_stdio.h"
 #include "log.h"
 
 static const char exec_usage[] =
@@ -199,21 +200,29 @@ static int exec_failed(const struct jr_live_reply *r)
 	return JR_EXIT_FAILURE;
 }
 
-/* Wait for the command's end, passing signals on. */
-static int exec_wait(int fd, int sfd, const char *name)
+/* Wait for the command's end, passing signals on and relaying the
+ * pipes that stand for a terminal (@io). */
+static int exec_wait(int fd, int sfd, const char *name,
+		     struct jr_live_stdio *io)
 {
 	struct jr_live_reply r;
 	int rc;
 
 	for (;;) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-				       { .fd = sfd, .events = POLLIN } };
+		struct pollfd p[2 + JR_LIVE_STDIO_POLLFDS] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int n = 2 + jr_live_stdio_poll(io, p + 2);
 		struct signalfd_siginfo si;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR) {
+		if (poll(p, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			jr_error("poll: %s", strerror(errno));
 			return JR_EXIT_FAILURE;
 		}
+		jr_live_stdio_pump(io, p + 2, n - 2);
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			struct jr_live_req sig = { .type = JR_LIVE_SIGNAL,
 						   .signo = (int)si.ssi_signo };
@@ -223,6 +232,8 @@ static int exec_wait(int fd, int sfd, const char *name)
 		if (!p[0].revents)
 			continue;
 		rc = recv_reply(fd, &r);
+		if (rc < 0 || r.type != JR_LIVE_STARTED)
+			jr_live_stdio_finish(io); /* its output, before ours */
 		if (rc == -EPIPE) {
 			jr_error(
 			    "the live sandbox '%s' ended before the command did",
@@ -250,8 +261,10 @@ static int exec_wait(int fd, int sfd, const char *name)
 static int live_exec(int argc, char **argv)
 {
 	static struct jr_live_req req = { .type = JR_LIVE_EXEC };
-	const int stdio[3] = { STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO };
+	static struct jr_live_stdio io;
 	_cleanup_close_ int fd = -1, sfd = -1;
+	struct jr_err err = { 0 };
+	int status;
 
 	if (argc < 3) {
 		jr_error("%s", exec_usage);
@@ -264,10 +277,20 @@ static int live_exec(int argc, char **argv)
 		jr_error("signalfd: %s", strerror(errno));
 		return JR_EXIT_FAILURE;
 	}
-	fd = live_connect(argv[1]);
-	if (fd < 0 || send_req(fd, &req, stdio, 3) < 0)
+	if (jr_live_stdio_open(&io, &err) < 0) {
+		jr_error("%s", err.msg);
+		jr_live_stdio_finish(&io);
 		return JR_EXIT_FAILURE;
-	return exec_wait(fd, sfd, argv[1]);
+	}
+	fd = live_connect(argv[1]);
+	if (fd < 0 || send_req(fd, &req, io.pass, 3) < 0) {
+		jr_live_stdio_finish(&io);
+		return JR_EXIT_FAILURE;
+	}
+	jr_live_stdio_sent(&io);
+	status = exec_wait(fd, sfd, argv[1], &io);
+	jr_live_stdio_finish(&io);
+	return status;
 }
 
 /* STATUS of the sandbox on @fd, into @r. */

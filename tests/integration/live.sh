@@ -66,6 +66,18 @@ lvh() {
 	esac
 }
 
+# lv_tty CALLER ARGS... - lv with a terminal as stdio (script(1)).
+lv_tty() {
+	local c=$1 cmd
+	shift
+	printf -v cmd '%q ' "$JR" "$@"
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" script -qec "$cmd" /dev/null </dev/null ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_HOME" \
+		XDG_RUNTIME_DIR="$XDG" script -qec "$cmd" /dev/null </dev/null ;;
+	esac
+}
+
 # sock_dir MODE - where MODE's sockets are (jailrun(1) LIVE SANDBOXES).
 sock_dir() {
 	if [ "$1" = root ]; then echo /run/jailrun; else echo "$XDG/jailrun"; fi
@@ -145,6 +157,14 @@ for m in $(jr_modes); do
 		ok "$m: exec: stdin, stdout and stderr go through, each to its own"
 	else
 		fail "$m: exec: stdout '$OUT', stderr '$(cat "$JR_W/err-$m")'"
+	fi
+	# A terminal is never handed to the command: a pipe stands for it,
+	# and its output passes the terminal filter, as a run's pty does.
+	OUT=$(lv_tty "$m" exec "$N" -- sh -c 'printf "a\033]52;c;SGVsbG8=\007b\n"; tty || true' 2>&1) || true
+	if grep -q '^ab' <<<"$OUT" && grep -q 'not a tty' <<<"$OUT" && ! grep -q 'SGVsbG8' <<<"$OUT"; then
+		ok "$m: exec on a terminal: the command gets a pipe, OSC 52 is filtered out"
+	else
+		fail "$m: exec on a terminal: $(od -c <<<"$OUT" | head -5)"
 	fi
 	exec_ok "--env and --cwd" 0 "v=x y|/etc" --env "V=x y" --cwd /etc -- sh -c 'echo "v=$V|$(pwd)"'
 	exec_ok "status 0" 0 "" true
