@@ -43,6 +43,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,11 +54,13 @@
 #include "io.h"
 #include "live.h"
 #include "log.h"
+#include "options.h"
 
 /* epoll references: a client's slot, or one of these. */
 enum live_ref {
 	LIVE_REF_LISTEN = JR_LIVE_CONNS_MAX,
 	LIVE_REF_ZYGOTE,
+	LIVE_REF_IDLE,
 };
 
 /* One request at a time, one byte more than a request may be. */
@@ -69,7 +72,7 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	char **v;
 	int i = 3, n = 0, end = argc;
 
-	*l = (struct jr_live){ .ready_fd = -1 };
+	*l = (struct jr_live){ .ready_fd = -1, .idle_timer = -1 };
 	l->listen_fd = l->zygote = l->zygote_child = l->epfd = l->null_fd = -1;
 	for (size_t k = 0; k < JR_LIVE_CONNS_MAX; k++)
 		l->conns[k].fd = -1;
@@ -80,8 +83,23 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	if (jr_live_name_check(argv[2], err) < 0)
 		return -EINVAL;
 	snprintf(l->name, sizeof(l->name), "%s", argv[2]);
-	for (; i < argc && strcmp(argv[i], "--foreground") == 0; i++)
-		l->foreground = true;
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "--foreground") == 0) {
+			l->foreground = true;
+		} else if (strcmp(argv[i], "--idle-stop") == 0) {
+			if (i + 1 >= argc ||
+			    jr_parse_duration_ms(argv[i + 1],
+						 &l->idle_stop_ms) < 0)
+				return jr_err_set(
+				    err, EINVAL,
+				    "--idle-stop %s: expected seconds > 0 and <= %llu, at most 3 decimals (e.g. 600)",
+				    i + 1 < argc ? argv[i + 1] : "(missing)",
+				    JR_DURATION_MAX_S);
+			i++;
+		} else {
+			break;
+		}
+	}
 	/* A "--" that ends the options with nothing after it is fine. */
 	if (end > i && strcmp(argv[end - 1], "--") == 0)
 		end--;
@@ -284,6 +302,33 @@ static int watch(struct jr_live *l, int fd, uint64_t ref)
 	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* --idle-stop: (re)start the countdown when the last command ended (or
+ * at start), stop it while one runs. */
+static void arm_idle(struct jr_live *l, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (l->idle_timer < 0)
+		return;
+	if (on) {
+		its.it_value.tv_sec = (time_t)(l->idle_stop_ms / 1000);
+		its.it_value.tv_nsec =
+		    (long)(l->idle_stop_ms % 1000) * 1000000L;
+	}
+	if (timerfd_settime(l->idle_timer, 0, &its, NULL) < 0)
+		jr_warn("--idle-stop: timerfd_settime: %s", strerror(errno));
+}
+
+/* How many clients have a command running now. */
+static uint32_t execs_running(const struct jr_live *l)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
+		n += l->conns[i].fd >= 0 && l->conns[i].running;
+	return n;
+}
+
 int jr_live_open(struct jr_live *l, struct jr_err *err)
 {
 	char dir[sizeof(l->path)];
@@ -311,9 +356,19 @@ int jr_live_open(struct jr_live *l, struct jr_err *err)
 	    fcntl(l->zygote, F_SETFL, O_NONBLOCK) < 0)
 		return jr_err_set(err, errno, "live sandbox: %s",
 				  strerror(errno));
+	if (l->idle_stop_ms) {
+		l->idle_timer =
+		    timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (l->idle_timer < 0)
+			return jr_err_set(err, errno, "timerfd_create: %s",
+					  strerror(errno));
+		arm_idle(l, true);
+	}
 	r = watch(l, l->listen_fd, LIVE_REF_LISTEN);
 	if (r == 0)
 		r = watch(l, l->zygote, LIVE_REF_ZYGOTE);
+	if (r == 0 && l->idle_timer >= 0)
+		r = watch(l, l->idle_timer, LIVE_REF_IDLE);
 	if (r < 0)
 		return jr_err_set(err, -r, "epoll_ctl: %s", strerror(-r));
 	return 0;
@@ -393,6 +448,8 @@ static void drop_conn(struct jr_live *l, struct jr_live_conn *c)
 		signal_exec(l, c, SIGKILL); /* its client is gone */
 	close(c->fd);			    /* also leaves the epoll set */
 	*c = (struct jr_live_conn){ .fd = -1 };
+	if (!execs_running(l))
+		arm_idle(l, true);
 }
 
 static void accept_conn(struct jr_live *l)
@@ -466,6 +523,7 @@ static void pass_exec(struct jr_live *l, struct jr_live_conn *c, size_t len,
 	c->id = h.id;
 	c->running = true;
 	l->total++;
+	arm_idle(l, false);
 }
 
 static void answer_status(struct jr_live *l, struct jr_live_conn *c)
@@ -477,8 +535,7 @@ static void answer_status(struct jr_live *l, struct jr_live_conn *c)
 		.execs_total = l->total,
 	};
 
-	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
-		r.execs_running += l->conns[i].fd >= 0 && l->conns[i].running;
+	r.execs_running = execs_running(l);
 	snprintf(r.mode, sizeof(r.mode), "%s", l->mode);
 	snprintf(r.msg, sizeof(r.msg), "%s", l->name);
 	send_reply(c, &r);
@@ -550,6 +607,8 @@ static void serve_zygote(struct jr_live *l)
 				continue;
 			if (r.type != JR_LIVE_STARTED)
 				c->running = false;
+			if (!execs_running(l))
+				arm_idle(l, true);
 			r.msg[sizeof(r.msg) - 1] = '\0';
 			send_reply(c, &r);
 		}
@@ -572,7 +631,11 @@ void jr_live_dispatch(struct jr_live *l)
 			accept_conn(l);
 		else if (ref == LIVE_REF_ZYGOTE)
 			serve_zygote(l);
-		else if (ref < JR_LIVE_CONNS_MAX && l->conns[ref].fd >= 0)
+		else if (ref == LIVE_REF_IDLE) {
+			jr_verbose("live sandbox %s: --idle-stop expired",
+				   l->name);
+			l->stop = true;
+		} else if (ref < JR_LIVE_CONNS_MAX && l->conns[ref].fd >= 0)
 			serve_conn(l, &l->conns[ref]);
 	}
 }
@@ -588,8 +651,8 @@ void jr_live_close(struct jr_live *l)
 			close(l->conns[i].fd);
 			l->conns[i].fd = -1;
 		}
-	int *fds[] = { &l->listen_fd, &l->zygote,   &l->zygote_child,
-		       &l->epfd,      &l->ready_fd, &l->null_fd };
+	int *fds[] = { &l->listen_fd, &l->zygote,  &l->zygote_child, &l->epfd,
+		       &l->ready_fd,  &l->null_fd, &l->idle_timer };
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);

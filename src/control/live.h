@@ -28,6 +28,8 @@ struct jr_live {
 	char name[JR_LIVE_NAME_MAX + 1];
 	char path[108]; /* NAME.sock; "" until it exists */
 	bool foreground;
+	uint64_t idle_stop_ms; /* --idle-stop; 0: never */
+	int idle_timer;	       /* timerfd, armed while no command runs */
 	int listen_fd;
 	int zygote;	  /* the runner's end of the socketpair */
 	int zygote_child; /* init's end, until the clone */
@@ -42,8 +44,9 @@ struct jr_live {
 };
 
 /*
- * jr_live_start_args - split "jailrun start NAME [--foreground] OPTIONS
- * [--]" (@argc/@argv as main() got them) into @l's name and flag and a
+ * jr_live_start_args - split "jailrun start NAME [--foreground]
+ * [--idle-stop SECONDS] OPTIONS [--]" (@argc/@argv as main() got them)
+ * into @l's name and settings and a
  * run's vector in *@run_argv (argv[0], the OPTIONS, "--" and
  * JR_LIVE_COMMAND), malloc'd; @l is initialised first (every fd -1),
  * so jr_live_close() is safe from here on. Return: the vector's length,

@@ -18,7 +18,11 @@
 # sandbox's pid namespace, the runner, its socket, its cgroup, or an nft
 # table in the lab host, or the JSON summary unwritten; a SIGKILLed
 # runner leaves a process behind, or its stale socket blocks a new start
-# of the same name; --foreground does not serve.
+# of the same name; --foreground does not serve, or does not stop on
+# SIGTERM with status 0; --idle-stop stops a sandbox while a command runs,
+# or does not stop an idle one; a terminal reaches the command (it must
+# get a pipe, its output filtered: OSC 52 dropped); the zygote's environ
+# or fds can be read by a command.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -272,6 +276,21 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: exec after the runner died" lv "$m" exec "$N-k" -- true
 	expect_status 0 "$m: the same name starts again over the dead socket" lv "$m" start "$N-k" --net none
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
+
+	# ------------------------------------------------------- --idle-stop
+	expect_status 0 "$m: start with --idle-stop 0.5" lvh "$m" start "$N-idle" --idle-stop 0.5 --net none
+	STARTED+=("$m:$N-idle")
+	# A command that runs longer than the idle time holds the sandbox
+	# (the sleep makes the condition; nothing waits on it).
+	N=$N-idle exec_ok "--idle-stop: a running command holds the sandbox" 0 "survived" \
+		sh -c 'sleep 1.5; echo survived'
+	if wait_until 60 test ! -e "$(sock_dir "$m")/$N-idle.sock"; then
+		ok "$m: --idle-stop: the idle sandbox stopped by itself"
+	else
+		fail "$m: --idle-stop: still there: $(lv "$m" ls 2>&1)"
+	fi
+	expect_status 125 "$m: --idle-stop without a valid value is refused" lvh "$m" start "$N-idle2" --idle-stop x
+	expect_output_has "$m: ... naming the option" "--idle-stop x"
 
 	# ------------------------------------------------------ --foreground
 	lv "$m" start "$N-fg" --foreground --net none >"$JR_W/fg-$m.out" 2>&1 &
