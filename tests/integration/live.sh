@@ -22,7 +22,8 @@
 # SIGTERM with status 0; --idle-stop stops a sandbox while a command runs,
 # or does not stop an idle one; a terminal reaches the command (it must
 # get a pipe, its output filtered: OSC 52 dropped); the zygote's environ
-# or fds can be read by a command.
+# or fds can be read by a command; a SIGTERM to jailrun exec does not reach
+# the command.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -177,6 +178,26 @@ for m in $(jr_modes); do
 	exec_ok "not executable: 126" 126 "" /etc/passwd
 	exec_ok "SIGKILL: 128+9" 137 "" sh -c 'kill -9 $$'
 	exec_ok "a bad --cwd: 125" 125 "--cwd /nonexistent" --cwd /nonexistent -- true
+
+	# A signal to jailrun exec reaches the command (its process group).
+	rm -f "$JR_W/sig-ready-$m"
+	lv "$m" exec "$N" --env "MARK=live-sig-$$-$m" -- sh -c \
+		"trap 'echo got-term; exit 5' TERM; : >'$JR_W/sig-ready-$m'; while :; do sleep 0.05; done" \
+		>"$JR_W/sig-$m.out" 2>&1 &
+	sigpid=$!
+	if wait_until 60 test -e "$JR_W/sig-ready-$m"; then
+		pkill -TERM -f -- "MARK=live-sig-$$-$m" || true
+		st=0
+		wait "$sigpid" || st=$?
+		if [ "$st" = 5 ] && grep -q got-term "$JR_W/sig-$m.out"; then
+			ok "$m: exec: SIGTERM to jailrun exec reaches the command (status 5 from its trap)"
+		else
+			fail "$m: exec: SIGTERM: status $st, output $(cat "$JR_W/sig-$m.out")"
+		fi
+	else
+		fail "$m: exec: the signal test's command never started: $(cat "$JR_W/sig-$m.out")"
+		kill "$sigpid" 2>/dev/null || true
+	fi
 
 	# ------------------------------------------------- exec: confinement
 	exec_ok "no capabilities, seccomp, no_new_privs" 0 "CapEff:	0000000000000000" \
