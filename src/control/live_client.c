@@ -25,6 +25,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -297,6 +298,12 @@ static int live_exec(int argc, char **argv)
 static int ask_status(int fd, struct jr_live_reply *r)
 {
 	const struct jr_live_req req = { .type = JR_LIVE_STATUS };
+	/* A runner answers from its event loop at once; one that does not
+	 * must not hang the listing of the others. */
+	const struct timeval tv = { .tv_sec = 10 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
 
 	if (send_req(fd, &req, NULL, 0) < 0 || recv_reply(fd, r) < 0 ||
 	    r->type != JR_LIVE_STATE)
