@@ -12,9 +12,10 @@
 # lab host is not reached from an exec'd command, or a denied one is; a
 # write Landlock refuses in a run is not refused to an exec'd command
 # (--fs host --landlock require, EACCES where the host lets the user
-# write); ls does not list a running sandbox with its mode; a name
-# already live, a bad name, or a command given to start is not refused
-# with 125 and a message naming the rule; stop leaves a process of the
+# write), or a host unix socket the guard refuses in a run is reached;
+# ls does not list a running sandbox with its mode; a name already live,
+# a bad name, or a command given to start is not refused with 125 and a
+# message naming the rule; stop leaves a process of the
 # sandbox's pid namespace, the runner, its socket, its cgroup, or an nft
 # table in the lab host, or the JSON summary unwritten; a SIGKILLed
 # runner leaves a process behind, or its stale socket blocks a new start
@@ -40,11 +41,27 @@ XDG="$JR_W/xdg" # the rootless caller's XDG_RUNTIME_DIR
 mkdir -m 700 "$XDG"
 [ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
 STARTED=()
+# A python3 every caller can run (a pyenv shim under /root is not).
+if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
+# A host daemon's unix socket, which no option exposes.
+HOSTSOCK="$OUTSIDE/daemon.sock"
+UNIX_CONNECT='import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print("connected")'
+"$PYTHON" -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(16)
+open(sys.argv[2], "w").close()
+while True:
+    s.accept()[0].close()' "$HOSTSOCK" "$JR_W/hostsock.ready" &
+HOSTSOCK_PID=$!
+wait_until 30 test -e "$JR_W/hostsock.ready" || fail "the host unix socket never listened"
 live_cleanup() {
 	local s
 	for s in "${STARTED[@]}"; do
 		lv "${s%%:*}" stop "${s#*:}" >/dev/null 2>&1 || true
 	done
+	kill "$HOSTSOCK_PID" 2>/dev/null || true
 	rm -rf "$OUTSIDE"
 }
 
@@ -206,6 +223,14 @@ for m in $(jr_modes); do
 	expect_output_has "$m: exec: NoNewPrivs: 1" "NoNewPrivs:	1"
 	expect_output_has "$m: exec: no permitted capabilities" "CapPrm:	0000000000000000"
 	exec_ok "uid nobody" 0 "uid=$JR_NOBODY_UID" id
+	# The unix socket guard holds for exec'd commands: a host socket
+	# (under /var/lib, which the layout shows read-only) that nobody
+	# reaches on the host is refused inside.
+	expect_status 0 "$m: baseline: nobody reaches the host unix socket" \
+		setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
+		"$PYTHON" -c "$UNIX_CONNECT" "$HOSTSOCK"
+	exec_ok "the host unix socket is refused (the guard)" 1 "ConnectionRefusedError" \
+		"$PYTHON" -c "$UNIX_CONNECT" "$HOSTSOCK"
 	# The zygote (the command's parent) is undumpable: a command of the
 	# same uid can read neither its environment nor its fds.
 	exec_ok "the zygote is the parent" 0 "jailrun-zygote" sh -c 'cat /proc/$PPID/comm'
@@ -243,7 +268,7 @@ for m in $(jr_modes); do
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" ||
 		fail "$m: nft tables left: $tables"
-	if python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["ended"]=="exited", s' "$sum" 2>"$JR_W/sum-err"; then
+	if "$PYTHON" -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["ended"]=="exited", s' "$sum" 2>"$JR_W/sum-err"; then
 		ok "$m: the JSON summary is written at stop"
 	else
 		fail "$m: summary: $(cat "$sum" "$JR_W/sum-err" 2>&1)"
