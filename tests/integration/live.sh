@@ -17,7 +17,8 @@
 # a bad name, or a command given to start is not refused with 125 and a
 # message naming the rule; stop leaves a process of the
 # sandbox's pid namespace, the runner, its socket, its cgroup, or an nft
-# table in the lab host, or the JSON summary unwritten; a SIGKILLed
+# table in the lab host, or the JSON summary or the audit log's end
+# unwritten; a SIGKILLed
 # runner leaves a process behind, or its stale socket blocks a new start
 # of the same name; --foreground does not serve, or does not stop on
 # SIGTERM with status 0; --idle-stop stops a sandbox while a command runs,
@@ -143,6 +144,9 @@ ls_pid() {
 for m in $(jr_modes); do
 	N=live-$$-$m
 	sum="$JR_W/sum-$m.json"
+	log="$JR_W/audit-$m.log"
+	: >"$log"
+	chmod 666 "$log"
 	lab_logs_clear
 	if [ "$m" = root ]; then owner=0; else owner=$JR_NOBODY_UID; fi
 
@@ -150,7 +154,7 @@ for m in $(jr_modes); do
 	# $(...) waits for every holder of its pipe: a runner (or init, or the
 	# zygote) that kept the caller's stdout or stderr would hang here.
 	expect_status 0 "$m: start returns once ready" \
-		lv "$m" start "$N" --allow allowed.test:80 --json "$sum"
+		lv "$m" start "$N" --allow allowed.test:80 --json "$sum" --log "$log"
 	STARTED+=("$m:$N")
 	S="$(sock_dir "$m")/$N.sock"
 	if [ "$(stat -c '%F %a %u' "$S" 2>&1)" = "socket 600 $owner" ] &&
@@ -273,6 +277,8 @@ for m in $(jr_modes); do
 	else
 		fail "$m: summary: $(cat "$sum" "$JR_W/sum-err" 2>&1)"
 	fi
+	audit_has "$m: the audit log ends with the sandbox's end" "$log" '"event":"lifecycle"' '"detail":"exited"'
+	audit_has "$m: the audit log has the exec'd command's connection" "$log" 'allowed.test'
 	expect_status 0 "$m: ls after stop" lv "$m" ls
 	grep -qF -- "$N " <<<"$OUT" && fail "$m: ls still lists $N: $OUT" || ok "$m: ls no longer lists $N"
 
