@@ -34,7 +34,7 @@
 #include "exitcode.h"
 #include "initproto.h"
 #include "live.h"
-#include "live_stdio.h"
+#include "pty.h"
 #include "log.h"
 
 static const char exec_usage[] =
@@ -178,10 +178,12 @@ static int exec_args(int argc, char **argv, struct jr_live_req *req)
 	return 0;
 }
 
-/* The signals a terminal or a supervisor ends us with: passed on. */
+/* The signals a terminal or a supervisor ends us with: passed on; and
+ * SIGWINCH, for the pty's window size. */
 static int forwarded_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				    SIGWINCH };
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -201,71 +203,119 @@ static int exec_failed(const struct jr_live_reply *r)
 	return JR_EXIT_FAILURE;
 }
 
-/* Wait for the command's end, passing signals on and relaying the
- * pipes that stand for a terminal (@io). */
-static int exec_wait(int fd, int sfd, const char *name,
-		     struct jr_live_stdio *io)
+/*
+ * relay_pty - what the pty's master has for our terminal, and our
+ * terminal's input for it, as the runner relays a run's pty (sandbox.c,
+ * supervise()). @final: the command ended, take only what is there.
+ */
+static void relay_pty(struct jr_pty *pty, const struct pollfd *pm,
+		      const struct pollfd *pin, bool final)
+{
+	int r;
+
+	if (pty->master < 0)
+		return;
+	if (pm && (pm->revents & POLLOUT))
+		jr_pty_flush_in(pty);
+	if (final || (pm && pm->revents))
+		while ((r = jr_pty_pump_out(pty)) > 0)
+			;
+	if (pin && pin->revents)
+		jr_pty_pump_in(pty);
+}
+
+/* Our signal @si: the pty's size, or the command's. */
+static void take_signal(int fd, struct jr_pty *pty,
+			const struct signalfd_siginfo *si)
+{
+	struct jr_live_req sig = { .type = JR_LIVE_SIGNAL,
+				   .signo = (int)si->ssi_signo };
+
+	if (si->ssi_signo == SIGWINCH) {
+		if (pty->master >= 0)
+			jr_pty_sync_winsize(pty);
+		return;
+	}
+	send_req(fd, &sig, NULL, 0);
+}
+
+/* One answer from the runner: the exit status once the command has
+ * ended, or -1 while it runs. */
+static int take_reply(int fd, const char *name)
 {
 	struct jr_live_reply r;
-	int rc;
+	int rc = recv_reply(fd, &r);
 
-	for (;;) {
-		struct pollfd p[2 + JR_LIVE_STDIO_POLLFDS] = {
+	if (rc == -EPIPE) {
+		jr_error("the live sandbox '%s' ended before the command did",
+			 name);
+		return JR_EXIT_FAILURE;
+	}
+	if (rc < 0) {
+		jr_error("reading the live sandbox's answer: %s",
+			 strerror(-rc));
+		return JR_EXIT_FAILURE;
+	}
+	if (r.type == JR_LIVE_EXITED)
+		return jr_exit_code_from_wait_status(r.status);
+	if (r.type == JR_LIVE_FAILED)
+		return exec_failed(&r);
+	if (r.type == JR_LIVE_REFUSED) {
+		jr_error("the live sandbox '%s' refused: %s", name, r.msg);
+		return JR_EXIT_FAILURE;
+	}
+	return -1; /* STARTED: it runs */
+}
+
+/* Wait for the command's end, passing signals on and relaying the pty. */
+static int exec_wait(int fd, int sfd, const char *name, struct jr_pty *pty)
+{
+	int status = -1;
+
+	while (status < 0) {
+		struct pollfd p[4] = {
 			{ .fd = fd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 		};
-		int n = 2 + jr_live_stdio_poll(io, p + 2);
+		struct pollfd *pm = NULL, *pin = NULL;
 		struct signalfd_siginfo si;
+		int n = 2;
 
+		if (pty->master >= 0) {
+			pm = &p[n++];
+			*pm = (struct pollfd){
+				.fd = pty->master,
+				.events = POLLIN | (pty->in_len ? POLLOUT : 0)
+			};
+			if (!pty->in_eof && !pty->in_len) {
+				pin = &p[n++];
+				*pin = (struct pollfd){ .fd = STDIN_FILENO,
+							.events = POLLIN };
+			}
+		}
 		if (poll(p, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			jr_error("poll: %s", strerror(errno));
 			return JR_EXIT_FAILURE;
 		}
-		jr_live_stdio_pump(io, p + 2, n - 2);
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			struct jr_live_req sig = { .type = JR_LIVE_SIGNAL,
-						   .signo = (int)si.ssi_signo };
-
-			send_req(fd, &sig, NULL, 0);
-		}
-		if (!p[0].revents)
-			continue;
-		rc = recv_reply(fd, &r);
-		if (rc < 0 || r.type != JR_LIVE_STARTED)
-			jr_live_stdio_finish(io); /* its output, before ours */
-		if (rc == -EPIPE) {
-			jr_error(
-			    "the live sandbox '%s' ended before the command did",
-			    name);
-			return JR_EXIT_FAILURE;
-		}
-		if (rc < 0) {
-			jr_error("reading the live sandbox's answer: %s",
-				 strerror(-rc));
-			return JR_EXIT_FAILURE;
-		}
-		if (r.type == JR_LIVE_EXITED)
-			return jr_exit_code_from_wait_status(r.status);
-		if (r.type == JR_LIVE_FAILED)
-			return exec_failed(&r);
-		if (r.type == JR_LIVE_REFUSED) {
-			jr_error("the live sandbox '%s' refused: %s", name,
-				 r.msg);
-			return JR_EXIT_FAILURE;
-		}
-		/* STARTED: nothing to do but wait */
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			take_signal(fd, pty, &si);
+		relay_pty(pty, pm, pin, false);
+		if (p[0].revents)
+			status = take_reply(fd, name);
 	}
+	relay_pty(pty, NULL, NULL, true); /* its last output, before ours */
+	return status;
 }
 
 static int live_exec(int argc, char **argv)
 {
 	static struct jr_live_req req = { .type = JR_LIVE_EXEC };
-	static struct jr_live_stdio io;
 	_cleanup_close_ int fd = -1, sfd = -1;
 	struct jr_err err = { 0 };
-	int status;
+	struct jr_pty pty;
+	int stdio[3], status = JR_EXIT_FAILURE;
 
 	if (argc < 3) {
 		jr_error("%s", exec_usage);
@@ -278,19 +328,29 @@ static int live_exec(int argc, char **argv)
 		jr_error("signalfd: %s", strerror(errno));
 		return JR_EXIT_FAILURE;
 	}
-	if (jr_live_stdio_open(&io, &err) < 0) {
+	/* A terminal is never handed over: a pty of our own stands in for
+	 * it, relayed and filtered as a run's (pty.h). */
+	jr_pty_init(&pty);
+	if (jr_pty_open(&pty, &err) < 0) {
 		jr_error("%s", err.msg);
-		jr_live_stdio_finish(&io);
 		return JR_EXIT_FAILURE;
 	}
+	for (int i = 0; i < 3; i++)
+		stdio[i] = pty.std_tty[i] ? pty.slave : i;
+	if (pty.master >= 0)
+		req.flags |= JR_LIVE_F_TTY;
 	fd = live_connect(argv[1]);
-	if (fd < 0 || send_req(fd, &req, io.pass, 3) < 0) {
-		jr_live_stdio_finish(&io);
-		return JR_EXIT_FAILURE;
+	if (fd >= 0 && send_req(fd, &req, stdio, 3) == 0) {
+		if (pty.slave >= 0)
+			close(
+			    pty.slave); /* the command's now: EIO at its end */
+		pty.slave = -1;
+		jr_pty_raw(&pty);
+		status = exec_wait(fd, sfd, argv[1], &pty);
 	}
-	jr_live_stdio_sent(&io);
-	status = exec_wait(fd, sfd, argv[1], &io);
-	jr_live_stdio_finish(&io);
+	jr_pty_reset_modes(&pty);
+	jr_pty_restore(&pty);
+	jr_pty_close(&pty);
 	return status;
 }
 

@@ -112,6 +112,7 @@ int jr_live_req_encode(const struct jr_live_req *req, void *buf, size_t size,
 		.argc = (uint32_t)req->argc,
 		.n_env = (uint32_t)req->n_env,
 		.has_cwd = req->cwd != NULL,
+		.flags = req->flags,
 	};
 	size_t off = sizeof(h);
 	char *out = buf;
@@ -161,10 +162,13 @@ static int decode_strings(const char *s, size_t len,
 	size_t off = 0;
 
 	if (h->argc == 0 || h->argc > JR_LIVE_ARGV_MAX ||
-	    h->n_env > JR_LIVE_ENV_MAX || h->has_cwd > 1)
-		return jr_err_set(err, EBADMSG,
-				  "exec request: bad counts (argc %u, env %u)",
-				  h->argc, h->n_env);
+	    h->n_env > JR_LIVE_ENV_MAX || h->has_cwd > 1 ||
+	    (h->flags & ~(uint32_t)JR_LIVE_F_ALL))
+		return jr_err_set(
+		    err, EBADMSG,
+		    "exec request: bad counts or flags (argc %u, env %u, flags %#x)",
+		    h->argc, h->n_env, h->flags);
+	req->flags = h->flags;
 	for (uint32_t i = 0; i < h->argc; i++)
 		if (!(req->argv[req->argc++] = take_string(s, len, &off)))
 			goto short_msg;
@@ -220,7 +224,7 @@ int jr_live_req_decode(char *buf, size_t len, struct jr_live_req *req,
 		/* fall through */
 	case JR_LIVE_STATUS:
 	case JR_LIVE_STOP:
-		if (h.len || h.argc || h.n_env || h.has_cwd)
+		if (h.len || h.argc || h.n_env || h.has_cwd || h.flags)
 			return jr_err_set(err, EBADMSG,
 					  "%s request with strings",
 					  jr_live_type_name(h.type));

@@ -63,7 +63,16 @@ struct jr_live_hdr {
 	uint32_t argc;	  /* EXEC: how many argv strings follow */
 	uint32_t n_env;	  /* EXEC: how many NAME=VALUE strings follow them */
 	uint32_t has_cwd; /* EXEC: 1: the cwd is the last string */
+	uint32_t flags;	  /* EXEC: JR_LIVE_F_* */
 	uint32_t len;	  /* bytes of strings after the head */
+};
+
+/* EXEC's flags. */
+enum {
+	/* the fds that are terminals are a pty the client relays: the
+	 * command makes it its controlling terminal (live_client.c) */
+	JR_LIVE_F_TTY = 1,
+	JR_LIVE_F_ALL = JR_LIVE_F_TTY,
 };
 
 /* Every answer, zygote -> runner and runner -> client. */
@@ -92,6 +101,7 @@ struct jr_live_req {
 	const char *env[JR_LIVE_ENV_MAX];
 	size_t n_env;
 	const char *cwd; /* NULL: the sandbox's working directory */
+	uint32_t flags;	 /* JR_LIVE_F_* */
 };
 
 /*

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -148,6 +149,19 @@ __attribute__((noreturn)) static void become_command(const int *fds, int report)
 	for (int fd = 0; fd < 3; fd++)
 		if (dup2(fds[fd], fd) < 0)
 			goto fail;
+	/* The client's own pty (never its terminal: live_client.c) becomes
+	 * our controlling terminal, as a run's pty does (init.c). */
+	what = "cannot make the pseudo-terminal the controlling terminal";
+	if (req.flags & JR_LIVE_F_TTY) {
+		int fd = 0;
+
+		while (fd < 3 && isatty(fd) != 1)
+			fd++;
+		if (fd == 3)
+			errno = ENOTTY;
+		if (fd == 3 || ioctl(fd, TIOCSCTTY, 0) < 0)
+			goto fail;
+	}
 	what = "putenv";
 	for (size_t i = 0; i < req.n_env; i++)
 		if (putenv((char *)req.env[i]) != 0)

@@ -23,7 +23,8 @@
 # of the same name; --foreground does not serve, or does not stop on
 # SIGTERM with status 0; --idle-stop stops a sandbox while a command runs,
 # or does not stop an idle one; a terminal reaches the command (it must
-# get a pipe, its output filtered: OSC 52 dropped); the zygote's environ
+# get a pty of its own, its controlling terminal, its output filtered:
+# OSC 52 dropped); the zygote's environ
 # or fds can be read by a command; a SIGTERM to jailrun exec does not reach
 # the command.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -184,11 +185,13 @@ for m in $(jr_modes); do
 	else
 		fail "$m: exec: stdout '$OUT', stderr '$(cat "$JR_W/err-$m")'"
 	fi
-	# A terminal is never handed to the command: a pipe stands for it,
-	# and its output passes the terminal filter, as a run's pty does.
-	OUT=$(lv_tty "$m" exec "$N" -- sh -c 'printf "a\033]52;c;SGVsbG8=\007b\n"; tty || true' 2>&1) || true
-	if grep -q '^ab' <<<"$OUT" && grep -q 'not a tty' <<<"$OUT" && ! grep -q 'SGVsbG8' <<<"$OUT"; then
-		ok "$m: exec on a terminal: the command gets a pipe, OSC 52 is filtered out"
+	# A terminal is never handed to the command: a pty of jailrun exec's
+	# stands for it (its controlling terminal, not the caller's), and its
+	# output passes the terminal filter, as a run's pty does.
+	OUT=$(lv_tty "$m" exec "$N" -- sh -c 'printf "a\033]52;c;SGVsbG8=\007b\n"; test -t 0 && test -t 1 && echo is-a-tty; [ "$(cut -d" " -f7 /proc/self/stat)" != 0 ] && echo has-ctty' 2>&1) || true
+	if grep -q '^ab' <<<"$OUT" && grep -q 'is-a-tty' <<<"$OUT" && grep -q 'has-ctty' <<<"$OUT" &&
+		! grep -q 'SGVsbG8' <<<"$OUT"; then
+		ok "$m: exec on a terminal: the command gets a pty of its own as its terminal, OSC 52 filtered out"
 	else
 		fail "$m: exec on a terminal: $(od -c <<<"$OUT" | head -5)"
 	fi

@@ -98,6 +98,7 @@ static void test_roundtrip(void **state)
 	in.env[1] = "EMPTY=";
 	in.n_env = 2;
 	in.cwd = "/tmp/x y";
+	in.flags = JR_LIVE_F_TTY;
 	n = jr_live_req_encode(&in, buf, sizeof(buf), &e);
 	assert_true(n > 0);
 	assert_int_equal(jr_live_req_decode(buf, (size_t)n, &out, &e), 0);
@@ -110,6 +111,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(out.n_env, 2);
 	assert_string_equal(out.env[1], "EMPTY=");
 	assert_string_equal(out.cwd, "/tmp/x y");
+	assert_int_equal(out.flags, JR_LIVE_F_TTY);
 
 	/* no cwd, no env */
 	in.n_env = 0;
@@ -184,6 +186,17 @@ static void test_decode_bad(void **state)
 	/* fewer strings counted than sent: trailing bytes */
 	set_hdr(offsetof(struct jr_live_hdr, argc), 1);
 	set_hdr(offsetof(struct jr_live_hdr, n_env), 0);
+	assert_int_equal(jr_live_req_decode(buf, (size_t)n, &out, &e),
+			 -EBADMSG);
+	/* an unknown flag; a flag on a request that takes none */
+	n = good_exec();
+	set_hdr(offsetof(struct jr_live_hdr, flags), 2);
+	assert_int_equal(jr_live_req_decode(buf, (size_t)n, &out, &e),
+			 -EBADMSG);
+	memset(&in, 0, sizeof(in));
+	in.type = JR_LIVE_STATUS;
+	in.flags = JR_LIVE_F_TTY;
+	n = jr_live_req_encode(&in, buf, sizeof(buf), &e);
 	assert_int_equal(jr_live_req_decode(buf, (size_t)n, &out, &e),
 			 -EBADMSG);
 	/* an unknown type */
