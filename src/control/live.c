@@ -30,7 +30,8 @@
  * namespace with it, then the runner's usual release (cgroup, relay,
  * watchdog, tables gone with the netns) and main()'s summary and audit
  * end; `jailrun stop` waits for the runner's pidfd, so when it returns
- * nothing is left.
+ * nothing is left. SIGTERM, SIGINT and SIGHUP to the runner, and
+ * --idle-stop's timer (armed while no command runs), stop it the same way.
  */
 
 #include <errno.h>
@@ -79,7 +80,7 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	if (argc < 3)
 		return jr_err_set(
 		    err, EINVAL,
-		    "usage: jailrun start NAME [--foreground] [OPTIONS]");
+		    "usage: jailrun start NAME [--foreground] [--idle-stop SECONDS] [OPTIONS]");
 	if (jr_live_name_check(argv[2], err) < 0)
 		return -EINVAL;
 	snprintf(l->name, sizeof(l->name), "%s", argv[2]);
