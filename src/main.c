@@ -35,6 +35,7 @@
 #include "fspolicy.h"
 #include "ids.h"
 #include "learn.h"
+#include "live.h"
 #include "log.h"
 #include "options.h"
 #include "outfile.h"
@@ -800,7 +801,55 @@ static int finish_run(struct run *run, const struct jr_summary *sum)
 	return res->exit_status;
 }
 
-int main(int argc, char **argv)
+/*
+ * live_prepare() - jailrun start: the run's vector must end with the
+ * zygote's stand-in, not a command of the caller's; then the caller is
+ * left waiting (jr_live_daemonize()) and the socket made.
+ * Return: -1 to go on with the run, else the exit status.
+ */
+static int live_prepare(struct run *run, struct jr_live *live)
+{
+	struct jr_options *opts = &run->opts;
+	struct jr_err err = { 0 };
+	int status = 0;
+
+	if (opts->command_argc != 1 ||
+	    strcmp(opts->command[0], JR_LIVE_COMMAND) != 0) {
+		jr_err_set(
+		    &err, EINVAL,
+		    "jailrun start takes no command (got '%.200s'): start the sandbox, then run commands in it with jailrun exec %s -- COMMAND",
+		    opts->command[0], live->name);
+		return fail_early(opts, &run->policy, &err);
+	}
+	if (jr_live_daemonize(live, &status, &err) != 0) {
+		if (err.code)
+			jr_error("%s", err.msg);
+		jr_policy_free(&run->policy);
+		jr_options_release(opts);
+		return err.code ? JR_EXIT_FAILURE : status;
+	}
+	/* The background runner keeps none of its caller's descriptors
+	 * but those the options name: a pipe a caller waits on must not
+	 * stay open for the sandbox's lifetime. */
+	if (!live->foreground) {
+		int keep[] = { opts->log_fd, opts->control_fd, live->ready_fd };
+		int r = jr_close_all_but(keep, ARRAY_SIZE(keep));
+
+		if (r < 0) {
+			jr_err_set(&err, -r, "close_range: %s", strerror(-r));
+			return fail_early(opts, &run->policy, &err);
+		}
+	}
+	if (jr_live_open(live, &err) < 0)
+		return fail_early(opts, &run->policy, &err);
+	snprintf(live->mode, sizeof(live->mode), "%s, %s",
+		 jr_options_net_mode(opts), geteuid() ? "rootless" : "root");
+	opts->live = live;
+	return -1;
+}
+
+/* A run, or with @live a live sandbox (jailrun start), from its vector. */
+static int run_main(int argc, char **argv, struct jr_live *live)
 {
 	struct run run = { .learn = { .dirfd = -1 }, .json_fd = -1 };
 	struct jr_summary sum;
@@ -812,12 +861,6 @@ int main(int argc, char **argv)
 	/* From here the start-up phases are timed (startup.h). */
 	jr_startup_begin(&run.res.startup, jr_clock_us());
 
-	/* The pty relay writes to our stdout; if that goes away we want
-	 * EPIPE, not death (the sandbox would die with us, unreported). */
-	signal(SIGPIPE, SIG_IGN);
-
-	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
-		return jr_control_client_main(argc - 1, argv + 1);
 	if (jr_run_id_new(run.run_id, &err) < 0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
@@ -825,6 +868,8 @@ int main(int argc, char **argv)
 	status = load_config(&run, argc, argv);
 	if (status == 0)
 		status = run_other_action(&run);
+	if (status < 0 && live)
+		status = live_prepare(&run, live);
 	if (status < 0) {
 		status = prepare_run(&run);
 		if (status == 0) {
@@ -836,4 +881,42 @@ int main(int argc, char **argv)
 		close(run.json_fd);
 	jr_config_release(&run.cfg);
 	return status;
+}
+
+/* jailrun start NAME [--foreground] [OPTIONS]: see live.h. */
+static int live_start(int argc, char **argv)
+{
+	static struct jr_live live;
+	_cleanup_free_ char **run_argv = NULL;
+	struct jr_err err = { 0 };
+	int n, status;
+
+	n = jr_live_start_args(argc, argv, &live, &run_argv, &err);
+	if (n < 0) {
+		jr_error("%s", err.msg);
+		jr_live_close(&live);
+		return JR_EXIT_FAILURE;
+	}
+	status = run_main(n, run_argv, &live);
+	jr_live_close(&live);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	/* The pty relay writes to our stdout; if that goes away we want
+	 * EPIPE, not death (the sandbox would die with us, unreported). */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0)
+		return jr_control_client_main(argc - 1, argv + 1);
+	/* Live sandboxes (live.h); a command of one of these names runs
+	 * after "--", as one named ctl does. */
+	if (argc > 1 && strcmp(argv[1], "start") == 0)
+		return live_start(argc, argv);
+	if (argc > 1 &&
+	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "ls") == 0 ||
+	     strcmp(argv[1], "stop") == 0))
+		return jr_live_client_main(argc - 1, argv + 1);
+	return run_main(argc, argv, NULL);
 }

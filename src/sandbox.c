@@ -79,6 +79,7 @@
 #include "relay.h"
 #include "landlock.h"
 #include "link.h"
+#include "live.h"
 #include "livepolicy.h"
 #include "seccomp.h"
 #include "unixguard.h"
@@ -262,6 +263,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.limits = &opts->limits,
 			.env = opts->env,
 			.cgroup_ns = sb->cgroup != NULL,
+			.live_fd = opts->live ? opts->live->zygote_child : -1,
 		};
 
 		/* The runner's ends must not stay open in init, or init would
@@ -272,8 +274,12 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			close(sb->pty.master);
 		for (int fd = 0; fd < 3; fd++)
 			a.pty_std[fd] = sb->pty.std_tty[fd];
+		if (opts->live)
+			jr_live_in_init(opts->live);
 		jr_init_main(&a);
 	}
+	if (opts->live)
+		jr_live_after_clone(opts->live);
 	jr_startup_lap(sb->startup, JR_PHASE_CLONE);
 	jr_verbose("sandbox init started (pid %d)", (int)sb->init_pid);
 	/* Before MAPS_DONE: init does nothing before it, so the whole setup
@@ -822,6 +828,7 @@ static int arm_timeout(struct sandbox *sb, uint64_t ms, struct jr_err *err)
 /* What init reported, gathered by the event loop. */
 struct outcome {
 	bool exec_ok, exec_failed, exited, timed_out, proto_eof;
+	bool stopped; /* a live sandbox ended by jailrun stop (live.h) */
 	int exec_stage, exec_errno;
 	char exec_msg[sizeof(((struct jr_initproto_msg *)0)->msg)];
 	int status;
@@ -920,6 +927,8 @@ static void handle_initproto(struct sandbox *sb, struct outcome *o)
 		o->exec_ok = true;
 		jr_verbose("command started");
 		jr_notify_ready(); /* verified, self-checked: notify.c */
+		if (sb->opts->live)
+			jr_live_ready(sb->opts->live); /* the zygote runs */
 		break;
 	case JR_INITPROTO_EXEC_FAIL:
 		o->exec_failed = true;
@@ -958,6 +967,13 @@ static void handle_signals(struct sandbox *sb)
 			jr_pty_sync_winsize(&sb->pty);
 			continue;
 		}
+		/* A live sandbox's runner has no command to pass them to:
+		 * they stop it, as jailrun stop does (live.h). */
+		if (sb->opts->live &&
+		    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+			sb->opts->live->stop = true;
+			continue;
+		}
 		jr_debug("forwarding signal %d", sig);
 		if (sig == SIGTERM)
 			jr_notify_stopping();
@@ -973,8 +989,9 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 	bool pty_open = sb->pty.master >= 0;
 
 	while (!sb->init_reaped || !o->proto_eof || pty_open) {
-		struct pollfd pfd[5];
+		struct pollfd pfd[6];
 		int n = 0, i_proto = -1, i_tmr = -1, i_mst = -1, i_in = -1;
+		int i_live = -1;
 
 		pfd[n++] = (struct pollfd){ .fd = sb->sigfd, .events = POLLIN };
 		if (!o->proto_eof) {
@@ -999,6 +1016,11 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 							  .events = POLLIN };
 				i_in = n++;
 			}
+		}
+		if (sb->opts->live && !sb->init_reaped) {
+			pfd[n] = (struct pollfd){ .fd = sb->opts->live->epfd,
+						  .events = POLLIN };
+			i_live = n++;
 		}
 		/* Once init is reaped nothing new can arrive: drain, don't wait. */
 		if (poll(pfd, (nfds_t)n, sb->init_reaped ? 0 : -1) < 0) {
@@ -1032,6 +1054,12 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 		}
 		if (i_in >= 0 && pfd[i_in].revents)
 			jr_pty_pump_in(&sb->pty);
+		if (i_live >= 0 && pfd[i_live].revents)
+			jr_live_dispatch(sb->opts->live);
+		if (sb->opts->live && sb->opts->live->stop && !o->stopped) {
+			o->stopped = true;
+			kill_and_reap(sb);
+		}
 	}
 }
 
@@ -1049,6 +1077,11 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 	if (o->timed_out) {
 		res->ended = JR_END_TIMEOUT;
 		res->exit_status = JR_EXIT_TIMEOUT;
+		return;
+	}
+	if (o->stopped) {
+		res->ended = JR_END_EXITED; /* as asked: jailrun stop */
+		res->exit_status = 0;
 		return;
 	}
 	if (o->exec_failed) {
@@ -1290,7 +1323,8 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	if (r < 0)
 		goto fail;
 	res->landlock_abi = sb.landlock.abi;
-	r = jr_pty_open(&sb.pty, &res->err);
+	/* A live sandbox's commands bring their own stdio (live.c). */
+	r = opts->live ? 0 : jr_pty_open(&sb.pty, &res->err);
 	if (r < 0)
 		goto fail;
 	if (jr_limits_need_cgroup(&opts->limits)) {

@@ -16,6 +16,7 @@
 
 struct jr_secrets;
 struct jr_env_plan;
+struct jr_live;
 #include "limits.h"
 
 enum jr_action {
@@ -159,6 +160,9 @@ struct jr_options {
 					no --secret and no --inspect */
 	/* --rlimit, --memory, --pids, --cpus (limits.h) */
 	struct jr_limits limits;
+	/* jailrun start: the live sandbox (live.h), set by main.c; NULL: a
+	 * run */
+	struct jr_live *live;
 };
 
 /* Where the system's profiles are (configure --with-profile-dir; --help

@@ -68,6 +68,7 @@
 #include "startup.h"
 #include "unixguard.h"
 #include "userns.h"
+#include "zygote.h"
 
 #define JR_HOSTNAME "jailrun"
 /* The relay is one veth hop away and local: generous for a loaded CI host. */
@@ -419,7 +420,7 @@ static int set_lane_env(const struct jr_lanes *l,
 }
 
 /*
- * exec_search - execv() @argv[0], searching $PATH the way the shells do
+ * jr_exec_search - execv() @argv[0], searching $PATH the way the shells do
  * (POSIX XCU 2.9.1.1): a directory we cannot search, or one without the
  * file, is skipped. execvp(3) instead reports EACCES when any directory on
  * PATH was unsearchable, which would turn "not found" (127) into "not
@@ -427,7 +428,7 @@ static int set_lane_env(const struct jr_lanes *l,
  * without a #! line is run by /bin/sh, as execvp(3) and the shells do.
  * Returns only on failure, with errno set.
  */
-static void exec_search(char *const argv[])
+void jr_exec_search(char *const argv[])
 {
 	const char *path = getenv("PATH");
 	const char *name = argv[0];
@@ -589,7 +590,14 @@ __attribute__((noreturn)) static void exec_command(const struct jr_init_args *a,
 			goto fail;
 	}
 
-	exec_search(a->command);
+	/* A live sandbox: this process stays, as the zygote (zygote.c). */
+	if (a->live_fd >= 0) {
+		if (jr_zygote_prepare(a->live_fd, report_fd, &err) < 0)
+			goto fail;
+		close(report_fd); /* EOF: ready, as an exec would say */
+		jr_zygote_serve(a->live_fd);
+	}
+	jr_exec_search(a->command);
 
 	rep.stage = JR_INITPROTO_EXEC_STAGE_EXEC;
 	jr_err_set(&err, errno, "%s: %s", a->command[0], strerror(errno));
@@ -807,7 +815,10 @@ void jr_init_main(const struct jr_init_args *a)
 	 * mask, fd table and seccomp filter are the child's own. So vfork
 	 * stays here, in the function the child never returns to.
 	 */
-	cmd = vfork();
+	if (a->live_fd >= 0)
+		cmd = fork(); /* the zygote never execs: it cannot borrow */
+	else
+		cmd = vfork();
 	if (cmd < 0) {
 		jr_err_set(&err, errno, "cannot fork the command: %s",
 			   strerror(errno));

@@ -48,11 +48,20 @@ struct jr_init_args {
 	const struct jr_env_plan *env;
 	/* moved into a cgroup of its own: take a new cgroup namespace */
 	bool cgroup_ns;
+	/* jailrun start: the runner's socketpair end for the zygote
+	 * (zygote.h), which replaces the command; -1: a run */
+	int live_fd;
 };
 
 /* Signals the runner forwards to init and init forwards to the command. */
 extern const int jr_forwarded_signals[];
 extern const int jr_forwarded_signals_count;
+
+/*
+ * jr_exec_search - execv() @argv[0], searched on $PATH as the shells do
+ * (init.c says why not execvp(3)); returns only on failure, errno set.
+ */
+void jr_exec_search(char *const argv[]);
 
 /* Runs in the new namespaces as their PID 1; never returns. */
 __attribute__((noreturn)) void jr_init_main(const struct jr_init_args *a);

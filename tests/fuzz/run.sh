@@ -42,6 +42,7 @@ targets=(
 	"unixguard src/guard/unixguard_parse.c"
 	"path src/policy/httprules.c"
 	"nflog src/net/nflogmsg.c"
+	"liveproto src/control/liveproto.c"
 	"secrets src/policy/secrets.c src/policy/options.c src/policy/conffile.c src/policy/confline.c src/lib/home.c src/sandbox/fspolicy.c src/policy/managed.c src/policy/policy.c src/policy/lane.c src/policy/envplan.c src/policy/httprules.c src/sandbox/limits.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
 )
 failed=0 passed=0

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * live.h - the runner's side of a live sandbox (jailrun start): the
+ * socket NAME.sock, the socketpair to the zygote (zygote.h), the start
+ * caller waiting for "ready", and the clients of jailrun exec, ls and
+ * stop (liveproto.h says what they send).
+ */
+#ifndef JR_LIVE_H
+#define JR_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "liveproto.h"
+
+/* Clients served at once (each jailrun exec holds one while it runs). */
+#define JR_LIVE_CONNS_MAX 64
+
+struct jr_live_conn {
+	int fd;	     /* -1: a free slot */
+	uint32_t id; /* its exec, while one runs */
+	bool running;
+};
+
+struct jr_live {
+	char name[JR_LIVE_NAME_MAX + 1];
+	char path[108]; /* NAME.sock; "" until it exists */
+	bool foreground;
+	uint64_t idle_stop_ms; /* --idle-stop; 0: never */
+	int idle_timer;	       /* timerfd, armed while no command runs */
+	int listen_fd;
+	int zygote;	  /* the runner's end of the socketpair */
+	int zygote_child; /* init's end, until the clone */
+	int epfd;	  /* the above and the clients: one fd to poll */
+	int ready_fd;	  /* the start caller's pipe; -1: none */
+	int null_fd;	  /* /dev/null: init's stdio, ours once ready */
+	bool stop;	  /* jailrun stop asked */
+	char mode[32];	  /* for jailrun ls */
+	uint64_t started_unix_ms;
+	uint32_t next_id, total;
+	struct jr_live_conn conns[JR_LIVE_CONNS_MAX];
+};
+
+/*
+ * jr_live_start_args - split "jailrun start NAME [--foreground]
+ * [--idle-stop SECONDS] OPTIONS [--]" (@argc/@argv as main() got them)
+ * into @l's name and settings and a
+ * run's vector in *@run_argv (argv[0], the OPTIONS, "--" and
+ * JR_LIVE_COMMAND), malloc'd; @l is initialised first (every fd -1),
+ * so jr_live_close() is safe from here on. Return: the vector's length,
+ * or <0 with @err set.
+ */
+int jr_live_start_args(int argc, char **argv, struct jr_live *l,
+		       char ***run_argv, struct jr_err *err);
+
+/* The command a live sandbox's run vector ends with: never executed
+ * (the zygote takes its place), shown in the JSON summary. */
+#define JR_LIVE_COMMAND "jailrun-live"
+
+/*
+ * jr_live_daemonize - unless --foreground, fork: the child (we return 0
+ * in it) goes on in a session of its own with stdin and stdout on
+ * /dev/null; the parent waits until the child says ready (exit 0) or
+ * ends (its status, 125 if it said nothing), and *@exit_status is set
+ * for it to exit with (return 1). Return: 0 in the child, 1 in the
+ * parent, <0 with @err set.
+ */
+int jr_live_daemonize(struct jr_live *l, int *exit_status, struct jr_err *err);
+
+/*
+ * jr_live_open - make the socket directory (0700, ours) and NAME.sock
+ * (0600), refusing a name a live sandbox already serves, and the
+ * zygote's socketpair. Return: 0, or <0 with @err set.
+ */
+int jr_live_open(struct jr_live *l, struct jr_err *err);
+
+/* In the clone child (init), before anything else: close the runner's
+ * ends and give init /dev/null as stdio. */
+void jr_live_in_init(struct jr_live *l);
+
+/* In the runner after the clone: init's end closed. */
+void jr_live_after_clone(struct jr_live *l);
+
+/* The zygote runs, the lockdown verified: tell the start caller; from
+ * here on (unless --foreground) our stderr is /dev/null. */
+void jr_live_ready(struct jr_live *l);
+
+/*
+ * jr_live_dispatch - serve what is ready on l->epfd without blocking;
+ * jailrun stop sets l->stop (as SIGTERM, SIGINT and SIGHUP to the
+ * runner do, sandbox.c), and the runner then ends the sandbox.
+ */
+void jr_live_dispatch(struct jr_live *l);
+
+/* Everything closed, NAME.sock removed. */
+void jr_live_close(struct jr_live *l);
+
+/*
+ * jr_live_client_main - jailrun exec, ls and stop (@argv[0] is the
+ * subcommand). Return: the exit status.
+ */
+int jr_live_client_main(int argc, char **argv);
+
+#endif
