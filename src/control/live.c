@@ -545,35 +545,19 @@ static void answer_status(struct jr_live *l, struct jr_live_conn *c)
 /* One message from client @c. */
 static void serve_conn(struct jr_live *l, struct jr_live_conn *c)
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	struct iovec iov = { .iov_base = msgbuf, .iov_len = sizeof(msgbuf) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
 	static struct jr_live_req req;
-	int fds[3] = { -1, -1, -1 }, nfds = 0;
+	int fds[3], nfds = 0;
 	struct jr_err err = { 0 };
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	ssize_t n = jr_recv_fds(c->fd, msgbuf, sizeof(msgbuf), MSG_DONTWAIT,
+				fds, 3, &nfds);
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (n == -EAGAIN || n == -EINTR)
 		return;
-	for (cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS) {
-			nfds =
-			    (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			memcpy(fds, CMSG_DATA(cm),
-			       (size_t)(nfds > 3 ? 3 : nfds) * sizeof(int));
-		}
-	if (n <= 0) {
+	if (n <= 0 && n != -EMSGSIZE) {
 		drop_conn(l, c);
 		return;
 	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if (n == -EMSGSIZE ||
 	    jr_live_req_decode(msgbuf, (size_t)n, &req, &err) < 0)
 		refuse(c, err.code ? err.code : E2BIG,
 		       err.code ? err.msg : "the request is too large");

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -28,6 +29,65 @@ int jr_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* At most this many descriptors in one jr_recv_fds() (its control
+ * buffer is on the stack). */
+#define JR_RECV_FDS_MAX 16
+
+ssize_t jr_recv_fds(int sock, void *buf, size_t len, int flags, int *fds,
+		    int max_fds, int *n_fds)
+{
+	union {
+		char buf[CMSG_SPACE(JR_RECV_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = CMSG_SPACE((size_t)max_fds * sizeof(int)),
+	};
+	ssize_t n;
+	int got = 0;
+
+	*n_fds = 0;
+	if (max_fds < 0 || max_fds > JR_RECV_FDS_MAX)
+		return -EINVAL;
+	for (int i = 0; i < max_fds; i++)
+		fds[i] = -1;
+	n = recvmsg(sock, &mh, flags | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (got < max_fds)
+				fds[got++] = fd;
+			else
+				close(fd); /* cannot happen: the kernel
+					    * truncates to the buffer */
+		}
+	}
+	*n_fds = got;
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		for (int i = 0; i < got; i++) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+		*n_fds = 0;
+		return -EMSGSIZE;
+	}
+	return n;
 }
 
 int jr_close_all_but(int *keep, size_t n)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -23,6 +24,19 @@ int jr_write_all(int fd, const void *buf, size_t len);
  * Return: 0 or -errno.
  */
 int jr_close_all_but(int *keep, size_t n);
+
+/*
+ * jr_recv_fds - one recvmsg(2) of at most @len bytes into @buf on
+ * @sock with up to @max_fds descriptors (MSG_CMSG_CLOEXEC, plus @flags),
+ * stored in @fds (unused slots -1) and counted in *@n_fds. A message or
+ * descriptor list that did not fit (MSG_TRUNC, MSG_CTRUNC) is refused
+ * and the descriptors that came with it closed: nothing half-received
+ * is acted on, and nothing leaks.
+ * Return: the bytes received (0 at EOF), -EMSGSIZE when truncated, or
+ * -errno (-EAGAIN, -EINTR included).
+ */
+ssize_t jr_recv_fds(int sock, void *buf, size_t len, int flags, int *fds,
+		    int max_fds, int *n_fds);
 
 /*
  * jr_read_regular - read the regular file @path whole, at most @max bytes,

@@ -296,32 +296,20 @@ static void reap(int chan)
 /* One request from @chan; fds beyond the three stdio are closed. */
 static void take_request(int chan)
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	struct iovec iov = { .iov_base = msgbuf, .iov_len = sizeof(msgbuf) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	int fds[3] = { -1, -1, -1 }, nfds = 0;
+	int fds[3], nfds = 0;
 	struct jr_err err = { 0 };
-	struct cmsghdr *c;
 	ssize_t n;
 
-	n = recvmsg(chan, &mh, MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	n = jr_recv_fds(chan, msgbuf, sizeof(msgbuf), 0, fds, 3, &nfds);
+	if (n == -EINTR || n == -EAGAIN)
 		return;
-	if (n <= 0)
+	if (n <= 0 && n != -EMSGSIZE)
 		_exit(0); /* the runner is gone: so is the sandbox */
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			memcpy(fds, CMSG_DATA(c),
-			       (size_t)(nfds > 3 ? 3 : nfds) * sizeof(int));
-		}
-	if (jr_live_req_decode(msgbuf, (size_t)n, &req, &err) < 0 ||
-	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	/* A truncated request (the runner checks each before passing it
+	 * on) is decoded from what fits, for its id, and refused. */
+	if (jr_live_req_decode(msgbuf, n > 0 ? (size_t)n : sizeof(msgbuf), &req,
+			       &err) < 0 ||
+	    n == -EMSGSIZE) {
 		if (req.type == JR_LIVE_EXEC)
 			reply_failed(chan, req.id,
 				     JR_INITPROTO_EXEC_STAGE_PREEXEC, EBADMSG,
