@@ -17,8 +17,8 @@
 # scancel; slurmd only needs a cgroup file system at
 # /sys/fs/cgroup/systemd, which is a new, empty named hierarchy. No
 # slurmdbd either (it needs a MySQL server): the exit codes are read from
-# jobcomp/filetxt, the job completion log, and `scontrol show job`; sacct
-# reads the same record from slurmdbd on a real cluster.
+# jobcomp/filetxt, the job completion log, by `sacct -c` and `scontrol show
+# job`; sacct without -c reads the same record from slurmdbd on a cluster.
 #
 # It takes about 90 s, most of it waiting for the time limit of step 7
 # (slurmctld checks time limits every 30 s; the shortest limit is a
@@ -384,6 +384,10 @@ else
 fi
 sj=$(cx scontrol show job "$j3" 2>&1 | grep -o 'ExitCode=[0-9:]*' | head -n 1)
 if [ "$sj" = ExitCode=3:0 ]; then ok "scontrol show job $j3: $sj"; else fail "scontrol show job $j3: '$sj'"; fi
+# sacct, as a rig reads it; -c: from the job completion log (no slurmdbd
+# here), the record a cluster's accounting keeps too.
+sa=$(cx sacct -c -n -P -j "$j3" -o JobID,ExitCode,State 2>&1 | head -n 1)
+if [ "$sa" = "$j3|3:0|FAILED" ]; then ok "sacct -c -j $j3: $sa"; else fail "sacct -c -j $j3: '$sa'"; fi
 if grep -q '"exit_status": *3' "$H/json/$j3.0.0.json" 2>/dev/null; then
 	ok "its summary $j3.0.0.json says exit_status 3"
 else
