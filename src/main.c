@@ -874,6 +874,10 @@ static int run_main(int argc, char **argv, struct jr_live *live)
 		status = prepare_run(&run);
 		if (status == 0) {
 			fill_summary(&run, run_command(&run), &sum);
+			/* The exec'd commands' clients hear why, not only
+			 * that, the sandbox went under them. */
+			if (live && run.res.err.code)
+				jr_live_ended(live, run.res.err.msg);
 			status = finish_run(&run, &sum);
 		}
 	}

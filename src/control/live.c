@@ -625,6 +625,16 @@ void jr_live_dispatch(struct jr_live *l)
 	}
 }
 
+void jr_live_ended(struct jr_live *l, const char *why)
+{
+	struct jr_live_reply r = { .type = JR_LIVE_ENDED };
+
+	snprintf(r.msg, sizeof(r.msg), "%s", why);
+	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
+		if (l->conns[i].fd >= 0 && l->conns[i].running)
+			send_reply(&l->conns[i], &r);
+}
+
 void jr_live_close(struct jr_live *l)
 {
 	/* First: a new client finds no sandbox rather than a dead one. */

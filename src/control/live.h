@@ -94,6 +94,15 @@ void jr_live_ready(struct jr_live *l);
  */
 void jr_live_dispatch(struct jr_live *l);
 
+/*
+ * jr_live_ended - the sandbox ended while commands ran in it (the
+ * runner's --timeout, a tamper with --on-tamper kill, its init gone):
+ * tell each of their clients @why, which jailrun exec prints, as a run
+ * prints it, before it exits 125. Its stderr, the runner's own, went to
+ * /dev/null once the sandbox was ready.
+ */
+void jr_live_ended(struct jr_live *l, const char *why);
+
 /* Everything closed, NAME.sock removed. */
 void jr_live_close(struct jr_live *l);
 

@@ -264,6 +264,12 @@ static int take_reply(int fd, const char *name)
 		jr_error("the live sandbox '%s' refused: %s", name, r.msg);
 		return JR_EXIT_FAILURE;
 	}
+	if (r.type == JR_LIVE_ENDED) {
+		jr_error(
+		    "the live sandbox '%s' ended before the command did: %s",
+		    name, r.msg);
+		return JR_EXIT_FAILURE;
+	}
 	return -1; /* STARTED: it runs */
 }
 

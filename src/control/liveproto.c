@@ -243,6 +243,7 @@ const char *jr_live_type_name(enum jr_live_type type)
 		[JR_LIVE_STARTED] = "started",	 [JR_LIVE_FAILED] = "failed",
 		[JR_LIVE_EXITED] = "exited",	 [JR_LIVE_STATE] = "state",
 		[JR_LIVE_STOPPING] = "stopping", [JR_LIVE_REFUSED] = "refused",
+		[JR_LIVE_ENDED] = "ended",
 	};
 
 	if ((size_t)type < sizeof(names) / sizeof(names[0]) && names[type])

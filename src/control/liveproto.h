@@ -52,6 +52,8 @@ enum jr_live_type {
 	JR_LIVE_STATE,	 /* the answer to STATUS */
 	JR_LIVE_STOPPING,
 	JR_LIVE_REFUSED, /* code: errno, msg: why */
+	JR_LIVE_ENDED,	 /* msg: why the sandbox ended under a running
+			  * command (a tamper, its --timeout) */
 };
 
 /* The head of every request. */

@@ -65,6 +65,41 @@ esc_cleanup() {
 lab_on_exit esc_cleanup
 lab_on_exit jr_cleanup_tmp
 
+# ESCAPE_VIA=exec (tests/escape/escape-exec.sh): every probe runs in a
+# live sandbox through `jailrun exec` (jailrun(1), LIVE SANDBOXES), built
+# by `jailrun start` with the run's options and stopped after it, so an
+# exec'd command meets the same walls a run's does.
+if [ "${ESCAPE_VIA:-run}" = exec ]; then
+	XDG=$JR_W/xdg
+	mkdir -m 700 "$XDG"
+	[ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
+	JL_N=0
+	# jl_live CALLER ARGS... - jailrun ARGS as CALLER in the lab host.
+	jl_live() {
+		local c=$1
+		shift
+		case $c in
+		root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" </dev/null ;;
+		rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" \
+			HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" "$JR" "$@" </dev/null ;;
+		esac
+	}
+	# jl CALLER OPTIONS -- CMD... - start, exec CMD, stop: the exec's status.
+	jl() {
+		local c=$1 opts=() name st
+		shift
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+		shift
+		JL_N=$((JL_N + 1))
+		name=esc-$$-$BASHPID-$JL_N
+		jl_live "$c" start "$name" "${opts[@]}" || return
+		st=0
+		jl_live "$c" exec "$name" -- "$@" || st=$?
+		jl_live "$c" stop "$name" >/dev/null 2>&1 || true
+		return "$st"
+	}
+fi
+
 # base CMD... - the baseline: the lab host, as root, no jailrun.
 base() { lab_host "$@" </dev/null; }
 base_nobody() { lab_host_as nobody env -C "$JR_TMP" "$@" </dev/null; }
