@@ -1,0 +1,135 @@
+#!/bin/bash
+# Warm pools (jailrun start NAME --pool N), in a lab, as root and rootless.
+# Fails if: start --pool does not return 0 once its sandboxes are ready;
+# ls does not show the pool with its ready/busy counts, or shows its
+# members; an exec sees the state of an earlier one (a file it wrote, a
+# background process it left); an exec's status does not pass through;
+# an allowed lab host is not reached from a pool's sandbox, or a denied
+# one is; --json without {n} is not refused; each task's JSON summary is
+# not written to its own {n} file; stop leaves a process of the pool
+# (manager, member runners, sandboxes), a socket, or an nft table in the
+# lab host; a SIGKILLed manager leaves a process behind or blocks a new
+# start of the same name.
+. "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$JR_TOP_SRCDIR/tests/lab/lib.sh"
+jr_require_sandbox
+command -v nft >/dev/null || skip "needs nft (to look for leftover tables)"
+lab_setup --timeout 600 pool # a hang guard, not a time limit
+lab_on_exit jr_cleanup_tmp
+lab_on_exit pool_cleanup
+
+XDG="$JR_W/xdg" # the rootless caller's XDG_RUNTIME_DIR
+mkdir -m 700 "$XDG"
+[ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
+STARTED=()
+pool_cleanup() {
+	local s
+	for s in "${STARTED[@]}"; do
+		lv "${s%%:*}" stop "${s#*:}" >/dev/null 2>&1 || true
+	done
+}
+
+# lv CALLER ARGS... - jailrun in the lab host as CALLER.
+lv() {
+	local c=$1
+	shift
+	case $c in
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" ;;
+	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
+		env -C "$JR_TMP" HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" "$JR" "$@" ;;
+	esac
+}
+sock_dir() {
+	if [ "$1" = root ]; then echo /run/jailrun; else echo "$XDG/jailrun"; fi
+}
+# descendants PID - PID and every process under it.
+descendants() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1" 2>/dev/null); do descendants "$c"; done
+}
+none_alive() {
+	local p
+	for p in "$@"; do
+		[ -e "/proc/$p" ] && [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" != Z ] && return 1
+	done
+	return 0
+}
+ls_pid() { lv "$m" ls | awk -v n="$1" '$1 == n { print $2 }'; }
+pool_ready() { lv "$m" ls | grep -q "^$1 .*pool: $2 ready"; }
+
+for m in $(jr_modes); do
+	N=pool-$$-$m
+	D="$(sock_dir "$m")"
+	mkdir -p "$JR_W/json-$m"
+	chmod 777 "$JR_W/json-$m"
+	lab_logs_clear
+
+	expect_status 125 "$m: --json without {n} is refused" \
+		lv "$m" start "$N" --pool 2 --net none --json "$JR_W/x.json"
+	expect_output_has "$m: ... saying to use {n}" "{n}"
+
+	expect_status 0 "$m: start --pool 2 returns once ready" \
+		lv "$m" start "$N" --pool 2 --allow allowed.test:80 --json "$JR_W/json-$m/task-{n}.json"
+	STARTED+=("$m:$N")
+	MGR=$(ls_pid "$N")
+	expect_status 0 "$m: ls" lv "$m" ls
+	expect_output_has "$m: ls shows the pool, 2 ready" "pool: 2 ready, 0 busy"
+	grep -q '^\.' <<<"$OUT" && fail "$m: ls shows the members: $OUT" || ok "$m: ls does not list the pool's members"
+
+	# ---------------------------------------------------- five fresh tasks
+	for t in 1 2 3 4 5; do
+		expect_status 0 "$m: task $t sees no file of an earlier task" \
+			lv "$m" exec "$N" -- sh -c 'test ! -e /tmp/mark'
+		wait_until 60 pool_ready "$N" 2 || fail "$m: the pool never got back to 2 ready: $(lv "$m" ls 2>&1)"
+		expect_status 0 "$m: task $t leaves a file and a background process" \
+			lv "$m" exec "$N" -- sh -c 'echo x >/tmp/mark; setsid sleep 100000 </dev/null >/dev/null 2>&1 & exit 0'
+		wait_until 60 pool_ready "$N" 2 || fail "$m: the pool never got back to 2 ready"
+		expect_status 0 "$m: task $t: no process of an earlier task" \
+			lv "$m" exec "$N" -- sh -c '! cat /proc/[0-9]*/comm 2>/dev/null | grep -qx sleep'
+	done
+	wait_until 60 pool_ready "$N" 2 || fail "$m: the pool never got back to 2 ready"
+	expect_status 3 "$m: an exec's status passes through (3)" lv "$m" exec "$N" -- sh -c 'exit 3'
+	expect_status 137 "$m: ... and a signal's (128+9)" lv "$m" exec "$N" -- sh -c 'kill -9 $$'
+	expect_status 127 "$m: ... and a missing command's (127)" lv "$m" exec "$N" -- /no/such/command
+	expect_status 0 "$m: allowed.test reached from a pool's sandbox" \
+		lv "$m" exec "$N" -- curl -sS -m 10 -o /dev/null http://allowed.test/pool-allowed
+	expect_status 1 "$m: other.test refused directly" lv "$m" exec "$N" -- \
+		sh -c "curl --noproxy '*' -sS -m 10 http://other.test/pool-direct >/dev/null 2>&1 || exit 1"
+	OUT=$(lv "$m" exec "$N" -- curl -sS -m 10 -o /dev/null -w '%{http_code}' http://other.test/pool-denied 2>&1) || true
+	[ "$OUT" = 403 ] && ok "$m: other.test refused by the proxy (403)" || fail "$m: other.test through the proxy: $OUT"
+	never_served "$m: pool" other.test
+
+	# ---------------------------------------------------------------- stop
+	PROCS=$(descendants "${MGR:-0}")
+	expect_status 0 "$m: stop" lv "$m" stop "$N"
+	# shellcheck disable=SC2086
+	none_alive $PROCS && ok "$m: stop leaves no process of the pool" ||
+		fail "$m: left after stop: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
+	left=$(find "$D" -name "*.sock" 2>/dev/null)
+	[ -z "$left" ] && ok "$m: stop leaves no socket" || fail "$m: sockets left: $left"
+	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
+	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" || fail "$m: nft tables left: $tables"
+	n=$(find "$JR_W/json-$m" -name 'task-*.json' | wc -l)
+	[ "$n" -ge 20 ] && ok "$m: a JSON summary per sandbox ($n files)" || fail "$m: $n JSON summaries: $(ls "$JR_W/json-$m")"
+
+	# ---------------------------------------------- SIGKILL of the manager
+	expect_status 0 "$m: start a pool to kill" lv "$m" start "$N-k" --pool 2 --net none
+	STARTED+=("$m:$N-k")
+	MGR=$(ls_pid "$N-k")
+	PROCS=$(descendants "${MGR:-0}")
+	[ "$(wc -w <<<"$PROCS")" -ge 5 ] && ok "$m: the manager has its members" || fail "$m: processes: $PROCS"
+	kill -9 "${MGR:-none}" || fail "$m: no manager to kill"
+	# shellcheck disable=SC2086
+	if wait_until 60 none_alive $PROCS; then
+		ok "$m: a SIGKILLed manager takes every member with it"
+	else
+		fail "$m: left after the manager's SIGKILL: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
+	fi
+	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
+	[ -z "$tables" ] && ok "$m: ... and no nft table" || fail "$m: nft tables left: $tables"
+	expect_status 125 "$m: exec after the manager died" lv "$m" exec "$N-k" -- true
+	expect_status 0 "$m: the same name starts again" lv "$m" start "$N-k" --pool 1 --net none
+	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
+done
+finish
