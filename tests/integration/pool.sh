@@ -73,6 +73,11 @@ for m in $(jr_modes); do
 		lv "$m" start "$N" --pool 2 --allow allowed.test:80 --json "$JR_W/json-$m/task-{n}.json"
 	STARTED+=("$m:$N")
 	MGR=$(ls_pid "$N")
+	# Without a pool, each wait below would run out: one failure is enough.
+	[ -n "$MGR" ] || {
+		fail "$m: no pool named $N in ls: $(lv "$m" ls 2>&1)"
+		continue
+	}
 	expect_status 0 "$m: ls" lv "$m" ls
 	expect_output_has "$m: ls shows the pool, 2 ready" "pool: 2 ready, 0 busy"
 	grep -q '^\.' <<<"$OUT" && fail "$m: ls shows the members: $OUT" || ok "$m: ls does not list the pool's members"
