@@ -19,9 +19,9 @@
  *
  * A member whose runner dies (SIGKILL) is reaped and replaced; one that
  * ends before it is ready fails the start (its message on the start
- * caller's stderr), and later, three in a row stop the pool. Members die
- * with the manager: PR_SET_PDEATHSIG (SIGKILL), their sandboxes with
- * them, as with any runner that is killed.
+ * caller's stderr), and later, three in a row stop the pool. Members stop
+ * with the manager: PR_SET_PDEATHSIG (SIGTERM, a runner's stop), so a
+ * killed manager leaves no sandbox, socket or cgroup behind.
  */
 
 #include <errno.h>
@@ -150,8 +150,9 @@ static void exec_member(struct pool *p, struct member *m, int ready_wr,
 	sigset_t none;
 	int n = 0;
 
-	/* Our death ends the member (and its sandbox with it). */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != manager)
+	/* Our death stops the member as jailrun stop would (SIGTERM is
+	 * its runner's stop: the sandbox, its socket and cgroup go). */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != manager)
 		_exit(JR_EXIT_FAILURE);
 	sigemptyset(&none);
 	if (!argv || sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||

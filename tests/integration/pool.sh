@@ -8,8 +8,8 @@
 # one is; --json without {n} is not refused; each task's JSON summary is
 # not written to its own {n} file; stop leaves a process of the pool
 # (manager, member runners, sandboxes), a socket, or an nft table in the
-# lab host; a SIGKILLed manager leaves a process behind or blocks a new
-# start of the same name.
+# lab host; a SIGKILLed manager leaves a process, a member's socket or an
+# nft table behind, or blocks a new start of the same name.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -111,7 +111,7 @@ for m in $(jr_modes); do
 	# shellcheck disable=SC2086
 	none_alive $PROCS && ok "$m: stop leaves no process of the pool" ||
 		fail "$m: left after stop: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
-	left=$(find "$D" -name "*.sock" 2>/dev/null)
+	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-$MGR-.*|$N)\.sock\$" || true)
 	[ -z "$left" ] && ok "$m: stop leaves no socket" || fail "$m: sockets left: $left"
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" || fail "$m: nft tables left: $tables"
@@ -133,6 +133,12 @@ for m in $(jr_modes); do
 	fi
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: ... and no nft table" || fail "$m: nft tables left: $tables"
+	# The member runners stop as on jailrun stop: their sockets go too.
+	if wait_until 60 sh -c "! ls -a '$D' | grep -q '^\.pool-$MGR-'"; then
+		ok "$m: ... and no socket of its members"
+	else
+		fail "$m: member sockets left: $(ls -a "$D" | grep "^\.pool-$MGR-")"
+	fi
 	expect_status 125 "$m: exec after the manager died" lv "$m" exec "$N-k" -- true
 	expect_status 0 "$m: the same name starts again" lv "$m" start "$N-k" --pool 1 --net none
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
