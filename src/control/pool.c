@@ -87,60 +87,6 @@ struct pool {
 
 static char msgbuf[JR_LIVE_MSG_MAX + 1];
 
-/* Is @opts[@i] the value of --json or --log (or --json=... itself)? */
-static bool is_path_value(char **opts, int i, const char **value)
-{
-	static const char *const names[] = { "--json", "--log" };
-
-	for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
-		size_t n = strlen(names[k]);
-
-		if (i > 0 && strcmp(opts[i - 1], names[k]) == 0) {
-			*value = opts[i];
-			return true;
-		}
-		if (strncmp(opts[i], names[k], n) == 0 && opts[i][n] == '=') {
-			*value = opts[i] + n + 1;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* --json and --log must say where each sandbox's file goes: {n}. */
-static int check_path_options(char **opts, int nopts, struct jr_err *err)
-{
-	const char *v;
-
-	for (int i = 0; i < nopts; i++)
-		if (is_path_value(opts, i, &v) && !strstr(v, "{n}"))
-			return jr_err_set(
-			    err, EINVAL,
-			    "--pool: --json/--log '%s' has no {n}: each of the pool's sandboxes writes its own file, name it with {n} (its number), e.g. --json /var/log/task-{n}.json",
-			    v);
-	return 0;
-}
-
-/* @s with each {n} replaced by @seq, malloc'd. */
-static char *with_seq(const char *s, uint32_t seq)
-{
-	size_t cap = strlen(s) * 4 + 16, o = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		return NULL;
-	while (*s) {
-		if (strncmp(s, "{n}", 3) == 0) {
-			o += (size_t)snprintf(out + o, cap - o, "%u", seq);
-			s += 3;
-		} else {
-			out[o++] = *s++;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
 /* In the forked child: become member @m's runner; never returns. */
 static void exec_member(struct pool *p, struct member *m, int ready_wr,
 			pid_t manager)
@@ -169,8 +115,8 @@ static void exec_member(struct pool *p, struct member *m, int ready_wr,
 		const char *v;
 
 		argv[n] = p->opts[i];
-		if (is_path_value(p->opts, i, &v) &&
-		    !(argv[n] = with_seq(p->opts[i], m->seq)))
+		if (jr_pool_path_value(p->opts, i, &v) &&
+		    !(argv[n] = jr_pool_with_seq(p->opts[i], m->seq)))
 			_exit(JR_EXIT_FAILURE);
 		n++;
 	}
@@ -666,7 +612,7 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 		p.c[i] = (struct client){ .fd = -1, .fds = { -1, -1, -1 } };
 	for (size_t i = 0; i < JR_POOL_MAX; i++)
 		p.m[i] = (struct member){ .ready_rd = -1, .conn = -1 };
-	if (check_path_options(opts, nopts, &err) < 0) {
+	if (jr_pool_check_paths(opts, nopts, &err) < 0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
