@@ -44,6 +44,7 @@
 #include "io.h"
 #include "live.h"
 #include "log.h"
+#include "notify.h"
 
 /* Members that end before they are ready, in a row, that stop a pool. */
 #define POOL_FAILURES_MAX 3
@@ -202,10 +203,11 @@ static void retire(struct pool *p, struct member *m)
 
 static void stop_pool(struct pool *p, int status)
 {
-	if (!p->stop)
+	if (!p->stop) {
 		jr_verbose("pool %s: stopping", p->l->name);
-	if (!p->stop)
+		jr_notify_stopping();
 		p->status = status;
+	}
 	p->stop = true;
 	if (p->l->path[0])
 		unlink(p->l->path); /* a new client finds no pool */
@@ -239,6 +241,7 @@ static void say_ready(struct pool *p)
 		return;
 	p->ready_said = true;
 	jr_verbose("pool %s ready: %s", p->l->name, p->l->path);
+	jr_notify_ready();
 	if (p->l->ready_fd >= 0) {
 		if (write(p->l->ready_fd, "R", 1) != 1)
 			jr_warn("the caller of jailrun start is gone");
@@ -605,6 +608,7 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 {
 	static struct pool p;
 	struct jr_err err = { 0 };
+	uint64_t wd_ms = 0;
 	int status = 0, keep[1];
 
 	p = (struct pool){ .l = l, .opts = opts, .nopts = nopts, .sfd = -1 };
@@ -632,6 +636,9 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
 	}
+	/* The service manager hears from the pool, never from a member:
+	 * this takes NOTIFY_SOCKET out of the environment they get. */
+	jr_notify_init(&wd_ms);
 	p.sfd = pool_signals();
 	if (p.sfd < 0) {
 		jr_error("pool %s: signalfd: %s", l->name, strerror(errno));
