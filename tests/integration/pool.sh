@@ -9,7 +9,9 @@
 # not written to its own {n} file; stop leaves a process of the pool
 # (manager, member runners, sandboxes), a socket, or an nft table in the
 # lab host; a SIGKILLed manager leaves a process, a member's socket or an
-# nft table behind, or blocks a new start of the same name.
+# nft table behind, or blocks a new start of the same name; a
+# --foreground pool does not say READY=1 exactly once (its members must
+# not), or does not exit 0 at stop.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -19,24 +21,30 @@ lab_on_exit jr_cleanup_tmp
 lab_on_exit pool_cleanup
 
 XDG="$JR_W/xdg" # the rootless caller's XDG_RUNTIME_DIR
+# A python3 every caller can run (a pyenv shim under /root is not).
+if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
 mkdir -m 700 "$XDG"
 [ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
 STARTED=()
+NPIDS=()
 pool_cleanup() {
 	local s
 	for s in "${STARTED[@]}"; do
 		lv "${s%%:*}" stop "${s#*:}" >/dev/null 2>&1 || true
 	done
+	for s in "${NPIDS[@]}"; do kill "$s" 2>/dev/null || true; done
 }
 
-# lv CALLER ARGS... - jailrun in the lab host as CALLER.
+# lv CALLER ARGS... - jailrun in the lab host as CALLER, with LV_ENV's
+# NAME=VALUE words in its environment.
+LV_ENV=()
 lv() {
 	local c=$1
 	shift
 	case $c in
-	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" ;;
+	root) lab_host timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "${LV_ENV[@]}" "$JR" "$@" ;;
 	rootless) lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" \
-		env -C "$JR_TMP" HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" "$JR" "$@" ;;
+		env -C "$JR_TMP" HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" "${LV_ENV[@]}" "$JR" "$@" ;;
 	esac
 }
 sock_dir() {
@@ -142,5 +150,37 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: exec after the manager died" lv "$m" exec "$N-k" -- true
 	expect_status 0 "$m: the same name starts again" lv "$m" start "$N-k" --pool 1 --net none
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
+
+	# ------------------------------------- --foreground, a service manager
+	# A datagram socket stands for systemd's: one READY=1 (the pool's,
+	# once both members are ready), never one from a member.
+	NS="$JR_W/notify-$m.sock"
+	"$PYTHON" -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+open(sys.argv[2], "w").close()
+with open(sys.argv[2], "a") as out:
+    while True:
+        out.write(s.recv(4096).decode().replace("\n", " ") + "\n")
+        out.flush()' "$NS" "$JR_W/notify-$m.log" &
+	NPID=$!
+	NPIDS+=("$NPID")
+	wait_until 30 test -e "$JR_W/notify-$m.log" || fail "$m: the notify socket never listened"
+	LV_ENV=(NOTIFY_SOCKET="$NS")
+	lv "$m" start "$N-fg" --pool 2 --foreground --net none >"$JR_W/fg-$m.out" 2>&1 &
+	FG=$!
+	LV_ENV=()
+	STARTED+=("$m:$N-fg")
+	wait_until 60 grep -q READY=1 "$JR_W/notify-$m.log" || fail "$m: --foreground: no READY=1: $(cat "$JR_W/fg-$m.out")"
+	expect_status 0 "$m: --foreground: the pool serves" lv "$m" exec "$N-fg" -- true
+	expect_status 0 "$m: --foreground: stop" lv "$m" stop "$N-fg"
+	st=0
+	wait "$FG" || st=$?
+	[ "$st" = 0 ] && ok "$m: the foreground pool exits 0 at stop" || fail "$m: the foreground pool exited $st: $(cat "$JR_W/fg-$m.out")"
+	wait_until 60 grep -q STOPPING=1 "$JR_W/notify-$m.log" || fail "$m: --foreground: no STOPPING=1"
+	kill "$NPID" 2>/dev/null || true
+	[ "$(grep -c READY=1 "$JR_W/notify-$m.log")" = 1 ] && ok "$m: --foreground: READY=1 once, from the pool alone" ||
+		fail "$m: notifications: $(cat "$JR_W/notify-$m.log")"
 done
 finish
