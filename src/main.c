@@ -901,7 +901,12 @@ static int live_start(int argc, char **argv)
 		jr_live_close(&live);
 		return JR_EXIT_FAILURE;
 	}
-	status = run_main(n, run_argv, &live);
+	/* A pool: its options go to its members, less the "--" and the
+	 * zygote's stand-in that end the run's vector. */
+	if (live.pool)
+		status = jr_pool_main(&live, run_argv + 1, n - 3);
+	else
+		status = run_main(n, run_argv, &live);
 	jr_live_close(&live);
 	return status;
 }

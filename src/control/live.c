@@ -67,6 +67,38 @@ enum live_ref {
 /* One request at a time, one byte more than a request may be. */
 static char msgbuf[JR_LIVE_MSG_MAX + 1];
 
+/* --pool N (1..JR_POOL_MAX), or the internal --pool-member FD: the
+ * pool manager's pipe, told 'R' once the member is ready (pool.c). */
+static int pool_arg(struct jr_live *l, const char *opt, const char *val,
+		    struct jr_err *err)
+{
+	char *end = NULL;
+	long v = -1;
+
+	if (val) {
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno || end == val || *end)
+			v = -1;
+	}
+	if (strcmp(opt, "--pool") == 0) {
+		if (v < 1 || v > JR_POOL_MAX)
+			return jr_err_set(
+			    err, EINVAL,
+			    "--pool %s: expected a number of sandboxes from 1 to %d",
+			    val ? val : "(missing)", JR_POOL_MAX);
+		l->pool = (uint32_t)v;
+		return 0;
+	}
+	if (v < 3 || v > 1024 || fcntl((int)v, F_SETFD, FD_CLOEXEC) < 0)
+		return jr_err_set(err, EINVAL,
+				  "--pool-member is internal to --pool");
+	l->member = true;
+	l->foreground = true;
+	l->ready_fd = (int)v;
+	return 0;
+}
+
 int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 		       char ***run_argv, struct jr_err *err)
 {
@@ -80,13 +112,17 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	if (argc < 3)
 		return jr_err_set(
 		    err, EINVAL,
-		    "usage: jailrun start NAME [--foreground] [--idle-stop SECONDS] [OPTIONS]");
-	if (jr_live_name_check(argv[2], err) < 0)
-		return -EINVAL;
-	snprintf(l->name, sizeof(l->name), "%s", argv[2]);
+		    "usage: jailrun start NAME [--foreground] [--idle-stop SECONDS | --pool N] [OPTIONS]");
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--foreground") == 0) {
 			l->foreground = true;
+		} else if (strcmp(argv[i], "--pool") == 0 ||
+			   strcmp(argv[i], "--pool-member") == 0) {
+			if (pool_arg(l, argv[i],
+				     i + 1 < argc ? argv[i + 1] : NULL,
+				     err) < 0)
+				return -EINVAL;
+			i++;
 		} else if (strcmp(argv[i], "--idle-stop") == 0) {
 			if (i + 1 >= argc ||
 			    jr_parse_duration_ms(argv[i + 1],
@@ -101,6 +137,16 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 			break;
 		}
 	}
+	/* A pool's members have names no user can give (a leading '.'):
+	 * jailrun ls does not list them, no start can take them. */
+	if (jr_live_name_check(argv[2] + (l->member && argv[2][0] == '.'),
+			       err) < 0)
+		return -EINVAL;
+	snprintf(l->name, sizeof(l->name), "%s", argv[2]);
+	if (l->pool && (l->idle_stop_ms || l->member))
+		return jr_err_set(
+		    err, EINVAL,
+		    "--pool: not with --idle-stop or --pool-member");
 	/* A "--" that ends the options with nothing after it is fine. */
 	if (end > i && strcmp(argv[end - 1], "--") == 0)
 		end--;
@@ -330,10 +376,10 @@ static uint32_t execs_running(const struct jr_live *l)
 	return n;
 }
 
-int jr_live_open(struct jr_live *l, struct jr_err *err)
+int jr_live_bind(struct jr_live *l, struct jr_err *err)
 {
 	char dir[sizeof(l->path)];
-	int sv[2], r;
+	int r;
 
 	l->started_unix_ms = jr_clock_unix_ms();
 	if (jr_live_socket_path(geteuid(), getenv("XDG_RUNTIME_DIR"), NULL, dir,
@@ -346,6 +392,15 @@ int jr_live_open(struct jr_live *l, struct jr_err *err)
 		l->path[0] = '\0';
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int jr_live_open(struct jr_live *l, struct jr_err *err)
+{
+	int sv[2], r;
+
+	if (jr_live_bind(l, err) < 0)
+		return -EINVAL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return jr_err_set(err, errno, "socketpair: %s",
 				  strerror(errno));
@@ -407,7 +462,8 @@ void jr_live_ready(struct jr_live *l)
 		close(l->ready_fd);
 		l->ready_fd = -1;
 	}
-	if (!l->foreground && dup2(l->null_fd, STDERR_FILENO) < 0)
+	if ((!l->foreground || l->member) &&
+	    dup2(l->null_fd, STDERR_FILENO) < 0)
 		jr_warn("cannot detach stderr: %s", strerror(errno));
 }
 

@@ -15,6 +15,9 @@
 #include "err.h"
 #include "liveproto.h"
 
+/* The most sandboxes one pool keeps. */
+#define JR_POOL_MAX 64
+
 /* Clients served at once (each jailrun exec holds one while it runs). */
 #define JR_LIVE_CONNS_MAX 64
 
@@ -28,6 +31,8 @@ struct jr_live {
 	char name[JR_LIVE_NAME_MAX + 1];
 	char path[108]; /* NAME.sock; "" until it exists */
 	bool foreground;
+	uint32_t pool; /* --pool N: a pool manager of N sandboxes (pool.c) */
+	bool member;   /* --pool-member: one of a pool's sandboxes */
 	uint64_t idle_stop_ms; /* --idle-stop; 0: never */
 	int idle_timer;	       /* timerfd, armed while no command runs */
 	int listen_fd;
@@ -75,6 +80,21 @@ int jr_live_daemonize(struct jr_live *l, int *exit_status, struct jr_err *err);
  * zygote's socketpair. Return: 0, or <0 with @err set.
  */
 int jr_live_open(struct jr_live *l, struct jr_err *err);
+
+/*
+ * jr_live_bind - jr_live_open()'s first half, all a pool manager needs:
+ * the socket directory and NAME.sock, listening. Return: 0, or <0 with
+ * @err set.
+ */
+int jr_live_bind(struct jr_live *l, struct jr_err *err);
+
+/*
+ * jr_pool_main - jailrun start NAME --pool N: the manager of @l->pool
+ * sandboxes, each started as `jailrun start` with @opts (@nopts words,
+ * the start's OPTIONS). Return: the exit status (jailrun(1) LIVE
+ * SANDBOXES).
+ */
+int jr_pool_main(struct jr_live *l, char **opts, int nopts);
 
 /* In the clone child (init), before anything else: close the runner's
  * ends and give init /dev/null as stdio. */

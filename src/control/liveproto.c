@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "liveproto.h"
@@ -249,4 +250,58 @@ const char *jr_live_type_name(enum jr_live_type type)
 	if ((size_t)type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
 	return "?";
+}
+
+/* Is @opts[@i] the value of --json or --log (or --json=... itself)? */
+bool jr_pool_path_value(char **opts, int i, const char **value)
+{
+	static const char *const names[] = { "--json", "--log" };
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		size_t n = strlen(names[k]);
+
+		if (i > 0 && strcmp(opts[i - 1], names[k]) == 0) {
+			*value = opts[i];
+			return true;
+		}
+		if (strncmp(opts[i], names[k], n) == 0 && opts[i][n] == '=') {
+			*value = opts[i] + n + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --json and --log must say where each sandbox's file goes: {n}. */
+int jr_pool_check_paths(char **opts, int nopts, struct jr_err *err)
+{
+	const char *v;
+
+	for (int i = 0; i < nopts; i++)
+		if (jr_pool_path_value(opts, i, &v) && !strstr(v, "{n}"))
+			return jr_err_set(
+			    err, EINVAL,
+			    "--pool: --json/--log '%s' has no {n}: each of the pool's sandboxes writes its own file, name it with {n} (its number), e.g. --json /var/log/task-{n}.json",
+			    v);
+	return 0;
+}
+
+/* @s with each {n} replaced by @seq, malloc'd. */
+char *jr_pool_with_seq(const char *s, uint32_t seq)
+{
+	size_t cap = strlen(s) * 4 + 16, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	while (*s) {
+		if (strncmp(s, "{n}", 3) == 0) {
+			o += (size_t)snprintf(out + o, cap - o, "%u", seq);
+			s += 3;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }

@@ -272,10 +272,50 @@ static void test_env_check(void **state)
 	assert_int_equal(jr_live_env_check("9A=1", &e), -EINVAL);
 }
 
+/* A pool's --json/--log: a check that missed --json=FILE or the word
+ * after --log, or let a value without {n} through (N runners, one file),
+ * fails; so does a replacement that missed a second {n} or the tail. */
+static void test_pool_paths(void **state)
+{
+	char *ok[] = { "--net", "none", "--json", "/d/t-{n}.json",
+		       "--log={n}.log" };
+	char *no_n[] = { "--allow", "x:80", "--log", "/d/audit.log" };
+	char *no_n_eq[] = { "--json=/d/sum.json" };
+	char *not_path[] = { "--allow", "{n}" };
+	struct jr_err e = { 0 };
+	const char *v = NULL;
+	char *s;
+
+	(void)state;
+	assert_int_equal(jr_pool_check_paths(ok, 5, &e), 0);
+	assert_true(jr_pool_path_value(ok, 3, &v));
+	assert_string_equal(v, "/d/t-{n}.json");
+	assert_true(jr_pool_path_value(ok, 4, &v));
+	assert_string_equal(v, "{n}.log");
+	assert_false(jr_pool_path_value(ok, 1, &v));
+	assert_false(jr_pool_path_value(not_path, 1, &v));
+	assert_int_equal(jr_pool_check_paths(no_n, 4, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/d/audit.log"));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(jr_pool_check_paths(no_n_eq, 1, &e), -EINVAL);
+	assert_int_equal(jr_pool_check_paths(not_path, 2, &e), 0);
+	s = jr_pool_with_seq("--json=/d/{n}/t-{n}.json", 4294967295u);
+	assert_non_null(s);
+	assert_string_equal(s, "--json=/d/4294967295/t-4294967295.json");
+	free(s);
+	s = jr_pool_with_seq("{n}", 7);
+	assert_string_equal(s, "7");
+	free(s);
+	s = jr_pool_with_seq("{n", 7);
+	assert_string_equal(s, "{n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_pool_paths),
 		cmocka_unit_test(test_socket_path),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_decode_bad),
