@@ -509,23 +509,32 @@ static void drop_conn(struct jr_live *l, struct jr_live_conn *c)
 		arm_idle(l, true);
 }
 
-static void accept_conn(struct jr_live *l)
+int jr_live_accept(int listen_fd)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	int fd;
 
-	while ((fd = accept4(l->listen_fd, NULL, NULL,
+	while ((fd = accept4(listen_fd, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		size_t i;
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
 
 		/* The directory and the mode say it already; this says it
 		 * again, from the kernel, for each client. */
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    (cred.uid != geteuid() && cred.uid != 0)) {
-			close(fd);
-			continue;
-		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+		    (cred.uid == geteuid() || cred.uid == 0))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+static void accept_conn(struct jr_live *l)
+{
+	int fd;
+
+	while ((fd = jr_live_accept(l->listen_fd)) >= 0) {
+		size_t i;
+
 		for (i = 0; i < JR_LIVE_CONNS_MAX && l->conns[i].fd >= 0; i++)
 			;
 		if (i == JR_LIVE_CONNS_MAX || watch(l, fd, i) < 0) {

@@ -82,6 +82,15 @@ int jr_live_daemonize(struct jr_live *l, int *exit_status, struct jr_err *err);
 int jr_live_open(struct jr_live *l, struct jr_err *err);
 
 /*
+ * jr_live_accept - the next client waiting on the non-blocking
+ * @listen_fd (a live sandbox's or a pool's socket) whose peer, by
+ * SO_PEERCRED, is the caller who started it or root; any other is
+ * closed unanswered. Return: its fd (O_CLOEXEC, O_NONBLOCK), or -1 when
+ * no allowed client waits (errno from accept4: EAGAIN when none).
+ */
+int jr_live_accept(int listen_fd);
+
+/*
  * jr_live_bind - jr_live_open()'s first half, all a pool manager needs:
  * the socket directory and NAME.sock, listening. Return: 0, or <0 with
  * @err set.

@@ -477,19 +477,11 @@ static void serve_member(struct pool *p, struct member *m)
 
 static void accept_clients(struct pool *p)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	int fd;
 
-	while ((fd = accept4(p->l->listen_fd, NULL, NULL,
-			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+	while ((fd = jr_live_accept(p->l->listen_fd)) >= 0) {
 		size_t i;
 
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    (cred.uid != geteuid() && cred.uid != 0)) {
-			close(fd);
-			continue;
-		}
 		for (i = 0; i < JR_LIVE_CONNS_MAX && p->c[i].fd >= 0; i++)
 			;
 		if (i == JR_LIVE_CONNS_MAX) {

@@ -65,6 +65,8 @@ live_cleanup() {
 	done
 	kill "$HOSTSOCK_PID" 2>/dev/null || true
 	rm -rf "$OUTSIDE"
+	# the intruder check opens root's socket directory for a moment
+	[ "$(id -u)" -ne 0 ] || [ ! -d /run/jailrun ] || chmod 0700 /run/jailrun
 }
 
 # lv CALLER ARGS... - jailrun in the lab host as CALLER, stdio passed
@@ -205,10 +207,11 @@ for m in $(jr_modes); do
 	exec_ok "SIGKILL: 128+9" 137 "" sh -c 'kill -9 $$'
 	exec_ok "a bad --cwd: 125" 125 "--cwd /nonexistent" --cwd /nonexistent -- true
 
-	# A signal to jailrun exec reaches the command (its process group).
+	# A signal to jailrun exec reaches the command (its process group):
+	# the shell waits on a child, and its trap runs as the signal comes.
 	rm -f "$JR_W/sig-ready-$m"
 	lv "$m" exec "$N" --env "MARK=live-sig-$$-$m" -- sh -c \
-		"trap 'echo got-term; exit 5' TERM; : >'$JR_W/sig-ready-$m'; while :; do sleep 0.05; done" \
+		"trap 'echo got-term; kill \$! 2>/dev/null; exit 5' TERM; sleep 600 & : >'$JR_W/sig-ready-$m'; wait" \
 		>"$JR_W/sig-$m.out" 2>&1 &
 	sigpid=$!
 	if wait_until 60 test -e "$JR_W/sig-ready-$m"; then
@@ -223,6 +226,26 @@ for m in $(jr_modes); do
 	else
 		fail "$m: exec: the signal test's command never started: $(cat "$JR_W/sig-$m.out")"
 		kill "$sigpid" 2>/dev/null || true
+	fi
+
+	# Only the caller who started it (or root) runs commands in it: the
+	# socket's directory (0700) says so, and so does the runner for each
+	# connection (SO_PEERCRED). With the directory and socket opened up
+	# here by hand, another user reaches the socket (its XDG_RUNTIME_DIR
+	# pointed at /run, so it looks in /run/jailrun): still refused, and
+	# its command never runs.
+	if [ "$m" = root ]; then
+		rm -f "$JR_W/intruder-$m"
+		chmod 0711 /run/jailrun
+		chmod 0666 "/run/jailrun/$N.sock"
+		expect_status 125 "$m: exec by another user, the socket opened to it: refused" \
+			lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env XDG_RUNTIME_DIR=/run \
+			"$JR" exec "$N" -- \
+			touch "$JR_W/intruder-$m"
+		chmod 0700 /run/jailrun
+		chmod 0600 "/run/jailrun/$N.sock"
+		if [ ! -e "$JR_W/intruder-$m" ]; then ok "$m: the other user's command never ran"
+		else fail "$m: the other user's command ran in root's sandbox"; fi
 	fi
 
 	# ------------------------------------------------- exec: confinement
