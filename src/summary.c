@@ -203,7 +203,7 @@ static void fs_to_json(struct jr_json *j, const struct jr_fs_plan *fs,
 	jr_json_key(j, "idmapped");
 	jr_json_array_begin(j);
 	for (size_t i = 0; fs->mode == JR_FS_ISOLATED && i < fs->n_ops; i++)
-		if (fs->ops[i].idmapped)
+		if (fs->ops[i].idmap_fd >= 0)
 			jr_json_string(j, fs->ops[i].path);
 	jr_json_array_end(j);
 	jr_json_key(j, "hidden");

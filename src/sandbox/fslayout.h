@@ -27,10 +27,9 @@ struct jr_fs_op {
 	enum jr_fs_op_kind kind;
 	char *path;	   /* canonical (no symlinks), absolute */
 	int idmap_fd;	   /* JR_FS_OP_RW: the runner's idmapped clone
-			    * (idmap.h), attached by init; or -1 */
+			    * (idmap.h), attached by init, kept until
+			    * jr_fs_plan_release(); or -1 */
 	bool idmap_is_dir; /* what idmap_fd's root is */
-	bool idmapped;	   /* the root was idmapped (after the fd is
-			    * closed, for the summary) */
 };
 
 struct jr_fs_plan {

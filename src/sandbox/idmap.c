@@ -283,7 +283,6 @@ static int idmap_one(struct jr_fs_op *o, const struct stat *st,
 		return jr_err_set(err, -fd, "cannot idmap %s: %s", o->path,
 				  why.msg);
 	o->idmap_fd = fd;
-	o->idmapped = true;
 	jr_verbose("%s: idmapped, its owner %u:%u is the command's user",
 		   o->path, (unsigned)st->st_uid, (unsigned)st->st_gid);
 	return 0;
@@ -326,6 +325,10 @@ int jr_fs_idmap_prepare(struct jr_fs_plan *plan, const struct jr_ids *ids,
 	struct userns_cache cache = { .n = 0 };
 	int r = 0;
 
+	/* Rootless: nothing to idmap and nothing to warn of (the command has
+	 * the caller's rights); no stat on the start-up path either. */
+	if (!ids->privileged)
+		return 0;
 	for (size_t i = 0; i < plan->n_ops && r == 0; i++) {
 		struct jr_fs_op *o = &plan->ops[i];
 		struct jr_idmap_case c = { .privileged = ids->privileged,
