@@ -17,9 +17,12 @@
  * table gone, its JSON summary and audit end written) and a new one is
  * started: a task never sees another task's state.
  *
- * A member whose runner dies (SIGKILL) is reaped and replaced; one that
+ * A member whose runner dies (SIGKILL) is reaped and replaced, the
+ * cgroup it could not remove removed first; one that
  * ends before it is ready fails the start (its message on the start
- * caller's stderr), and later, three in a row stop the pool. Members stop
+ * caller's stderr), and later, three in a row stop the pool. Under a
+ * service manager's watchdog the loop pings WATCHDOG=1 on a timerfd;
+ * --idle-stop is a timerfd armed while no task runs or waits. Members stop
  * with the manager: PR_SET_PDEATHSIG (SIGTERM, a runner's stop), so a
  * killed manager leaves no sandbox, socket or cgroup behind.
  */
