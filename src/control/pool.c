@@ -572,12 +572,13 @@ static void idle_expired(struct pool *p)
 	stop_pool(p, 0);
 }
 
-/* --idle-stop: counting while no task runs or waits, from the start and
- * from the end of the last task; stopped while one does. */
+/* --idle-stop: counting while no task runs or waits, from when the pool
+ * is ready (a slow start is not idleness) and from the end of the last
+ * task; stopped while one does. */
 static void arm_idle(struct pool *p)
 {
 	struct itimerspec its = { 0 };
-	bool idle = count(p, M_BUSY) == 0;
+	bool idle = p->ready_said && count(p, M_BUSY) == 0;
 
 	for (size_t i = 0; i < JR_LIVE_CONNS_MAX && idle; i++)
 		idle = !(p->c[i].fd >= 0 && p->c[i].waiting);
