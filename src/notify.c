@@ -61,6 +61,7 @@ static struct {
 	socklen_t addr_len; /* 0: no service manager listens */
 	bool ready_sent, stopping_sent;
 	uint64_t verified_us;
+	uint64_t watchdog_ms; /* half of WATCHDOG_USEC; 0: no watchdog */
 	/* Watchdog thread only. */
 	uint64_t status_us, status_allowed, status_denied;
 	bool status_sent;
@@ -115,6 +116,7 @@ void jr_notify_init(uint64_t *interval_ms)
 		if (half_ms < 10)
 			half_ms = 10; /* the option's floor; WatchdogSec= that
 					 short cannot be served anyway */
+		nt.watchdog_ms = half_ms;
 		if (*interval_ms > half_ms) {
 			jr_verbose(
 			    "WATCHDOG_USEC=%llu: rule watchdog interval shortened from %.3f to %.3f s",
@@ -126,6 +128,11 @@ void jr_notify_init(uint64_t *interval_ms)
 	unsetenv("NOTIFY_SOCKET");
 	unsetenv("WATCHDOG_USEC");
 	unsetenv("WATCHDOG_PID");
+}
+
+uint64_t jr_notify_watchdog_ms(void)
+{
+	return nt.watchdog_ms;
 }
 
 void jr_notify_verified(void)

@@ -22,6 +22,11 @@ struct jr_audit;
  */
 void jr_notify_init(uint64_t *interval_ms);
 
+/* After jr_notify_init(): how often WATCHDOG=1 is due (half of
+ * WATCHDOG_USEC, at least 10 ms), or 0 without a watchdog for us. For a
+ * process without a rule watchdog of its own (a pool's manager). */
+uint64_t jr_notify_watchdog_ms(void);
+
 /* The ruleset was installed, read back and verified (for READY's log). */
 void jr_notify_verified(void);
 

@@ -1080,7 +1080,9 @@ static void fill_result(const struct sandbox *sb, const struct outcome *o,
 		return;
 	}
 	if (o->stopped) {
-		res->ended = JR_END_EXITED; /* as asked: jailrun stop */
+		/* As asked: jailrun stop, a signal to the runner, or
+		 * --idle-stop; not a command's own end. */
+		res->ended = JR_END_STOPPED;
 		res->exit_status = 0;
 		return;
 	}

@@ -30,6 +30,8 @@ const char *jr_end_name(enum jr_end end)
 		return "tamper-killed";
 	case JR_END_OOM:
 		return "oom-killed";
+	case JR_END_STOPPED:
+		return "stopped";
 	}
 	return "unknown";
 }

@@ -33,6 +33,7 @@ enum jr_end {
 	JR_END_EXEC_FAILED,  /* command not found / not executable */
 	JR_END_TAMPER,	     /* the watchdog ended the sandbox */
 	JR_END_OOM,	     /* the OOM killer ended the command (--memory) */
+	JR_END_STOPPED,	     /* a live sandbox (or pool's) stopped as asked */
 };
 
 /* What ended or constrained a run: the "limits_hit" array, one bit each. */

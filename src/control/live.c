@@ -112,7 +112,7 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	if (argc < 3)
 		return jr_err_set(
 		    err, EINVAL,
-		    "usage: jailrun start NAME [--foreground] [--idle-stop SECONDS | --pool N] [OPTIONS]");
+		    "usage: jailrun start NAME [--foreground] [--idle-stop SECONDS] [--pool N] [OPTIONS]");
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--foreground") == 0) {
 			l->foreground = true;
@@ -143,10 +143,9 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 			       err) < 0)
 		return -EINVAL;
 	snprintf(l->name, sizeof(l->name), "%s", argv[2]);
-	if (l->pool && (l->idle_stop_ms || l->member))
-		return jr_err_set(
-		    err, EINVAL,
-		    "--pool: not with --idle-stop or --pool-member");
+	if (l->pool && l->member)
+		return jr_err_set(err, EINVAL,
+				  "--pool: not with --pool-member");
 	/* A "--" that ends the options with nothing after it is fine. */
 	if (end > i && strcmp(argv[end - 1], "--") == 0)
 		end--;

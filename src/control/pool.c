@@ -17,9 +17,12 @@
  * table gone, its JSON summary and audit end written) and a new one is
  * started: a task never sees another task's state.
  *
- * A member whose runner dies (SIGKILL) is reaped and replaced; one that
+ * A member whose runner dies (SIGKILL) is reaped and replaced, the
+ * cgroup it could not remove removed first; one that
  * ends before it is ready fails the start (its message on the start
- * caller's stderr), and later, three in a row stop the pool. Members stop
+ * caller's stderr), and later, three in a row stop the pool. Under a
+ * service manager's watchdog the loop pings WATCHDOG=1 on a timerfd;
+ * --idle-stop is a timerfd armed while no task runs or waits. Members stop
  * with the manager: PR_SET_PDEATHSIG (SIGTERM, a runner's stop), so a
  * killed manager leaves no sandbox, socket or cgroup behind.
  */
@@ -34,10 +37,12 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "exitcode.h"
@@ -80,6 +85,9 @@ struct pool {
 	struct member m[JR_POOL_MAX];
 	struct client c[JR_LIVE_CONNS_MAX];
 	int sfd;
+	int wd_timer;	/* WATCHDOG=1 for a service manager; -1: none */
+	int idle_timer; /* --idle-stop, armed while no task runs; -1: none */
+	bool idle_armed;
 	uint32_t seq, total, failures;
 	uint64_t arrivals;
 	bool stop, ready_said;
@@ -274,13 +282,44 @@ static void member_ready(struct pool *p, struct member *m)
 	}
 }
 
+/*
+ * A member's runner killed by a signal (SIGKILL) could not remove its
+ * sandbox's cgroup directories: remove them for it. Called before the
+ * child is reaped, so that its pid, which names them, is not reused.
+ */
+static void remove_left_cgroups(const struct pool *p, const siginfo_t *si)
+{
+	int r;
+
+	if (si->si_code != CLD_KILLED && si->si_code != CLD_DUMPED)
+		return;
+	r = jr_cgroup_remove_left(si->si_pid);
+	if (r < 0)
+		jr_warn(
+		    "pool %s: the cgroup of a killed sandbox (runner %d) is left: %s",
+		    p->l->name, (int)si->si_pid, strerror(-r));
+	else if (r > 0)
+		jr_verbose(
+		    "pool %s: removed %d cgroup(s) of a killed sandbox (runner %d)",
+		    p->l->name, r, (int)si->si_pid);
+}
+
 /* Reap ended members; replace them unless the pool stops. */
 static void reap(struct pool *p)
 {
+	siginfo_t si;
 	int st;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+		    si.si_pid == 0)
+			break;
+		remove_left_cgroups(p, &si);
+		pid = waitpid(si.si_pid, &st, 0);
+		if (pid <= 0)
+			break;
 		for (size_t i = 0; i < JR_POOL_MAX; i++) {
 			struct member *m = &p->m[i];
 
@@ -507,13 +546,90 @@ static void take_signals(struct pool *p)
 	}
 }
 
+/* Read a timerfd's count; false if it had not expired. */
+static bool timer_expired(int fd)
+{
+	uint64_t n = 0;
+
+	return read(fd, &n, sizeof(n)) == (ssize_t)sizeof(n) && n > 0;
+}
+
+/* The manager's loop turns: the service manager's watchdog is fed. A
+ * sandbox's own lockdown is watched by its runner's rule watchdog, which
+ * ends it on a tamper it cannot repair (and it is replaced). */
+static void watchdog_tick(struct pool *p)
+{
+	if (timer_expired(p->wd_timer))
+		jr_notify_watchdog_tick(NULL);
+}
+
+/* --idle-stop: no task has run for that long; stop as jailrun stop. */
+static void idle_expired(struct pool *p)
+{
+	if (!timer_expired(p->idle_timer) || !p->idle_armed)
+		return;
+	jr_verbose("pool %s: --idle-stop expired", p->l->name);
+	stop_pool(p, 0);
+}
+
+/* --idle-stop: counting while no task runs or waits, from when the pool
+ * is ready (a slow start is not idleness) and from the end of the last
+ * task; stopped while one does. */
+static void arm_idle(struct pool *p)
+{
+	struct itimerspec its = { 0 };
+	bool idle = p->ready_said && count(p, M_BUSY) == 0;
+
+	for (size_t i = 0; i < JR_LIVE_CONNS_MAX && idle; i++)
+		idle = !(p->c[i].fd >= 0 && p->c[i].waiting);
+	if (p->idle_timer < 0 || idle == p->idle_armed)
+		return;
+	if (idle) {
+		its.it_value.tv_sec = (time_t)(p->l->idle_stop_ms / 1000);
+		its.it_value.tv_nsec =
+		    (long)(p->l->idle_stop_ms % 1000) * 1000000L;
+	}
+	if (timerfd_settime(p->idle_timer, 0, &its, NULL) < 0)
+		jr_warn("--idle-stop: timerfd_settime: %s", strerror(errno));
+	else
+		p->idle_armed = idle;
+}
+
+/* A periodic timer of @ms milliseconds, or -1 (said). */
+static int periodic_timer(uint64_t ms)
+{
+	struct itimerspec its = { 0 };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_interval = its.it_value;
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) < 0) {
+		jr_error("timerfd: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Who each pollfd is: a kind and a slot. */
-enum poll_kind { PK_LISTEN, PK_SIGNALS, PK_READY, PK_MEMBER, PK_CLIENT };
+enum poll_kind {
+	PK_LISTEN,
+	PK_SIGNALS,
+	PK_WATCHDOG,
+	PK_IDLE,
+	PK_READY,
+	PK_MEMBER,
+	PK_CLIENT
+};
+
+#define POLL_MAX (4 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX)
 
 struct poll_set {
-	struct pollfd fds[2 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX];
-	enum poll_kind kind[2 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX];
-	size_t slot[2 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX];
+	struct pollfd fds[POLL_MAX];
+	enum poll_kind kind[POLL_MAX];
+	size_t slot[POLL_MAX];
 	nfds_t n;
 };
 
@@ -528,6 +644,10 @@ static void build_poll(struct pool *p, struct poll_set *s)
 {
 	s->n = 0;
 	add(s, p->sfd, PK_SIGNALS, 0);
+	if (p->wd_timer >= 0)
+		add(s, p->wd_timer, PK_WATCHDOG, 0);
+	if (p->idle_timer >= 0)
+		add(s, p->idle_timer, PK_IDLE, 0);
 	if (p->l->listen_fd >= 0)
 		add(s, p->l->listen_fd, PK_LISTEN, 0);
 	for (size_t i = 0; i < JR_POOL_MAX; i++) {
@@ -564,6 +684,10 @@ static void serve(struct pool *p)
 			/* An fd closed earlier in this round is stale. */
 			if (s.kind[i] == PK_SIGNALS)
 				take_signals(p);
+			else if (s.kind[i] == PK_WATCHDOG)
+				watchdog_tick(p);
+			else if (s.kind[i] == PK_IDLE)
+				idle_expired(p);
 			else if (s.kind[i] == PK_LISTEN &&
 				 p->l->listen_fd == s.fds[i].fd)
 				accept_clients(p);
@@ -579,6 +703,8 @@ static void serve(struct pool *p)
 		}
 		if (!p->stop)
 			dispatch(p);
+		if (!p->stop)
+			arm_idle(p);
 	}
 }
 
@@ -603,7 +729,12 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 	uint64_t wd_ms = 0;
 	int status = 0, keep[1];
 
-	p = (struct pool){ .l = l, .opts = opts, .nopts = nopts, .sfd = -1 };
+	p = (struct pool){ .l = l,
+			   .opts = opts,
+			   .nopts = nopts,
+			   .sfd = -1,
+			   .wd_timer = -1,
+			   .idle_timer = -1 };
 	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
 		p.c[i] = (struct client){ .fd = -1, .fds = { -1, -1, -1 } };
 	for (size_t i = 0; i < JR_POOL_MAX; i++)
@@ -636,10 +767,26 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 		jr_error("pool %s: signalfd: %s", l->name, strerror(errno));
 		return JR_EXIT_FAILURE;
 	}
+	if (jr_notify_watchdog_ms() &&
+	    (p.wd_timer = periodic_timer(jr_notify_watchdog_ms())) < 0)
+		return JR_EXIT_FAILURE;
+	if (l->idle_stop_ms) {
+		p.idle_timer =
+		    timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (p.idle_timer < 0) {
+			jr_error("timerfd_create: %s", strerror(errno));
+			return JR_EXIT_FAILURE;
+		}
+		arm_idle(&p);
+	}
 	for (size_t i = 0; i < l->pool && !p.stop; i++)
 		if (spawn_member(&p, &p.m[i]) < 0)
 			stop_pool(&p, JR_EXIT_FAILURE);
 	serve(&p);
 	close(p.sfd);
+	if (p.wd_timer >= 0)
+		close(p.wd_timer);
+	if (p.idle_timer >= 0)
+		close(p.idle_timer);
 	return p.status;
 }

@@ -747,6 +747,63 @@ void jr_cgroup_destroy(struct jr_cgroup *cg, struct jr_cgroup_report *rep)
 	free(cg);
 }
 
+/* Remove directory @dir of a dead runner's cgroup: its tasks killed,
+ * retried a bounded while as in jr_cgroup_destroy(). Return: 0 or -errno. */
+static int remove_left_dir(const char *dir)
+{
+	for (int t = 0; t < CG_DRAIN_TRIES; t++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		kill_listed(dir);
+		pause_2ms();
+	}
+	return -EBUSY;
+}
+
+/* Remove every "jailrun.<@runner>.*" directory in @parent. */
+static int remove_left_in(const char *parent, pid_t runner)
+{
+	_cleanup_(closedirp) DIR *d = opendir(parent);
+	char prefix[32], dir[1024];
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(prefix, sizeof(prefix), "jailrun.%d.", (int)runner);
+	while ((e = readdir(d))) {
+		int r;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    e->d_type != DT_DIR)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", parent, e->d_name);
+		r = remove_left_dir(dir);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+int jr_cgroup_remove_left(pid_t runner)
+{
+	struct cg_layout lo;
+	int r = discover(&lo), n = 0;
+
+	if (r < 0)
+		return r;
+	for (int c = 0; c <= CG_COUNT && r >= 0; c++) {
+		const char *parent = c == CG_COUNT ? lo.v2_dir : lo.v1_dir[c];
+
+		r = parent[0] ? remove_left_in(parent, runner) : 0;
+		n += r > 0 ? r : 0;
+	}
+	return r < 0 ? r : n;
+}
+
 void jr_cgroup_check_report(void)
 {
 	struct cg_layout lo;

@@ -49,6 +49,15 @@ int jr_cgroup_attach(struct jr_cgroup *cg, pid_t pid, struct jr_err *err);
  */
 void jr_cgroup_destroy(struct jr_cgroup *cg, struct jr_cgroup_report *rep);
 
+/*
+ * jr_cgroup_remove_left - remove the cgroup directories a runner @runner
+ * (a child of ours that died by a signal, not yet reaped so its pid is
+ * not reused) made under our own cgroups and could not remove: whatever
+ * is still in them is killed first. Return: how many were removed, or
+ * -errno (the first directory that could not be).
+ */
+int jr_cgroup_remove_left(pid_t runner);
+
 struct jr_json;
 /*
  * jr_limits_to_json - the summary's "limits": null without any limit;

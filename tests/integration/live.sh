@@ -25,8 +25,15 @@
 # or does not stop an idle one; a terminal reaches the command (it must
 # get a pty of its own, its controlling terminal, its output filtered:
 # OSC 52 dropped); the zygote's environ
-# or fds can be read by a command; a SIGTERM to jailrun exec does not reach
+# or its fds can be read by a command; a SIGTERM to jailrun exec does not reach
 # the command.
+# Also (leftovers.py, as root) if, after stop or the runner's SIGKILL, a
+# process the sandbox had still runs, its PID or network namespace (the
+# relay's too) is still referenced, its cgroup directory is left (root:
+# --pids), or a mount was added to the host's mount namespace; or if the
+# summary of a stopped sandbox does not say "ended":"stopped" (status 0),
+# its audit log does not end with "stopped", or either does not validate
+# against docs/schema.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -138,6 +145,37 @@ alive() {
 	case ${line%% *} in Z | X) return 1 ;; esac
 }
 no_members() { [ -z "$(pidns_members "$1")" ]; }
+
+# left_record LABEL FILE PID MIN-NETNS - note what runner PID's sandbox
+# holds (leftovers.py); at least MIN-NETNS network namespaces of its own,
+# or the later check would judge nothing.
+left_record() {
+	local out n
+	if [ "$(id -u)" -ne 0 ]; then
+		skip_part "$1: leftovers.py needs root"
+		return
+	fi
+	# (Not 0: every process descends from it.)
+	if [ "${3:-0}" = 0 ]; then
+		fail "$1: no pid to note (jailrun ls: $(lv "$m" ls 2>&1))"
+		return
+	fi
+	out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
+		record "$2" "$3" 2>&1) || true
+	n=$(sed -n 's/.* netns \([0-9]*\) .*/\1/p' <<<"$out")
+	if [ "${n:-0}" -ge "$4" ]; then ok "$1: noted $out"; else fail "$1: leftovers.py record: $out"; fi
+}
+# left_check LABEL FILE - nothing noted by left_record is left.
+left_check() {
+	local out
+	[ "$(id -u)" -eq 0 ] || return 0
+	if out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
+		check "$2" 2>&1); then
+		ok "$1: $out"
+	else
+		fail "$1: $out"
+	fi
+}
 
 # ls_pid NAME - the runner pid jailrun ls gives for NAME.
 ls_pid() {
@@ -290,7 +328,10 @@ for m in $(jr_modes); do
 	expect_output_has "$m: ... says so" "no live sandbox named"
 
 	# --------------------------------------------------------------- stop
+	# Its netns and its relay's: at least 2.
+	left_record "$m: stop" "$JR_W/left-$m.json" "${RUNNER:-0}" 2
 	expect_status 0 "$m: stop" lv "$m" stop "$N"
+	left_check "$m: stop leaves nothing" "$JR_W/left-$m.json"
 	alive "$RUNNER" && fail "$m: the runner $RUNNER outlived stop" ||
 		ok "$m: the runner is gone when stop returns"
 	members=$(pidns_members "$PIDNS")
@@ -300,12 +341,16 @@ for m in $(jr_modes); do
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" ||
 		fail "$m: nft tables left: $tables"
-	if "$PYTHON" -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["ended"]=="exited", s' "$sum" 2>"$JR_W/sum-err"; then
-		ok "$m: the JSON summary is written at stop"
+	if "$PYTHON" -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["ended"]=="stopped" and s["exit_status"]==0, s' "$sum" 2>"$JR_W/sum-err"; then
+		ok "$m: the JSON summary is written at stop, \"ended\":\"stopped\", status 0"
 	else
 		fail "$m: summary: $(cat "$sum" "$JR_W/sum-err" 2>&1)"
 	fi
-	audit_has "$m: the audit log ends with the sandbox's end" "$log" '"event":"lifecycle"' '"detail":"exited"'
+	audit_has "$m: the audit log ends with the sandbox's end" "$log" '"event":"lifecycle"' '"detail":"stopped"'
+	expect_status 0 "$m: the summary validates against docs/schema" \
+		"$PYTHON" "$JR_TOP_SRCDIR/tests/integration/schemacheck.py" "$JR_TOP_SRCDIR/docs/schema/summary.schema.json" "$sum"
+	expect_status 0 "$m: the audit log validates against docs/schema" \
+		"$PYTHON" "$JR_TOP_SRCDIR/tests/integration/schemacheck.py" "$JR_TOP_SRCDIR/docs/schema/audit.schema.json" --lines "$log"
 	audit_has "$m: the audit log has the exec'd command's connection" "$log" 'allowed.test'
 	expect_status 0 "$m: ls after stop" lv "$m" ls
 	grep -qF -- "$N " <<<"$OUT" && fail "$m: ls still lists $N: $OUT" || ok "$m: ls no longer lists $N"
@@ -332,7 +377,9 @@ for m in $(jr_modes); do
 		sh -c "echo x >'$OUTSIDE/in-$m' || exit 1"
 	[ ! -e "$OUTSIDE/in-$m" ] && ok "$m: ... and nothing was written" || fail "$m: $OUTSIDE/in-$m was written"
 	N=$N-ll exec_ok "a write in the working directory works" 0 "" sh -c "echo x >'$JR_W/ll-$m'"
+	left_record "$m: stop (outside the lab)" "$JR_W/left-ll-$m.json" "${RUNNER:-0}" 1
 	expect_status 0 "$m: stop the Landlock sandbox" lv "$m" stop "$N-ll"
+	left_check "$m: stop leaves nothing (outside the lab)" "$JR_W/left-ll-$m.json"
 	if [ "$m" = root ]; then
 		if [ -n "$CGROUP" ] && [ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "${CGROUP#/}" 2>/dev/null)" ]; then
 			ok "$m: the sandbox's cgroup ($CGROUP) is gone"
@@ -347,12 +394,14 @@ for m in $(jr_modes); do
 	RUNNER=$(ls_pid "$N-k")
 	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
+	left_record "$m: the runner's SIGKILL" "$JR_W/left-k-$m.json" "${RUNNER:-0}" 1
 	kill -9 "${RUNNER:-none}" || fail "$m: no runner to kill (ls: $(lv "$m" ls 2>&1))"
 	if [ "$PIDNS" != none ] && wait_until 60 no_members "$PIDNS"; then
 		ok "$m: a SIGKILLed runner takes its sandbox with it"
 	else
 		fail "$m: after the runner's SIGKILL, left: $(pidns_members "$PIDNS")"
 	fi
+	left_check "$m: a SIGKILLed runner leaves nothing" "$JR_W/left-k-$m.json"
 	expect_status 125 "$m: exec after the runner died" lv "$m" exec "$N-k" -- true
 	expect_status 0 "$m: the same name starts again over the dead socket" lv "$m" start "$N-k" --net none
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"

@@ -12,6 +12,18 @@
 # nft table behind, or blocks a new start of the same name; a
 # --foreground pool does not say READY=1 exactly once (its members must
 # not), or does not exit 0 at stop.
+# Also (leftovers.py, as root) if, after stop or the manager's SIGKILL,
+# a process the pool had still runs, a PID or network namespace its
+# sandboxes made (the relay's too) is still referenced, a cgroup directory
+# of a sandbox is left (root: --pids), a mount was added to the host's
+# mount namespace, or a task's JSON summary does not say "ended":"stopped";
+# if a member whose init or runner is SIGKILLed, idle or running a task,
+# is not replaced (the pool back to N ready, by jailrun ls), or its task's
+# jailrun exec does not end with 125 and "ended before the command did",
+# or a killed runner's cgroup is left; if a --foreground pool with
+# WATCHDOG_USEC sends no WATCHDOG=1 pings, or one after STOPPING=1, or
+# READY=1 before N sandboxes are ready; if --idle-stop is refused with
+# --pool, stops a pool while a task runs, or does not stop an idle one.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -66,6 +78,69 @@ none_alive() {
 ls_pid() { lv "$m" ls | awk -v n="$1" '$1 == n { print $2 }'; }
 pool_ready() { lv "$m" ls | grep -q "^$1 .*pool: $2 ready"; }
 
+# lvh CALLER ARGS... - lv outside the lab, where /sys/fs/cgroup is mounted
+# (ip netns exec's mount namespace has none) and the runners are in the
+# host's mount namespace: for --net none pools with --pids.
+lvh() {
+	local c=$1
+	shift
+	case $c in
+	root) timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" "$JR" "$@" ;;
+	rootless) setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
+		timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" "$JR" "$@" ;;
+	esac
+}
+
+# left_record LABEL FILE PID MIN-NETNS - note what manager PID's pool
+# holds (leftovers.py); at least MIN-NETNS network namespaces of its own,
+# or the later check would judge nothing.
+left_record() {
+	local out n
+	if [ "$(id -u)" -ne 0 ]; then
+		skip_part "$1: leftovers.py needs root"
+		return
+	fi
+	# (Not 0: every process descends from it.)
+	if [ "${3:-0}" = 0 ]; then
+		fail "$1: no pid to note (jailrun ls: $(lv "$m" ls 2>&1))"
+		return
+	fi
+	out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
+		record "$2" "$3" 2>&1) || true
+	n=$(sed -n 's/.* netns \([0-9]*\) .*/\1/p' <<<"$out")
+	[ "${n:-0}" -ge "$4" ] && ok "$1: noted $out" || fail "$1: leftovers.py record: $out"
+}
+# left_check LABEL FILE - nothing noted by left_record is left.
+left_check() {
+	local out
+	[ "$(id -u)" -eq 0 ] || return 0
+	if out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
+		check "$2" 2>&1); then
+		ok "$1: $out"
+	else
+		fail "$1: $out"
+	fi
+}
+# task_up PATTERN KIND - the jailrun-init (KIND init) or the runner (KIND
+# runner) of the sandbox where a process matching PATTERN runs.
+task_up() {
+	local p
+	p=$(pgrep -f -- "$1" | head -n1)
+	while [ -n "$p" ] && [ "$p" -gt 1 ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" != jailrun-init ]; do
+		p=$(ps -o ppid= -p "$p" | tr -d ' ')
+	done
+	[ -n "$p" ] && [ "$p" -gt 1 ] || return 1
+	if [ "$2" = init ]; then echo "$p"; else ps -o ppid= -p "$p" | tr -d ' '; fi
+}
+# members KIND - the init (KIND init) or runner (KIND runner) of each
+# sandbox of the pool whose manager is $MGR.
+members() {
+	local r
+	for r in $(pgrep -P "$MGR" || true); do
+		if [ "$1" = init ]; then pgrep -x -P "$r" jailrun-init || true; else echo "$r"; fi
+	done
+}
+
 for m in $(jr_modes); do
 	N=pool-$$-$m
 	D="$(sock_dir "$m")"
@@ -115,7 +190,10 @@ for m in $(jr_modes); do
 
 	# ---------------------------------------------------------------- stop
 	PROCS=$(descendants "${MGR:-0}")
+	# Two sandboxes, each with its netns and its relay's: at least 4.
+	left_record "$m: stop" "$JR_W/left-$m.json" "$MGR" 4
 	expect_status 0 "$m: stop" lv "$m" stop "$N"
+	left_check "$m: stop leaves nothing" "$JR_W/left-$m.json"
 	# shellcheck disable=SC2086
 	none_alive $PROCS && ok "$m: stop leaves no process of the pool" ||
 		fail "$m: left after stop: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
@@ -125,6 +203,17 @@ for m in $(jr_modes); do
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" || fail "$m: nft tables left: $tables"
 	n=$(find "$JR_W/json-$m" -name 'task-*.json' | wc -l)
 	[ "$n" -ge 20 ] && ok "$m: a JSON summary per sandbox ($n files)" || fail "$m: $n JSON summaries: $(ls "$JR_W/json-$m")"
+	# Each sandbox was stopped by the pool (after its task, or at the
+	# pool's stop), never by its command: "stopped", status 0.
+	if "$PYTHON" -c 'import json, sys
+for f in sys.argv[1:]:
+    s = json.load(open(f))
+    assert s["ended"] == "stopped" and s["exit_status"] == 0, (f, s["ended"], s["exit_status"])' \
+		"$JR_W/json-$m"/task-*.json 2>"$JR_W/json-err-$m"; then
+		ok "$m: every sandbox's summary says \"ended\":\"stopped\", status 0"
+	else
+		fail "$m: summaries: $(cat "$JR_W/json-err-$m")"
+	fi
 
 	# ---------------------------------------------- SIGKILL of the manager
 	expect_status 0 "$m: start a pool to kill" lv "$m" start "$N-k" --pool 2 --net none
@@ -132,7 +221,21 @@ for m in $(jr_modes); do
 	MGR=$(ls_pid "$N-k")
 	PROCS=$(descendants "${MGR:-0}")
 	[ "$(wc -w <<<"$PROCS")" -ge 5 ] && ok "$m: the manager has its members" || fail "$m: processes: $PROCS"
+	# A task runs in one of them when the manager dies.
+	rm -f "$JR_W/mk-ready-$m"
+	lv "$m" exec "$N-k" -- sh -c ": >'$JR_W/mk-ready-$m'; exec sleep 100077" >"$JR_W/mk-$m.out" 2>&1 &
+	mkpid=$!
+	wait_until 60 test -e "$JR_W/mk-ready-$m" || fail "$m: the task never started: $(cat "$JR_W/mk-$m.out")"
+	PROCS=$(descendants "${MGR:-0}")
+	left_record "$m: the manager's SIGKILL" "$JR_W/left-k-$m.json" "$MGR" 2
 	kill -9 "${MGR:-none}" || fail "$m: no manager to kill"
+	st=0
+	wait "$mkpid" || st=$?
+	if [ "$st" = 125 ] && grep -q "ended before the command did" "$JR_W/mk-$m.out"; then
+		ok "$m: the task's jailrun exec ends with 125 when the manager dies"
+	else
+		fail "$m: the task's jailrun exec: status $st, $(cat "$JR_W/mk-$m.out")"
+	fi
 	# shellcheck disable=SC2086
 	if wait_until 60 none_alive $PROCS; then
 		ok "$m: a SIGKILLed manager takes every member with it"
@@ -147,9 +250,83 @@ for m in $(jr_modes); do
 	else
 		fail "$m: member sockets left: $(ls -a "$D" | grep "^\.pool-$MGR-")"
 	fi
+	left_check "$m: a SIGKILLed manager leaves nothing" "$JR_W/left-k-$m.json"
 	expect_status 125 "$m: exec after the manager died" lv "$m" exec "$N-k" -- true
 	expect_status 0 "$m: the same name starts again" lv "$m" start "$N-k" --pool 1 --net none
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
+
+	# ------------------------------------------- members SIGKILLed
+	# Outside the lab, with --pids for root: each sandbox has a cgroup,
+	# which a killed runner cannot remove (the manager must).
+	limits=()
+	[ "$m" = root ] && limits=(--pids 200)
+	expect_status 0 "$m: start a pool whose members are killed" \
+		lvh "$m" start "$N-m" --pool 2 --net none "${limits[@]}"
+	STARTED+=("$m:$N-m")
+	MGR=$(ls_pid "$N-m")
+	left_record "$m: members to kill" "$JR_W/left-m1-$m.json" "${MGR:-0}" 2
+	# replaced RUNNER - RUNNER (a member's) reaped and the pool back to 2 ready.
+	replaced() { ! pgrep -P "$MGR" | grep -qx "$1" && pool_ready "$N-m" 2; }
+	t=0
+	for kind in init runner; do
+		victim=$(members "$kind" | head -n1)
+		runner=$(ps -o ppid= -p "${victim:-0}" | tr -d ' ')
+		[ "$kind" = runner ] && runner=$victim
+		kill -9 "${victim:-none}" || fail "$m: no member $kind to kill"
+		if wait_until 60 replaced "$runner"; then
+			ok "$m: an idle member whose $kind is SIGKILLed is replaced (2 ready)"
+		else
+			fail "$m: after an idle member's $kind was killed: $(lv "$m" ls 2>&1)"
+		fi
+		# The same, while a task runs in it.
+		t=$((t + 1))
+		rm -f "$JR_W/mt-ready-$m-$t"
+		lvh "$m" exec "$N-m" -- sh -c ": >'$JR_W/mt-ready-$m-$t'; exec sleep 10009$t" >"$JR_W/mt-$m-$t.out" 2>&1 &
+		tpid=$!
+		wait_until 60 test -e "$JR_W/mt-ready-$m-$t" || fail "$m: the task never started: $(cat "$JR_W/mt-$m-$t.out")"
+		victim=$(task_up "^sleep 10009$t\$" "$kind" || true)
+		runner=$(task_up "^sleep 10009$t\$" runner || true)
+		kill -9 "${victim:-none}" || fail "$m: no $kind of the task's sandbox to kill"
+		st=0
+		wait "$tpid" || st=$?
+		if [ "$st" = 125 ] && grep -q "ended before the command did" "$JR_W/mt-$m-$t.out"; then
+			ok "$m: the task's jailrun exec ends with 125 when its sandbox's $kind is killed: $(cat "$JR_W/mt-$m-$t.out")"
+		else
+			fail "$m: the task's jailrun exec after its $kind's SIGKILL: status $st, $(cat "$JR_W/mt-$m-$t.out")"
+		fi
+		if wait_until 60 replaced "$runner"; then
+			ok "$m: a busy member whose $kind is SIGKILLed is replaced (2 ready)"
+		else
+			fail "$m: after a busy member's $kind was killed: $(lv "$m" ls 2>&1)"
+		fi
+	done
+	expect_status 0 "$m: the pool serves after its members were killed" lvh "$m" exec "$N-m" -- true
+	wait_until 60 pool_ready "$N-m" 2 || fail "$m: the pool never got back to 2 ready"
+	left_record "$m: the replacements" "$JR_W/left-m2-$m.json" "${MGR:-0}" 2
+	expect_status 0 "$m: stop the pool whose members were killed" lvh "$m" stop "$N-m"
+	left_check "$m: nothing is left of the killed members" "$JR_W/left-m1-$m.json"
+	left_check "$m: nothing is left of their replacements" "$JR_W/left-m2-$m.json"
+
+	# ------------------------------------------------------ --idle-stop
+	# A task that runs longer than the idle time holds the pool (the
+	# sleep makes the condition; nothing waits on it); then, idle, the
+	# pool stops by itself, as jailrun stop would stop it.
+	expect_status 0 "$m: start --pool 1 --idle-stop 2" lvh "$m" start "$N-idle" --pool 1 --idle-stop 2 --net none
+	STARTED+=("$m:$N-idle")
+	MGR=$(ls_pid "$N-idle")
+	PROCS=
+	[ -z "$MGR" ] || PROCS=$(descendants "$MGR")
+	expect_status 0 "$m: --idle-stop: a running task holds the pool" \
+		lvh "$m" exec "$N-idle" -- sh -c 'sleep 3; echo survived'
+	expect_output_has "$m: --idle-stop: ... to its end" survived
+	if wait_until 60 test ! -e "$D/$N-idle.sock"; then
+		ok "$m: --idle-stop: the idle pool stopped by itself"
+	else
+		fail "$m: --idle-stop: the pool is still there: $(lv "$m" ls 2>&1)"
+	fi
+	# shellcheck disable=SC2086
+	wait_until 60 none_alive $PROCS && ok "$m: --idle-stop: no process of the pool is left" ||
+		fail "$m: --idle-stop: left: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
 
 	# ------------------------------------- --foreground, a service manager
 	# A datagram socket stands for systemd's: one READY=1 (the pool's,
@@ -167,12 +344,22 @@ with open(sys.argv[2], "a") as out:
 	NPID=$!
 	NPIDS+=("$NPID")
 	wait_until 30 test -e "$JR_W/notify-$m.log" || fail "$m: the notify socket never listened"
-	LV_ENV=(NOTIFY_SOCKET="$NS")
+	LV_ENV=(NOTIFY_SOCKET="$NS" WATCHDOG_USEC=400000)
 	lv "$m" start "$N-fg" --pool 2 --foreground --net none >"$JR_W/fg-$m.out" 2>&1 &
 	FG=$!
 	LV_ENV=()
 	STARTED+=("$m:$N-fg")
 	wait_until 60 grep -q READY=1 "$JR_W/notify-$m.log" || fail "$m: --foreground: no READY=1: $(cat "$JR_W/fg-$m.out")"
+	# Nothing has been asked of the pool yet: what ls says now held when
+	# READY=1 was sent.
+	pool_ready "$N-fg" 2 && ok "$m: --foreground: READY=1 once both sandboxes are ready" ||
+		fail "$m: --foreground: READY=1, but: $(lv "$m" ls 2>&1)"
+	# WATCHDOG_USEC=400000: a ping every 0.2 s; three of them, waited for.
+	if wait_until 60 sh -c "[ \$(grep -c WATCHDOG=1 '$JR_W/notify-$m.log') -ge 3 ]"; then
+		ok "$m: --foreground: WATCHDOG=1 pings with WATCHDOG_USEC set"
+	else
+		fail "$m: --foreground: no WATCHDOG=1 pings: $(cat "$JR_W/notify-$m.log")"
+	fi
 	expect_status 0 "$m: --foreground: the pool serves" lv "$m" exec "$N-fg" -- true
 	expect_status 0 "$m: --foreground: stop" lv "$m" stop "$N-fg"
 	st=0
@@ -182,5 +369,10 @@ with open(sys.argv[2], "a") as out:
 	kill "$NPID" 2>/dev/null || true
 	[ "$(grep -c READY=1 "$JR_W/notify-$m.log")" = 1 ] && ok "$m: --foreground: READY=1 once, from the pool alone" ||
 		fail "$m: notifications: $(cat "$JR_W/notify-$m.log")"
+	if [ "$(sed -n '/STOPPING=1/,$p' "$JR_W/notify-$m.log" | grep -c WATCHDOG=1)" = 0 ]; then
+		ok "$m: --foreground: no WATCHDOG=1 after STOPPING=1"
+	else
+		fail "$m: --foreground: pings after STOPPING=1: $(cat "$JR_W/notify-$m.log")"
+	fi
 done
 finish

@@ -324,6 +324,7 @@ static void test_end_names(void **state)
 	assert_string_equal(jr_end_name(JR_END_EXEC_FAILED), "exec-failed");
 	assert_string_equal(jr_end_name(JR_END_TAMPER), "tamper-killed");
 	assert_string_equal(jr_end_name(JR_END_OOM), "oom-killed");
+	assert_string_equal(jr_end_name(JR_END_STOPPED), "stopped");
 }
 
 /* An OOM kill reads "oom-killed", never "exited" 137 (issue 23). */
