@@ -407,12 +407,14 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
 
 	# ------------------------------------------------------- --idle-stop
-	expect_status 0 "$m: start with --idle-stop 0.5" lvh "$m" start "$N-idle" --idle-stop 0.5 --net none
+	# The idle time is also the window for the exec to arrive after start
+	# returns: 3 s is ample even under make -j on busy cores and sanitizers.
+	expect_status 0 "$m: start with --idle-stop 3" lvh "$m" start "$N-idle" --idle-stop 3 --net none
 	STARTED+=("$m:$N-idle")
 	# A command that runs longer than the idle time holds the sandbox
 	# (the sleep makes the condition; nothing waits on it).
 	N=$N-idle exec_ok "--idle-stop: a running command holds the sandbox" 0 "survived" \
-		sh -c 'sleep 1.5; echo survived'
+		sh -c 'sleep 4; echo survived'
 	if wait_until 60 test ! -e "$(sock_dir "$m")/$N-idle.sock"; then
 		ok "$m: --idle-stop: the idle sandbox stopped by itself"
 	else

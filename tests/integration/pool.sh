@@ -310,14 +310,16 @@ for f in sys.argv[1:]:
 	# ------------------------------------------------------ --idle-stop
 	# A task that runs longer than the idle time holds the pool (the
 	# sleep makes the condition; nothing waits on it); then, idle, the
-	# pool stops by itself, as jailrun stop would stop it.
-	expect_status 0 "$m: start --pool 1 --idle-stop 2" lvh "$m" start "$N-idle" --pool 1 --idle-stop 2 --net none
+	# pool stops by itself, as jailrun stop would stop it. The idle time
+	# is also the window for the exec to arrive after start returns: 4 s
+	# is ample even under make -j on busy cores and sanitizers.
+	expect_status 0 "$m: start --pool 1 --idle-stop 4" lvh "$m" start "$N-idle" --pool 1 --idle-stop 4 --net none
 	STARTED+=("$m:$N-idle")
 	MGR=$(ls_pid "$N-idle")
 	PROCS=
 	[ -z "$MGR" ] || PROCS=$(descendants "$MGR")
 	expect_status 0 "$m: --idle-stop: a running task holds the pool" \
-		lvh "$m" exec "$N-idle" -- sh -c 'sleep 3; echo survived'
+		lvh "$m" exec "$N-idle" -- sh -c 'sleep 5; echo survived'
 	expect_output_has "$m: --idle-stop: ... to its end" survived
 	if wait_until 60 test ! -e "$D/$N-idle.sock"; then
 		ok "$m: --idle-stop: the idle pool stopped by itself"
