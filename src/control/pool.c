@@ -10,7 +10,8 @@
  * (its lockdown verified) by writing 'R' on the pipe FD.
  *
  * An exec's request, with its three fds, is passed whole to a ready
- * member's socket; the answers come back and SIGNALs go on, so jailrun
+ * member's socket (connected when the member became ready, so that a
+ * dispatch is one sendmsg); the answers come back and SIGNALs go on, so jailrun
  * exec cannot tell a pool from a sandbox. When the command ends (or its
  * client goes), that member is stopped as jailrun stop stops a sandbox
  * (SIGTERM to its runner: every process, mount, netns, cgroup and nft
@@ -263,6 +264,28 @@ static void say_ready(struct pool *p)
 		close(null);
 }
 
+/*
+ * connect_member - open our connection to member @m's socket as soon as it
+ * is ready, so that a task's dispatch is one sendmsg: the member's accept
+ * and its peer credential check are done before any task waits on them.
+ * Return: 0, or -1 (said; the member is to be retired).
+ */
+static int connect_member(struct pool *p, struct member *m)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd =
+	    socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", m->path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		jr_warn("pool %s: cannot reach a ready member: %s", p->l->name,
+			strerror(errno));
+		return -1;
+	}
+	m->conn = steal_fd(&fd);
+	return 0;
+}
+
 static void member_ready(struct pool *p, struct member *m)
 {
 	char c = 0;
@@ -272,7 +295,7 @@ static void member_ready(struct pool *p, struct member *m)
 		return;
 	close(m->ready_rd);
 	m->ready_rd = -1;
-	if (n == 1 && c == 'R') {
+	if (n == 1 && c == 'R' && connect_member(p, m) == 0) {
 		m->state = M_READY;
 		m->was_ready = true;
 		p->failures = 0;
@@ -343,10 +366,9 @@ static void reap(struct pool *p)
 	}
 }
 
-/* Connect to member @m and pass it client @c's EXEC with its fds. */
+/* Pass client @c's EXEC with its fds to ready member @m. */
 static int hand_over(struct pool *p, struct client *c, struct member *m)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char cbuf[CMSG_SPACE(3 * sizeof(int))] = { 0 };
 	struct iovec iov = { .iov_base = c->msg, .iov_len = c->len };
 	struct msghdr mh = { .msg_iov = &iov,
@@ -354,16 +376,12 @@ static int hand_over(struct pool *p, struct client *c, struct member *m)
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	_cleanup_close_ int fd =
-	    socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", m->path);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(3 * sizeof(int));
 	memcpy(CMSG_DATA(cm), c->fds, 3 * sizeof(int));
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    sendmsg(fd, &mh, MSG_NOSIGNAL) < 0) {
+	if (sendmsg(m->conn, &mh, MSG_NOSIGNAL) < 0) {
 		jr_warn("pool %s: a ready member did not take a task: %s",
 			p->l->name, strerror(errno));
 		return -1;
@@ -372,7 +390,6 @@ static int hand_over(struct pool *p, struct client *c, struct member *m)
 		close(c->fds[i]);
 		c->fds[i] = -1;
 	}
-	m->conn = steal_fd(&fd);
 	m->client = (size_t)(c - p->c);
 	m->state = M_BUSY;
 	c->member = (size_t)(m - p->m);
