@@ -426,6 +426,94 @@ static void test_build_export(void **state)
 	jr_seccomp_release(NULL);
 }
 
+/* seccomp(SECCOMP_GET_ACTION_AVAIL): what libseccomp asks before it
+ * takes an action (no under valgrind). */
+static bool kernel_has_action(uint32_t action)
+{
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+/*
+ * The build-time programs (seccomp_gen, seccomp_prebuilt.c) are, byte for
+ * byte, what libseccomp builds here from seccomp.c's rules, for each of
+ * the eight combinations: the rules cannot drift from what runs. Fails if
+ * the table is missing or incomplete, if a program differs (a rule
+ * changed without the table, or the generator built with other
+ * attributes), or if the two kill actions were swapped.
+ */
+static void test_prebuilt_matches_libseccomp(void **state)
+{
+	bool kill_process = kernel_has_action(SECCOMP_RET_KILL_PROCESS);
+
+	(void)state;
+	assert_int_equal(jr_seccomp_prebuilt_count(), 8);
+	for (unsigned i = 0; i < 8; i++) {
+		const struct jr_seccomp_options o = {
+			.allow_nested = i & 1,
+			.unix_guard = i & 2,
+			.kill_thread = i & 4,
+		};
+		const struct jr_seccomp_prebuilt *p =
+		    jr_seccomp_prebuilt_find(&o);
+		struct jr_seccomp_filter f = { 0 };
+		struct jr_err e = { 0 };
+		uint32_t want, other;
+		unsigned kills;
+
+		assert_non_null(p);
+		assert_int_equal(p->allow_nested, o.allow_nested);
+		assert_int_equal(p->unix_guard, o.unix_guard);
+		assert_int_equal(p->kill_thread, o.kill_thread);
+		/* The bad-arch action is the only kill in the program. */
+		want = o.kill_thread ? SECCOMP_RET_KILL_THREAD
+				     : SECCOMP_RET_KILL_PROCESS;
+		other = o.kill_thread ? SECCOMP_RET_KILL_PROCESS
+				      : SECCOMP_RET_KILL_THREAD;
+		kills = 0;
+		for (unsigned k = 0; k < p->len; k++) {
+			if (BPF_CLASS(p->insns[k].code) != BPF_RET)
+				continue;
+			assert_int_not_equal(p->insns[k].k, other);
+			kills += p->insns[k].k == want;
+		}
+		assert_int_equal(kills, 1);
+		if (!o.kill_thread && !kill_process)
+			continue; /* libseccomp would fall back here */
+		assert_int_equal(jr_seccomp_build_libseccomp(&o, &f, &e), 0);
+		assert_int_equal(f.prog.len, p->len);
+		assert_memory_equal(f.prog.filter, p->insns,
+				    p->len * sizeof(struct sock_filter));
+		assert_int_equal(f.notify, o.unix_guard);
+		jr_seccomp_release(&f);
+	}
+}
+
+/* The runner's build is the prebuilt program for its options and this
+ * kernel's kill action. Fails if it still runs libseccomp's (then equal
+ * only by the test above) through another path that builds differently,
+ * or picks the wrong row. */
+static void test_build_picks_prebuilt(void **state)
+{
+	const struct jr_seccomp_options o = { .unix_guard = true };
+	struct jr_seccomp_options k = o;
+	const struct jr_seccomp_prebuilt *p;
+	struct jr_seccomp_filter f = { 0 };
+	struct jr_err e = { 0 };
+
+	(void)state;
+	k.kill_thread = !kernel_has_action(SECCOMP_RET_KILL_PROCESS);
+	p = jr_seccomp_prebuilt_find(&k);
+	assert_non_null(p);
+	assert_int_equal(jr_seccomp_build(&o, &f, &e), 0);
+	assert_true(f.notify);
+	assert_int_equal(f.prog.len, p->len);
+	assert_memory_equal(f.prog.filter, p->insns,
+			    p->len * sizeof(struct sock_filter));
+	/* A copy: release() frees it, never the table. */
+	assert_ptr_not_equal(f.prog.filter, p->insns);
+	jr_seccomp_release(&f);
+}
+
 /* write @len bytes of @p to a new memfd, sealed with @seals (0: none) */
 static int memfd_with(const void *p, size_t len, unsigned seals)
 {
@@ -1283,6 +1371,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_export),
+		cmocka_unit_test(test_prebuilt_matches_libseccomp),
+		cmocka_unit_test(test_build_picks_prebuilt),
 		cmocka_unit_test(test_memfd_handover),
 		cmocka_unit_test(test_load_preconditions),
 		cmocka_unit_test(test_sentinel_premise),
