@@ -454,6 +454,30 @@ static int add_arches(scmp_filter_ctx ctx)
 }
 
 /*
+ * set_layout - the program as a binary tree over the syscall numbers
+ * (libseccomp >= 2.5, SCMP_FLTATR_CTL_OPTIMIZE 2) rather than a chain.
+ * The rules and so every answer are the same (test_seccomp's
+ * test_tree_equals_chain runs both on the same inputs); what changes is
+ * how many tests a syscall passes before its answer: the kernel runs the
+ * program for each syscall number and ABI when the filter is loaded
+ * (seccomp_cache_prepare(), for the verdicts it caches), in the pre-exec
+ * child on the way to the command's start: about 0.3 ms for the chain,
+ * 0.1 ms for the tree here. @linear keeps the chain (the test's
+ * reference).
+ */
+static int set_layout(scmp_filter_ctx ctx, bool linear)
+{
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	if (!linear)
+		return seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+#else
+	(void)ctx;
+	(void)linear;
+#endif
+	return 0;
+}
+
+/*
  * resolve_by_name - the number of a by_name row's syscall, from
  * libseccomp's own table. A libseccomp older than the syscall does not
  * know it: then the row is left out if the kernel lacks the syscall too
@@ -588,6 +612,11 @@ int jr_seccomp_build_libseccomp(const struct jr_seccomp_options *o,
 		    err, -rc,
 		    "cannot set the seccomp bad-architecture action: %s",
 		    strerror(-rc));
+	rc = set_layout(ctx, o && o->linear);
+	if (rc < 0)
+		return jr_err_set(err, -rc,
+				  "cannot set the seccomp filter's layout: %s",
+				  strerror(-rc));
 	rc = add_arches(ctx);
 	if (rc < 0)
 		return jr_err_set(

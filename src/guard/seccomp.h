@@ -27,6 +27,9 @@ struct jr_seccomp_options {
 	 * know fails the build, instead of being left out after asking the
 	 * kernel of the machine that builds (resolve_by_name()). */
 	bool build_time;
+	/* Test only: libseccomp's default layout, a chain of tests, as the
+	 * reference for the binary tree (set_layout() in seccomp.c). */
+	bool linear;
 };
 
 struct jr_seccomp_filter {
