@@ -114,6 +114,9 @@ struct sandbox {
 	int unix_diag;		    /* sock_diag socket of the worker netns */
 	struct jr_unixguard *unixguard; /* serves the command's filter */
 	struct jr_err unixguard_err;	/* why prestart failed (code != 0) */
+	/* The runner's relay phase (SETUP_OK to GO), which init's
+	 * finish_setup() runs beside (init.c): for EXEC_OK's overlap. */
+	uint64_t relay0, relay1;
 	const struct jr_options *opts;
 	const struct jr_ids *ids; /* the command's (the guard's executor's) */
 	struct jr_landlock_config landlock;
@@ -773,6 +776,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	if (r < 0)
 		return r;
 	nfds = want;
+	sb->relay0 = sb->startup->last;
 	report_verified(opts, rs, res);
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
@@ -935,6 +939,10 @@ static void handle_initproto(struct sandbox *sb, struct outcome *o)
 		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
 				     m.phase_us[0], JR_PHASE_EXEC,
 				     m.phase_us[1]);
+		/* Init's setup after SETUP_OK, beside the relay phase. */
+		jr_startup_add(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[2]);
+		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1],
+				   sb->relay0, sb->relay1);
 		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
@@ -1359,7 +1367,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
 	if (r < 0)
 		goto fail;
-	jr_startup_lap(sb.startup, JR_PHASE_RELAY);
+	sb.relay1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
 	/* The pre-exec child's UNOTIFY names its sender only through the
 	 * credentials the kernel attaches (unixguard.c). */
