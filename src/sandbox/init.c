@@ -9,8 +9,11 @@
  * addresses, route and resolv.conf). Before any of it, it hands the runner
  * the NETLINK_NETFILTER sockets of the worker netns (NFT_EARLY), through
  * which the runner installs and verifies the rules while init sets up;
- * after it, the relay's listening sockets (SETUP_OK). Only after the
- * runner says GO (with the seccomp filter it built meanwhile), and
+ * after it, the relay's listening sockets (SETUP_OK). What only init
+ * itself needs (its own last mounts, the wait for the old root, the
+ * Landlock ruleset: finish_setup()) it does after SETUP_OK, while the
+ * runner starts the relay. Only once that is done, the runner has said GO
+ * (with the seccomp filter it built meanwhile), and
  * (allowlist) the relay has answered a self-check through the worker's
  * own route and rules, does it fork the command.
  *
@@ -153,13 +156,12 @@ static void setup_fail(int proto, const struct jr_err *e)
  * jr_relaynet_create(); with IPv6 also JR_LINK6_WORKER/64 without DAD and
  * the IPv6 default route to the relay's end: a failure there is a setup
  * failure, exit 125, since the runner planned the rules and the relay for
- * IPv6 and guessing now would be a sandbox other than the one verified),
- * and resolv.conf pointing at the relay's DNS (with transparent egress,
- * /etc/hosts rewritten by the runner, hostsfile.h). Fills the listener slots of @fds
- * (JR_INITPROTO_FD_PROXY, JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP)
- * and, with
- * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY and
- * JR_INITPROTO_FD_NFT_RELAY_MONITOR.
+ * IPv6 and guessing now would be a sandbox other than the one verified);
+ * resolv.conf and /etc/hosts follow after SETUP_OK (bind_relay_files()).
+ * Fills the listener slots of @fds (JR_INITPROTO_FD_PROXY,
+ * JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP) and, with
+ * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY
+ * and JR_INITPROTO_FD_NFT_RELAY_MONITOR.
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
@@ -229,8 +231,9 @@ static int bind_relay_files(const struct jr_init_args *a, struct jr_err *err)
 
 /*
  * What init does with its capabilities before SETUP_OK, while the runner
- * installs the rules (the rest, after it: finish_setup()). Fills the slots of @fds (enum jr_initproto_fd) from
- * JR_INITPROTO_FDS_EARLY on that the mode sends; *@nfds says up to where.
+ * installs the rules (the rest, after it: finish_setup()). Fills the
+ * slots of @fds (enum jr_initproto_fd) from JR_INITPROTO_FDS_EARLY on
+ * that the mode sends; *@nfds says up to where.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
