@@ -113,6 +113,10 @@ struct sandbox {
 	struct jr_startup *startup; /* the phases, in the run's result */
 	int unix_diag;		    /* sock_diag socket of the worker netns */
 	struct jr_unixguard *unixguard; /* serves the command's filter */
+	struct jr_err unixguard_err;	/* why prestart failed (code != 0) */
+	/* The runner's relay phase (SETUP_OK to GO), which init's
+	 * finish_setup() runs beside (init.c): for EXEC_OK's overlap. */
+	uint64_t relay0, relay1;
 	const struct jr_options *opts;
 	const struct jr_ids *ids; /* the command's (the guard's executor's) */
 	struct jr_landlock_config landlock;
@@ -772,6 +776,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	if (r < 0)
 		return r;
 	nfds = want;
+	sb->relay0 = sb->startup->last;
 	report_verified(opts, rs, res);
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
@@ -835,63 +840,74 @@ struct outcome {
 };
 
 /*
- * The pre-exec child's UNOTIFY: take its seccomp listener, start the
- * supervisor, and let the child exec (UNOTIFY_OK), or stop it (ABORT with
- * the reason, which the child reports as a pre-exec failure: exit 125).
+ * prestart_unixguard - with the filter's notification rules, start the
+ * guard's thread and executor right after GO (jr_unixguard_prestart()):
+ * they get ready beside init's self-check and the pre-exec child's steps,
+ * not after its hand-over. The child still waits for UNOTIFY_OK, which
+ * only a serving guard gives; a failure here is kept for the hand-over,
+ * which then stops the command (start_unixguard()).
  */
-static void start_unixguard(struct sandbox *sb,
-			    const struct jr_initproto_msg *in, pid_t sender)
+static void prestart_unixguard(struct sandbox *sb)
 {
-	/* Taken before the initialiser: cppcheck cannot parse a statement
-	 * expression on a member there and skips the whole file. */
-	int diag = steal_fd(&sb->unix_diag);
 	struct jr_unixguard_config cfg = {
-		.listener = -1,
-		.diag = diag,
+		.diag = -1,
 		.userns = -1,
 		.ids = sb->ids,
-		.task = sender,
-		.expose = sb->opts->expose,
-		.n_expose = sb->opts->n_expose,
-		.control_path = sb->opts->control_path,
 		/* Connects run on behalf escape the command's Landlock
 		 * domain: the guard applies its TCP rule itself. */
 		.tcp = sb->landlock.abi > 0 && sb->landlock.tcp,
 		.ports = sb->landlock.ports,
 		.n_ports = sb->landlock.n_ports,
+	};
+	char ns[64];
+
+	if (!sb->seccomp.notify || sb->unix_diag < 0)
+		return; /* a hand-over is then unexpected */
+	cfg.diag = steal_fd(&sb->unix_diag);
+	/* The executor's user namespace: the one init, and so the command,
+	 * lives in (unixguard_behalf.c). */
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/user", (int)sb->init_pid);
+	cfg.userns = open(ns, O_RDONLY | O_CLOEXEC);
+	if (cfg.userns < 0) {
+		jr_err_set(
+		    &sb->unixguard_err, errno,
+		    "unix socket guard: cannot open the sandbox's user namespace (%s)",
+		    strerror(errno));
+		close(cfg.diag);
+		return;
+	}
+	jr_unixguard_prestart(&cfg, &sb->unixguard, &sb->unixguard_err);
+}
+
+/*
+ * The pre-exec child's UNOTIFY: have the prestarted supervisor take its
+ * seccomp listener, and let the child exec (UNOTIFY_OK), or stop it
+ * (ABORT with the reason, which the child reports as a pre-exec failure:
+ * exit 125).
+ */
+static void start_unixguard(struct sandbox *sb,
+			    const struct jr_initproto_msg *in, pid_t sender)
+{
+	const struct jr_unixguard_listener l = {
+		.task = sender,
+		.fdnum = in->code,
+		.expose = sb->opts->expose,
+		.n_expose = sb->opts->n_expose,
+		.control_path = sb->opts->control_path,
 		.interruptible = in->status == JR_UG_WAIT_INTERRUPTIBLE,
 	};
 	struct jr_err err = { 0 };
 	struct jr_initproto_msg m;
 	int r;
 
-	if (sb->unixguard || cfg.diag < 0 || sender <= 0) {
-		if (cfg.diag >= 0)
-			close(cfg.diag);
+	if (sb->unixguard_err.code)
+		r = jr_err_set(&err, sb->unixguard_err.code, "%s",
+			       sb->unixguard_err.msg);
+	else if (!sb->unixguard || sender <= 0)
 		r = jr_err_set(&err, EPROTO,
 			       "unexpected seccomp listener hand-over");
-	} else {
-		char ns[64];
-
-		/* The executor's user namespace: the one init, and so the
-		 * command, lives in (unixguard_behalf.c). */
-		snprintf(ns, sizeof(ns), "/proc/%d/ns/user", (int)sb->init_pid);
-		cfg.userns = open(ns, O_RDONLY | O_CLOEXEC);
-		r = cfg.userns < 0
-			? jr_err_set(
-			      &err, errno,
-			      "unix socket guard: cannot open the sandbox's user namespace (%s)",
-			      strerror(errno))
-			: jr_unixguard_fetch_listener(sender, in->code, &err);
-		if (r >= 0) {
-			cfg.listener = r;
-			r = jr_unixguard_start(&cfg, &sb->unixguard, &err);
-		} else {
-			close(cfg.diag);
-			if (cfg.userns >= 0)
-				close(cfg.userns);
-		}
-	}
+	else
+		r = jr_unixguard_attach(sb->unixguard, &l, &err);
 	if (r < 0) {
 		jr_initproto_msg_init(&m, JR_INITPROTO_ABORT, err.code, "%s",
 				      err.msg);
@@ -923,6 +939,10 @@ static void handle_initproto(struct sandbox *sb, struct outcome *o)
 		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
 				     m.phase_us[0], JR_PHASE_EXEC,
 				     m.phase_us[1]);
+		/* Init's setup after SETUP_OK, beside the relay phase. */
+		jr_startup_add(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[2]);
+		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1],
+				   sb->relay0, sb->relay1);
 		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
@@ -1349,7 +1369,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
 	if (r < 0)
 		goto fail;
-	jr_startup_lap(sb.startup, JR_PHASE_RELAY);
+	sb.relay1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
 	/* The pre-exec child's UNOTIFY names its sender only through the
 	 * credentials the kernel attaches (unixguard.c). */
@@ -1368,6 +1388,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 		jr_err_set(&res->err, -r, "the sandbox init is gone");
 		goto fail;
 	}
+	prestart_unixguard(&sb);
 	jr_pty_raw(&sb.pty);
 	supervise(&sb, opts->timeout_ms, &o);
 	jr_notify_stopping();

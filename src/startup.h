@@ -7,11 +7,14 @@
  * reports the phases it does (in SETUP_OK and EXEC_OK, initproto.h). Init runs
  * in no time namespace of its own, so both read the same clock.
  *
- * Every phase is its own full duration, whichever process ran it. Two
+ * Every phase is its own full duration, whichever process ran it. Three
  * stretches run in parallel: while init does mounts, init_setup and
  * relaynet, the runner builds the seccomp filter and installs the worker
- * table (seccomp, nft). parallel_us is how much of the runner's seccomp
- * and nft intervals lay inside init's setup interval (SETUP_OK's span),
+ * table (seccomp, nft); and while init finishes its setup after SETUP_OK
+ * (init.c finish_setup(), counted in init_setup), the runner does its
+ * relay phase. parallel_us is how much of the runner's seccomp and nft
+ * intervals lay inside init's setup interval (SETUP_OK's span), plus how
+ * much of its relay interval lay inside init's finish (EXEC_OK's span),
  * measured from both processes' timestamps; every other init phase lies
  * inside the runner interval that waited for it. So the critical path is
  * sum(phases) - parallel_us, never more than the total; what is left over

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * seccomp.h - the command's seccomp filter: built once in the runner with
- * libseccomp (after the clone, while init sets up), exported as BPF,
- * shipped to init in a sealed memfd, loaded by the pre-exec child last
- * before execve().
+ * seccomp.h - the command's seccomp filter: built with libseccomp at build
+ * time for every combination of options (seccomp_gen.c) and picked by the
+ * runner (after the clone, while init sets up), or built at run time with
+ * libseccomp where no prebuilt program fits; shipped to init in a sealed
+ * memfd, loaded by the pre-exec child last before execve().
  */
 #ifndef JR_SECCOMP_H
 #define JR_SECCOMP_H
@@ -18,6 +19,17 @@ struct jr_seccomp_options {
 			      net namespaces permitted */
 	bool unix_guard;   /* connect/sendto/sendmsg/sendmmsg go to the
 			      runner's supervisor (unixguard.c) */
+	/* Build and test only: an ABI the filter does not know kills the
+	 * thread (SECCOMP_RET_KILL_THREAD), as on a kernel without
+	 * SECCOMP_RET_KILL_PROCESS; the runner sets it from its probe. */
+	bool kill_thread;
+	/* Build time (seccomp_gen): a by-name syscall libseccomp does not
+	 * know fails the build, instead of being left out after asking the
+	 * kernel of the machine that builds (resolve_by_name()). */
+	bool build_time;
+	/* Test only: libseccomp's default layout, a chain of tests, as the
+	 * reference for the binary tree (set_layout() in seccomp.c). */
+	bool linear;
 };
 
 struct jr_seccomp_filter {
@@ -27,12 +39,42 @@ struct jr_seccomp_filter {
 };
 
 /*
- * jr_seccomp_build - build the filter for every ABI the kernel accepts on
- * this machine (x86_64: native, i386 via int 0x80, x32), and export it as
- * BPF. Return: 0 or -errno with @err set.
+ * jr_seccomp_build - the filter for every ABI the kernel accepts on this
+ * machine (x86_64: native, i386 via int 0x80, x32), as BPF: the prebuilt
+ * program for @o and this kernel's answers (seccomp_prebuilt.c), or one
+ * built now by jr_seccomp_build_libseccomp() where none fits.
+ * Return: 0 or -errno with @err set.
  */
 int jr_seccomp_build(const struct jr_seccomp_options *o,
 		     struct jr_seccomp_filter *out, struct jr_err *err);
+
+/*
+ * jr_seccomp_build_libseccomp - build the filter with libseccomp now, and
+ * export it as BPF. What seccomp_gen runs at build time, and the fallback.
+ * Return: 0 or -errno with @err set.
+ */
+int jr_seccomp_build_libseccomp(const struct jr_seccomp_options *o,
+				struct jr_seccomp_filter *out,
+				struct jr_err *err);
+
+/* One program of the build-time table (seccomp_bpf.h, made by
+ * seccomp_gen). */
+struct jr_seccomp_prebuilt {
+	bool allow_nested, unix_guard, kill_thread;
+	unsigned short len;
+	const struct sock_filter *insns;
+};
+
+/*
+ * jr_seccomp_prebuilt_find - the build-time program for @o (its
+ * allow_nested, unix_guard and kill_thread), or NULL: none was built
+ * (seccomp_gen's libseccomp could not make every row, see seccomp_gen.c).
+ */
+const struct jr_seccomp_prebuilt *
+jr_seccomp_prebuilt_find(const struct jr_seccomp_options *o);
+
+/* How many programs the build-time table holds (8, or 0). */
+size_t jr_seccomp_prebuilt_count(void);
 
 /*
  * jr_seccomp_load - install @f in the calling thread (after no_new_privs).

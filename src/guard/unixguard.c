@@ -99,13 +99,22 @@
  * connect to the relay's full backlog (tests/integration/faults.sh, the
  * descriptor-limit case, saw no 503 at all). So the thread first calls
  * unshare(CLONE_FILES): it gets a table of its own, closes in it every
- * descriptor but the listener, the sock_diag socket and stdio (the copy
- * would otherwise keep the runner's sockets and pipes open), and from
+ * descriptor but the sock_diag socket, the user namespace and stdio (the
+ * copy would otherwise keep the runner's sockets and pipes open), and from
  * then on nothing it opens or holds is one of the runner's. RLIMIT_NOFILE
  * bounds each table's numbers separately, and ours holds a handful. The
  * pinned inode is therefore named through /proc/thread-self, not
- * /proc/self (the thread group leader's table). start() waits until the
- * table is ours and fails closed if it cannot be.
+ * /proc/self (the thread group leader's table).
+ *
+ * Start-up in two steps, for the command's start-up time: the thread is
+ * started right after GO (jr_unixguard_prestart()) and makes its table
+ * and forks the executor while init runs its self-check and the pre-exec
+ * child its steps (the fork and the table copy were about a millisecond
+ * on the way to the command's start when they followed the hand-over).
+ * At the hand-over (jr_unixguard_attach()) the thread takes the listener
+ * into its own table with pidfd_getfd(2), so the runner's table never
+ * holds it, and attach() waits until it serves, or fails closed if the
+ * table, the executor or the listener could not be had.
  *
  * Connects of other families run on behalf. The socket's O_NONBLOCK is in
  * the open file we share with the task, so a non-blocking connect answers
@@ -275,7 +284,7 @@ struct ug_inode {
 };
 
 struct jr_unixguard {
-	int listener;
+	int listener; /* in the thread's table only (await_listener()) */
 	int diag;
 	int userns; /* the sandbox's user namespace, for the executor */
 	struct jr_ids ids;
@@ -298,10 +307,16 @@ struct jr_unixguard {
 	uint32_t diag_seq;
 	struct jr_unixguard_stats stats;
 	bool out_of_fds; /* this notification met EMFILE/ENFILE */
-	/* The thread's start-up, which start() waits for: its own table. */
+	/* The thread's start-up, which attach() waits for: its own table. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int table;		     /* 1 ours, -errno failed, 0 not yet */
+	int table; /* 1 ours, -errno failed, 0 not yet */
+	/* The hand-over (jr_unixguard_attach()), under @lock: the task and
+	 * its listener's fd number, then the thread's answer. */
+	bool want;
+	pid_t task;
+	int fdnum;
+	int attached;		     /* 1 serving, -errno failed, 0 not yet */
 	struct jr_err start_err;     /* why, when table < 0 */
 	struct seccomp_notif *notif; /* allocated before the thread starts */
 	struct seccomp_notif_resp *resp;
@@ -1559,7 +1574,7 @@ static void handle_checked(struct jr_unixguard *g,
  */
 static int own_table(const struct jr_unixguard *g)
 {
-	int keep[] = { g->listener, g->diag, g->userns };
+	int keep[] = { g->diag, g->userns };
 
 	if (unshare(CLONE_FILES) < 0)
 		return -errno;
@@ -1606,8 +1621,45 @@ static void table_ready(struct jr_unixguard *g, int r)
 {
 	pthread_mutex_lock(&g->lock);
 	g->table = r < 0 ? r : 1;
-	pthread_cond_signal(&g->cond);
+	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * await_listener - with its table and executor ready, the thread waits
+ * for the hand-over (jr_unixguard_attach()) and takes the listener into
+ * its own table itself, so that the runner's table never holds it.
+ * Return: 0 serving, or <0: stopped first, or the fetch failed (the
+ * reason in g->start_err, for attach()).
+ */
+static int await_listener(struct jr_unixguard *g)
+{
+	struct jr_err err = { 0 };
+	int r;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->want && !__atomic_load_n(&g->stopping, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (!g->want)
+		return -ECANCELED;
+	r = jr_unixguard_fetch_listener(g->task, g->fdnum, &err);
+	if (r >= 0) {
+		g->listener = r;
+		/* Faster round trips where the kernel has it (see serve()). */
+		if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
+			jr_debug(
+			    "unix socket guard: no synchronous wake-ups (%s)",
+			    strerror(errno));
+	}
+	pthread_mutex_lock(&g->lock);
+	if (r < 0)
+		g->start_err = err;
+	g->attached = r < 0 ? r : 1;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	return r < 0 ? r : 0;
 }
 
 static void stop_signal_handler(int sig)
@@ -1658,6 +1710,10 @@ static void *serve(void *arg)
 	table_ready(g, r);
 	if (r < 0)
 		return NULL;
+	if (await_listener(g) < 0) {
+		end_serve(g);
+		return NULL;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, JR_UG_STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
@@ -1710,7 +1766,8 @@ int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err)
 		    err, errno,
 		    "unix socket guard: cannot take the seccomp listener from the command (pidfd_getfd: %s; a Yama ptrace_scope of 3 forbids it)",
 		    strerror(errno));
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	/* thread-self: the guard's thread calls this, in its own table. */
+	snprintf(link, sizeof(link), "/proc/thread-self/fd/%d", fd);
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		n = 0;
@@ -1732,7 +1789,7 @@ int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err)
  * does not pass it through either). Return: 0 or -errno, @err set.
  */
 static int pin_exposed(struct jr_unixguard *g,
-		       const struct jr_unixguard_config *cfg,
+		       const struct jr_unixguard_listener *cfg,
 		       struct jr_err *err)
 {
 	_cleanup_close_ int rootfd = -1;
@@ -1798,7 +1855,7 @@ static int alloc_notif(struct jr_unixguard *g, struct jr_err *err)
 /* pin_control - jailrun's own --control socket, by inode, if there is
  * one: never reachable from inside, whatever names it. */
 static void pin_control(struct jr_unixguard *g,
-			const struct jr_unixguard_config *cfg)
+			const struct jr_unixguard_listener *cfg)
 {
 	struct stat st;
 
@@ -1828,35 +1885,17 @@ static int copy_ports(struct jr_unixguard *g,
 }
 
 /*
- * run_thread - start serve() and wait until it has a descriptor table of
- * its own (own_table()), or failed to: fail closed.
- * Return: 0 or -errno, @err set.
+ * jr_unixguard_prestart - everything but the listener: the allocations,
+ * then the thread, which makes its own table and forks the executor
+ * without being waited for. The fork and the table copy cost about a
+ * millisecond on a busy VM; started before GO, they run beside init's
+ * self-check and the pre-exec child's steps instead of after the
+ * child's hand-over, on the way to the command's start.
  */
-static int run_thread(struct jr_unixguard *g, struct jr_err *err)
+int jr_unixguard_prestart(const struct jr_unixguard_config *cfg,
+			  struct jr_unixguard **out, struct jr_err *err)
 {
-	int r = pthread_create(&g->thread, NULL, serve, g);
-
-	if (r != 0)
-		return jr_err_set(err, r,
-				  "unix socket guard: pthread_create: %s",
-				  strerror(r));
-	g->running = true;
-	pthread_mutex_lock(&g->lock);
-	while (g->table == 0)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-	if (g->table < 0) {
-		*err = g->start_err;
-		return g->table;
-	}
-	return 0;
-}
-
-int jr_unixguard_start(const struct jr_unixguard_config *cfg,
-		       struct jr_unixguard **out, struct jr_err *err)
-{
-	_cleanup_close_ int listener = cfg->listener, diag = cfg->diag,
-			    userns = cfg->userns;
+	_cleanup_close_ int diag = cfg->diag, userns = cfg->userns;
 	struct sigaction sa = { .sa_handler = stop_signal_handler };
 	struct jr_unixguard *g;
 	struct timeval tv = { .tv_sec = 2 };
@@ -1866,7 +1905,7 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return jr_err_set(err, ENOMEM, "out of memory");
-	g->listener = g->diag = g->userns = -1;
+	g->listener = g->diag = g->userns = g->sigpipe = -1;
 	g->ids = *cfg->ids;
 	g->workers = calloc(JR_UG_WORKERS, sizeof(*g->workers));
 	if (!g->workers) {
@@ -1884,36 +1923,25 @@ int jr_unixguard_start(const struct jr_unixguard_config *cfg,
 			       strerror(errno));
 		goto fail;
 	}
-	r = pin_exposed(g, cfg, err);
-	if (r < 0)
-		goto fail;
-	pin_control(g, cfg);
 	r = copy_ports(g, cfg, err);
 	if (r < 0)
 		goto fail;
 	init_abis(g);
-	g->sigpipe = -1;
-	g->interruptible = cfg->interruptible;
-	if (cfg->interruptible)
-		jr_verbose(
-		    "unix socket guard: the kernel refused SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux < 5.19): a signal that interrupts a call the guard already ran has the command run it again");
-	/* Faster round trips where the kernel has it (see serve()). */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0)
-		jr_debug("unix socket guard: no synchronous wake-ups (%s)",
-			 strerror(errno));
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(JR_UG_STOP_SIGNAL, &sa, NULL) < 0) {
 		r = jr_err_set(err, errno, "unix socket guard: sigaction: %s",
 			       strerror(errno));
 		goto fail;
 	}
-	g->listener = steal_fd(&listener);
 	g->diag = steal_fd(&diag);
 	g->userns = steal_fd(&userns);
-	r = run_thread(g, err);
-	if (r < 0)
+	r = pthread_create(&g->thread, NULL, serve, g);
+	if (r != 0) {
+		r = jr_err_set(err, r, "unix socket guard: pthread_create: %s",
+			       strerror(r));
 		goto fail;
+	}
+	g->running = true;
 	*out = g;
 	return 0;
 fail:
@@ -1921,12 +1949,63 @@ fail:
 	return r;
 }
 
+/*
+ * hand_over - give the thread the listener (@l->fdnum of @l->task) and
+ * wait until it serves it, or failed to start or to take it: fail closed.
+ * Return: 0 or -errno, @err set.
+ */
+static int hand_over(struct jr_unixguard *g,
+		     const struct jr_unixguard_listener *l, struct jr_err *err)
+{
+	int r;
+
+	pthread_mutex_lock(&g->lock);
+	g->task = l->task;
+	g->fdnum = l->fdnum;
+	g->want = true;
+	pthread_cond_broadcast(&g->cond);
+	while (g->table >= 0 && g->attached == 0)
+		pthread_cond_wait(&g->cond, &g->lock);
+	r = g->table < 0 ? g->table : g->attached;
+	pthread_mutex_unlock(&g->lock);
+	if (r < 0) {
+		*err = g->start_err;
+		return r;
+	}
+	return 0;
+}
+
+int jr_unixguard_attach(struct jr_unixguard *g,
+			const struct jr_unixguard_listener *l,
+			struct jr_err *err)
+{
+	int r;
+
+	if (g->want)
+		return jr_err_set(err, EPROTO,
+				  "unexpected seccomp listener hand-over");
+	/* Read by the thread only once it has the listener (the lock). */
+	r = pin_exposed(g, l, err);
+	if (r < 0)
+		return r;
+	pin_control(g, l);
+	g->interruptible = l->interruptible;
+	if (l->interruptible)
+		jr_verbose(
+		    "unix socket guard: the kernel refused SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux < 5.19): a signal that interrupts a call the guard already ran has the command run it again");
+	return hand_over(g, l, err);
+}
+
 void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 {
 	if (!g)
 		return;
 	if (g->running) {
+		/* Under the lock: the thread may wait for its listener. */
+		pthread_mutex_lock(&g->lock);
 		__atomic_store_n(&g->stopping, true, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&g->cond);
+		pthread_mutex_unlock(&g->lock);
 		stop_join(g->thread);
 	}
 	/* The workers and the executor were stopped by the thread
@@ -1938,8 +2017,7 @@ void jr_unixguard_stop(struct jr_unixguard *g, struct jr_unixguard_stats *stats)
 		*stats = g->stats;
 	pthread_mutex_destroy(&g->lock);
 	pthread_cond_destroy(&g->cond);
-	if (g->listener >= 0)
-		close(g->listener);
+	/* The listener was only ever in the thread's table, gone with it. */
 	if (g->diag >= 0)
 		close(g->diag);
 	if (g->userns >= 0)

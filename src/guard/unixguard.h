@@ -23,24 +23,29 @@
 
 struct jr_unixguard;
 
+/* What the guard needs before the command exists (jr_unixguard_prestart()). */
 struct jr_unixguard_config {
-	int listener; /* seccomp notification fd; taken over */
-	int diag;     /* NETLINK_SOCK_DIAG socket of the worker netns;
+	int diag;   /* NETLINK_SOCK_DIAG socket of the worker netns;
 			      taken over */
-	int userns;   /* the sandbox's user namespace (the executor enters
+	int userns; /* the sandbox's user namespace (the executor enters
 			 it); taken over */
 	const struct jr_ids *ids; /* the command's ids: copied */
-	pid_t task; /* the blocked pre-exec child: --expose paths are
-			 resolved and pinned in its view, once */
-	const char *const *expose; /* --expose paths, in the sandbox's view */
-	size_t n_expose;
-	const char *control_path; /* --control socket (never reachable), or
-				      NULL */
 	/* The command's Landlock TCP connect rule (landlock.h), which the
 	 * connects run on behalf must obey: copied. */
 	bool tcp;
 	const uint16_t *ports;
 	size_t n_ports;
+};
+
+/* The pre-exec child's hand-over (UNOTIFY, jr_unixguard_attach()). */
+struct jr_unixguard_listener {
+	pid_t task; /* the blocked pre-exec child: --expose paths are
+			resolved and pinned in its view, once */
+	int fdnum;  /* its listener's fd number, fetched with pidfd_getfd */
+	const char *const *expose; /* --expose paths, in the sandbox's view */
+	size_t n_expose;
+	const char *control_path; /* --control socket (never reachable), or
+				      NULL */
 	/* The listener lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: said
 	 * at -v (a signal can restart a call already run on behalf). */
 	bool interruptible;
@@ -54,12 +59,26 @@ struct jr_unixguard_config {
 int jr_unixguard_fetch_listener(pid_t pid, int fdnum, struct jr_err *err);
 
 /*
- * jr_unixguard_start - serve @cfg->listener in a thread of the runner, with
- * an executor holding the command's rights for the calls it runs. Takes
- * the fds of @cfg, even on failure. Return: 0 or -errno, @err set.
+ * jr_unixguard_prestart - start the guard's thread before the command
+ * exists: it makes its descriptor table and forks the executor (holding
+ * the command's rights) while init finishes, and then waits for
+ * jr_unixguard_attach(). Not waited for here: a failure is reported by
+ * attach(). Takes the fds of @cfg, even on failure.
+ * Return: 0 or -errno, @err set.
  */
-int jr_unixguard_start(const struct jr_unixguard_config *cfg,
-		       struct jr_unixguard **out, struct jr_err *err);
+int jr_unixguard_prestart(const struct jr_unixguard_config *cfg,
+			  struct jr_unixguard **out, struct jr_err *err);
+
+/*
+ * jr_unixguard_attach - at the pre-exec child's hand-over: pin its
+ * --expose sockets, and have the thread take its listener and serve it.
+ * Waits until the thread serves, or failed to start or to take the
+ * listener (fail closed: the caller aborts the command). Once only.
+ * Return: 0 or -errno, @err set.
+ */
+int jr_unixguard_attach(struct jr_unixguard *g,
+			const struct jr_unixguard_listener *l,
+			struct jr_err *err);
 
 /* Counts for -v: refused connects and sends, ones run on behalf. */
 struct jr_unixguard_stats {

@@ -9,8 +9,11 @@
  * addresses, route and resolv.conf). Before any of it, it hands the runner
  * the NETLINK_NETFILTER sockets of the worker netns (NFT_EARLY), through
  * which the runner installs and verifies the rules while init sets up;
- * after it, the relay's listening sockets (SETUP_OK). Only after the
- * runner says GO (with the seccomp filter it built meanwhile), and
+ * after it, the relay's listening sockets (SETUP_OK). What only init
+ * itself needs (its own last mounts, the wait for the old root, the
+ * Landlock ruleset: finish_setup()) it does after SETUP_OK, while the
+ * runner starts the relay. Only once that is done, the runner has said GO
+ * (with the seccomp filter it built meanwhile), and
  * (allowlist) the relay has answered a self-check through the worker's
  * own route and rules, does it fork the command.
  *
@@ -84,6 +87,10 @@ const int jr_forwarded_signals_count =
 static uint64_t relaynet_us;
 /* How long the filesystem layout took (jr_fs_apply), likewise. */
 static uint64_t mounts_us;
+/* finish_setup(), after SETUP_OK: when it ran (for EXEC_OK's report) and
+ * why it failed (code 0: it did not). */
+static uint64_t finish_span[2];
+static struct jr_err finish_err;
 
 /* The command's seccomp filter, from the memfd GO carried (initproto.h). */
 static struct jr_seccomp_filter seccomp_filter;
@@ -149,13 +156,12 @@ static void setup_fail(int proto, const struct jr_err *e)
  * jr_relaynet_create(); with IPv6 also JR_LINK6_WORKER/64 without DAD and
  * the IPv6 default route to the relay's end: a failure there is a setup
  * failure, exit 125, since the runner planned the rules and the relay for
- * IPv6 and guessing now would be a sandbox other than the one verified),
- * and resolv.conf pointing at the relay's DNS (with transparent egress,
- * /etc/hosts rewritten by the runner, hostsfile.h). Fills the listener slots of @fds
- * (JR_INITPROTO_FD_PROXY, JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP)
- * and, with
- * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY and
- * JR_INITPROTO_FD_NFT_RELAY_MONITOR.
+ * IPv6 and guessing now would be a sandbox other than the one verified);
+ * resolv.conf and /etc/hosts follow after SETUP_OK (bind_relay_files()).
+ * Fills the listener slots of @fds (JR_INITPROTO_FD_PROXY,
+ * JR_INITPROTO_FD_DNS_UDP, JR_INITPROTO_FD_DNS_TCP) and, with
+ * --transparent on, JR_INITPROTO_FD_TRANSPARENT, JR_INITPROTO_FD_NFT_RELAY
+ * and JR_INITPROTO_FD_NFT_RELAY_MONITOR.
  */
 static int setup_allowlist(const struct jr_init_args *a, int *fds,
 			   struct jr_err *err)
@@ -163,7 +169,6 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 	_cleanup_close_ int worker_ns = -1;
 	struct jr_relay_listeners l;
 	int relay_nft[2] = { -1, -1 };
-	char resolv[128], gw[INET_ADDRSTRLEN];
 	int r;
 
 	worker_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -188,6 +193,20 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 		if (a->ipv6)
 			fds[JR_INITPROTO_FD_TRANSPARENT6] = l.transparent6;
 	}
+	return 0;
+}
+
+/*
+ * bind_relay_files - (allowlist) /etc/resolv.conf naming the relay's DNS
+ * forwarder, /etc/hosts with the pinned names, and the trust bundle,
+ * each bound read-only. Part of finish_setup(): init's own mounts, which
+ * the runner does not wait for.
+ */
+static int bind_relay_files(const struct jr_init_args *a, struct jr_err *err)
+{
+	char resolv[128], gw[INET_ADDRSTRLEN];
+	int r;
+
 	inet_ntop(AF_INET, &a->gateway.relay, gw, sizeof(gw));
 	/* The nameserver stays the IPv4 gateway, also with IPv6: the
 	 * worker always has IPv4, an AAAA question needs no IPv6 transport
@@ -211,9 +230,10 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 }
 
 /*
- * Everything init does with its capabilities before GO, while the runner
- * installs the rules. Fills the slots of @fds (enum jr_initproto_fd) from
- * JR_INITPROTO_FDS_EARLY on that the mode sends; *@nfds says up to where.
+ * What init does with its capabilities before SETUP_OK, while the runner
+ * installs the rules (the rest, after it: finish_setup()). Fills the
+ * slots of @fds (enum jr_initproto_fd) from JR_INITPROTO_FDS_EARLY on
+ * that the mode sends; *@nfds says up to where.
  */
 static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			    size_t *nfds, struct jr_err *err)
@@ -250,6 +270,36 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	*nfds = jr_initproto_setup_nfds(a->net, a->transparent, a->ipv6);
 	if (a->net == JR_NET_ALLOWLIST && a->lanes)
 		*nfds += jr_lanes_nfds(a->lanes);
+	/* Made here, in the worker netns: unix_diag lists the sockets of
+	 * its own netns only, which is the question unixguard.c asks. */
+	fds[JR_INITPROTO_FD_UNIX_DIAG] =
+	    socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fds[JR_INITPROTO_FD_UNIX_DIAG] < 0)
+		return jr_err_set(
+		    err, errno,
+		    "cannot open a sock_diag netlink socket in the sandbox: %s (the unix socket guard needs it; is CONFIG_UNIX_DIAG set? try: sudo modprobe unix_diag)",
+		    strerror(errno));
+	return 0;
+}
+
+/*
+ * finish_setup - what init does with its capabilities after SETUP_OK:
+ * its own mounts (the relay's files, /proc/sys read-only), the wait for
+ * the host's old root to be gone, and the Landlock ruleset. Nothing the
+ * runner does before GO needs them, so they run beside its relay table,
+ * relay and watchdog instead of before them (docs/performance.md, cold
+ * start); the command still starts only after them, since init reads GO
+ * only once they are done (jr_init_main()).
+ */
+static int finish_setup(const struct jr_init_args *a, struct jr_err *err)
+{
+	int r;
+
+	if (a->net == JR_NET_ALLOWLIST) {
+		r = bind_relay_files(a, err);
+		if (r < 0)
+			return r;
+	}
 	r = jr_mounts_proc_sys_readonly(err);
 	if (r < 0)
 		return r;
@@ -264,15 +314,6 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 			return r;
 		landlock_ruleset = r;
 	}
-	/* Made here, in the worker netns: unix_diag lists the sockets of
-	 * its own netns only, which is the question unixguard.c asks. */
-	fds[JR_INITPROTO_FD_UNIX_DIAG] =
-	    socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fds[JR_INITPROTO_FD_UNIX_DIAG] < 0)
-		return jr_err_set(
-		    err, errno,
-		    "cannot open a sock_diag netlink socket in the sandbox: %s (the unix socket guard needs it; is CONFIG_UNIX_DIAG set? try: sudo modprobe unix_diag)",
-		    strerror(errno));
 	return 0;
 }
 
@@ -714,6 +755,25 @@ static void run_setup(const struct jr_init_args *a)
 	/* The runner holds them now; no copy may reach the command. */
 	for (size_t i = JR_INITPROTO_FDS_EARLY; i < nfds; i++)
 		close(fds[i]);
+	finish_span[0] = jr_clock_us();
+	if (finish_setup(a, &finish_err) < 0 && !finish_err.code)
+		finish_err.code = EIO;
+	finish_span[1] = jr_clock_us();
+}
+
+/* A failure of finish_setup(), told after GO as a pre-exec failure (the
+ * runner no longer reads SETUP_FAIL then): the command never starts. */
+static void report_finish_failure(const struct jr_init_args *a)
+{
+	struct jr_initproto_msg m;
+
+	if (!finish_err.code)
+		return;
+	jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_FAIL, finish_err.code, "%s",
+			      finish_err.msg);
+	m.status = JR_INITPROTO_EXEC_STAGE_PREEXEC;
+	send_or_die(a->proto, &m, NULL, 0);
+	_exit(0);
 }
 
 /* (allowlist) Is the relay answering? If not, the command never starts:
@@ -793,6 +853,7 @@ void jr_init_main(const struct jr_init_args *a)
 	block_signals(&set);
 	run_setup(a);
 	recv_go(a);
+	report_finish_failure(a);
 
 	t_check = jr_clock_us();
 	if (a->net == JR_NET_ALLOWLIST)
@@ -839,6 +900,10 @@ void jr_init_main(const struct jr_init_args *a)
 	jr_initproto_msg_init(&m, JR_INITPROTO_EXEC_OK, 0, NULL);
 	m.phase_us[0] = selfcheck_us;
 	m.phase_us[1] = jr_clock_us() - t_exec;
+	/* finish_setup(): init_setup's too, beside the runner's relay phase. */
+	m.phase_us[2] = finish_span[1] - finish_span[0];
+	m.span_us[0] = finish_span[0];
+	m.span_us[1] = finish_span[1];
 	send_or_die(a->proto, &m, NULL, 0);
 	/* Off the start-up path: each close waits for an RCU grace period. */
 	jr_mounts_close_detached();

@@ -13,6 +13,10 @@
 #    cause, its run id and its label;
 #  - the positive control: the same strace wrapping without injection does
 #    not run the command (so the cases above fail for the injection).
+#  - a step init finishes after SETUP_OK, beside the runner's relay phase
+#    (init.c finish_setup(): here the Landlock ruleset, with --allow and
+#    --net none) fails and the command runs anyway, the exit is not 125,
+#    the cause is not named, or the summary does not say setup-failed.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 jr_require_sandbox
 command -v strace >/dev/null || skip "needs strace (contrib/dev.sh deps installs it)"
@@ -58,5 +62,22 @@ assert "sethostname" in d["error"], d["error"]' "$JR_W/lockdown-$m.json" 2>/dev/
 	else
 		ok "$m: capabilities gone: one message, init's"
 	fi
+	for net in "--allow example.test" "--net none"; do
+		rm -f "$JR_W/finish-$m.json"
+		# shellcheck disable=SC2086 # $net is two words on purpose
+		expect_status 125 "$m: $net: Landlock ruleset refused after SETUP_OK: exit 125" \
+			st "$m" -e trace=landlock_add_rule -e inject=landlock_add_rule:error=EPERM \
+			-- $net --json "$JR_W/finish-$m.json" -- echo RAN-BAD
+		expect_output_has "$m: $net: the cause is named" "landlock: cannot grant"
+		if grep -qF "RAN-BAD" <<<"$OUT"; then fail "$m: $net: the command ran"; else ok "$m: $net: the command did not run"; fi
+		if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ended"] == "setup-failed" and d["exit_status"] == 125, d
+assert "landlock" in d["error"], d["error"]' "$JR_W/finish-$m.json" 2>/dev/null; then
+			ok "$m: $net: the summary says setup-failed, with the cause"
+		else
+			fail "$m: $net: summary: $(cat "$JR_W/finish-$m.json" 2>&1)"
+		fi
+	done
 done
 finish

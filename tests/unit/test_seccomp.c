@@ -55,6 +55,7 @@
 #define RUNNING_ON_VALGRIND 0
 #endif
 
+#include "cleanup.h"
 #include "seccomp.h"
 
 #ifndef AF_VSOCK
@@ -424,6 +425,319 @@ static void test_build_export(void **state)
 	jr_seccomp_release(&f);
 	jr_seccomp_release(&zero);
 	jr_seccomp_release(NULL);
+}
+
+/* seccomp(SECCOMP_GET_ACTION_AVAIL): what libseccomp asks before it
+ * takes an action (no under valgrind). */
+static bool kernel_has_action(uint32_t action)
+{
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+/*
+ * The build-time programs (seccomp_gen, seccomp_prebuilt.c) are, byte for
+ * byte, what libseccomp builds here from seccomp.c's rules, for each of
+ * the eight combinations: the rules cannot drift from what runs. Fails if
+ * the table is missing or incomplete, if a program differs (a rule
+ * changed without the table, or the generator built with other
+ * attributes), or if the two kill actions were swapped.
+ */
+static void test_prebuilt_matches_libseccomp(void **state)
+{
+	bool kill_process = kernel_has_action(SECCOMP_RET_KILL_PROCESS);
+
+	(void)state;
+	assert_int_equal(jr_seccomp_prebuilt_count(), 8);
+	for (unsigned i = 0; i < 8; i++) {
+		const struct jr_seccomp_options o = {
+			.allow_nested = i & 1,
+			.unix_guard = i & 2,
+			.kill_thread = i & 4,
+		};
+		const struct jr_seccomp_prebuilt *p =
+		    jr_seccomp_prebuilt_find(&o);
+		struct jr_seccomp_filter f = { 0 };
+		struct jr_err e = { 0 };
+		uint32_t want, other;
+		unsigned kills;
+
+		assert_non_null(p);
+		assert_int_equal(p->allow_nested, o.allow_nested);
+		assert_int_equal(p->unix_guard, o.unix_guard);
+		assert_int_equal(p->kill_thread, o.kill_thread);
+		/* The bad-arch action is the only kill in the program. */
+		want = o.kill_thread ? SECCOMP_RET_KILL_THREAD
+				     : SECCOMP_RET_KILL_PROCESS;
+		other = o.kill_thread ? SECCOMP_RET_KILL_PROCESS
+				      : SECCOMP_RET_KILL_THREAD;
+		kills = 0;
+		for (unsigned k = 0; k < p->len; k++) {
+			if (BPF_CLASS(p->insns[k].code) != BPF_RET)
+				continue;
+			assert_int_not_equal(p->insns[k].k, other);
+			kills += p->insns[k].k == want;
+		}
+		assert_int_equal(kills, 1);
+		if (!o.kill_thread && !kill_process)
+			continue; /* libseccomp would fall back here */
+		assert_int_equal(jr_seccomp_build_libseccomp(&o, &f, &e), 0);
+		assert_int_equal(f.prog.len, p->len);
+		assert_memory_equal(f.prog.filter, p->insns,
+				    p->len * sizeof(struct sock_filter));
+		assert_int_equal(f.notify, o.unix_guard);
+		jr_seccomp_release(&f);
+	}
+}
+
+/* The runner's build is the prebuilt program for its options and this
+ * kernel's kill action. Fails if it still runs libseccomp's (then equal
+ * only by the test above) through another path that builds differently,
+ * or picks the wrong row. */
+static void test_build_picks_prebuilt(void **state)
+{
+	const struct jr_seccomp_options o = { .unix_guard = true };
+	struct jr_seccomp_options k = o;
+	const struct jr_seccomp_prebuilt *p;
+	struct jr_seccomp_filter f = { 0 };
+	struct jr_err e = { 0 };
+
+	(void)state;
+	k.kill_thread = !kernel_has_action(SECCOMP_RET_KILL_PROCESS);
+	p = jr_seccomp_prebuilt_find(&k);
+	assert_non_null(p);
+	assert_int_equal(jr_seccomp_build(&o, &f, &e), 0);
+	assert_true(f.notify);
+	assert_int_equal(f.prog.len, p->len);
+	assert_memory_equal(f.prog.filter, p->insns,
+			    p->len * sizeof(struct sock_filter));
+	/* A copy: release() frees it, never the table. */
+	assert_ptr_not_equal(f.prog.filter, p->insns);
+	jr_seccomp_release(&f);
+}
+
+/*
+ * run_bpf - a classic BPF interpreter for seccomp programs, enough for
+ * what libseccomp emits (loads from struct seccomp_data and scratch
+ * memory, ALU with constants, conditional jumps, returns). An instruction
+ * it does not know, a load out of bounds or a jump off the end fails the
+ * test rather than guess.
+ */
+static uint32_t run_bpf(const struct sock_fprog *p,
+			const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+	const unsigned char *data = (const unsigned char *)d;
+
+	for (unsigned pc = 0; pc < p->len; pc++) {
+		const struct sock_filter *f = &p->filter[pc];
+		uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
+		bool jump;
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			assert_true(f->k % 4 == 0 && f->k + 4 <= sizeof(*d));
+			memcpy(&a, data + f->k, 4);
+			continue;
+		case BPF_LD | BPF_MEM:
+			assert_true(f->k < BPF_MEMWORDS);
+			a = mem[f->k];
+			continue;
+		case BPF_LDX | BPF_MEM:
+			assert_true(f->k < BPF_MEMWORDS);
+			x = mem[f->k];
+			continue;
+		case BPF_ST:
+			assert_true(f->k < BPF_MEMWORDS);
+			mem[f->k] = a;
+			continue;
+		case BPF_STX:
+			assert_true(f->k < BPF_MEMWORDS);
+			mem[f->k] = x;
+			continue;
+		case BPF_MISC | BPF_TAX:
+			x = a;
+			continue;
+		case BPF_MISC | BPF_TXA:
+			a = x;
+			continue;
+		case BPF_RET | BPF_K:
+			return f->k;
+		case BPF_RET | BPF_A:
+			return a;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			assert_true(pc < p->len);
+			continue;
+		default:
+			break;
+		}
+		if (BPF_CLASS(f->code) == BPF_ALU) {
+			switch (BPF_OP(f->code)) {
+			case BPF_AND:
+				a &= src;
+				continue;
+			case BPF_OR:
+				a |= src;
+				continue;
+			default:
+				fail_msg("BPF ALU op 0x%x", f->code);
+			}
+		}
+		assert_int_equal(BPF_CLASS(f->code), BPF_JMP);
+		switch (BPF_OP(f->code)) {
+		case BPF_JEQ:
+			jump = a == src;
+			break;
+		case BPF_JGT:
+			jump = a > src;
+			break;
+		case BPF_JGE:
+			jump = a >= src;
+			break;
+		case BPF_JSET:
+			jump = (a & src) != 0;
+			break;
+		default:
+			fail_msg("BPF jump op 0x%x", f->code);
+			return 0;
+		}
+		pc += jump ? f->jt : f->jf;
+		assert_true(pc + 1 < p->len);
+	}
+	fail_msg("BPF program ran off its end");
+	return 0;
+}
+
+/* The argument values the rules compare with, and neighbours: families,
+ * netlink protocols, clone flags, mode and open bits, ioctl requests,
+ * socketcall calls, negative clock ids, and upper halves. */
+static const uint64_t arg_values[] = {
+	0,
+	1,
+	2,
+	3,
+	AF_INET6,
+	AF_NETLINK,
+	AF_NETLINK + 1,
+	AF_PACKET,
+	AF_VSOCK,
+	45,
+	46,
+	NETLINK_NETFILTER,
+	CLONE_NEWUSER,
+	CLONE_NEWNET,
+	CLONE_NEWUSER | CLONE_NEWNET,
+	CLONE_NEWNS,
+	S_ISUID,
+	S_ISGID,
+	S_ISUID | 0755,
+	S_ISGID | 0755,
+	0755,
+	O_CREAT,
+	O_CREAT | O_WRONLY,
+	O_TMPFILE,
+	O_TMPFILE & ~O_DIRECTORY,
+	TIOCSTI,
+	TIOCLINUX,
+	TIOCSTI | HIGH_BITS,
+	TIOCGWINSZ,
+	SYS_SOCKET,
+	SYS_SOCKETPAIR,
+	SYS_CONNECT,
+	0x80000000U,
+	0x7fffffffU,
+	0xffffffffU,
+	0xffffffff00000000UL,
+	HIGH_BITS | AF_INET,
+	HIGH_BITS | S_ISUID,
+	~0UL,
+};
+
+/* One draw of a small deterministic generator (xorshift64). */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The same answers from both programs for @d. */
+static void same_answer(const struct sock_fprog *tree,
+			const struct sock_fprog *chain,
+			const struct seccomp_data *d)
+{
+	uint32_t t = run_bpf(tree, d), c = run_bpf(chain, d);
+
+	if (t != c)
+		fail_msg("arch 0x%x nr %d args %#lx %#lx %#lx %#lx: tree 0x%x, "
+			 "chain 0x%x",
+			 d->arch, d->nr, (unsigned long)d->args[0],
+			 (unsigned long)d->args[1], (unsigned long)d->args[2],
+			 (unsigned long)d->args[3], t, c);
+}
+
+/*
+ * The binary tree layout (set_layout()) gives the answer of libseccomp's
+ * chain for every input tried: every syscall number of each ABI (and
+ * x32's bit, and an unknown ABI) with each argument value in all six
+ * arguments, then 200,000 draws of numbers and argument mixes. For each
+ * combination of options. Fails if the tree loses or changes a rule (an
+ * argument test, an ABI, an errno), or if the interpreter meets an
+ * instruction it does not know.
+ */
+static void test_tree_equals_chain(void **state)
+{
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386,
+					   AUDIT_ARCH_AARCH64, 0x12345678 };
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	for (unsigned i = 0; i < 4; i++) {
+		struct jr_seccomp_options o = { .allow_nested = i & 1,
+						.unix_guard = i & 2 };
+		struct jr_seccomp_filter tree = { 0 }, chain = { 0 };
+		struct jr_err e = { 0 };
+		struct seccomp_data d = { 0 };
+
+		assert_int_equal(jr_seccomp_build_libseccomp(&o, &tree, &e), 0);
+		o.linear = true;
+		assert_int_equal(jr_seccomp_build_libseccomp(&o, &chain, &e),
+				 0);
+		assert_memory_not_equal(tree.prog.filter, chain.prog.filter,
+					chain.prog.len *
+					    sizeof(struct sock_filter));
+		for (size_t a = 0; a < ARRAY_SIZE(arches); a++) {
+			d.arch = arches[a];
+			for (int nr = -2; nr < 1100; nr++) {
+				for (size_t v = 0; v < ARRAY_SIZE(arg_values);
+				     v++) {
+					for (int k = 0; k < 6; k++)
+						d.args[k] = arg_values[v];
+					d.nr = nr;
+					same_answer(&tree.prog, &chain.prog,
+						    &d);
+					d.nr = (int)(nr | X32_BIT);
+					same_answer(&tree.prog, &chain.prog,
+						    &d);
+				}
+			}
+		}
+		for (int n = 0; n < 200000; n++) {
+			uint64_t r = next_rand(&seed);
+
+			d.arch = arches[r % 3];
+			d.nr = (int)((r >> 8) % 600);
+			if ((r >> 20) % 4 == 0)
+				d.nr |= (int)X32_BIT;
+			for (int k = 0; k < 6; k++)
+				d.args[k] = arg_values[next_rand(&seed) %
+						       ARRAY_SIZE(arg_values)];
+			same_answer(&tree.prog, &chain.prog, &d);
+		}
+		jr_seccomp_release(&tree);
+		jr_seccomp_release(&chain);
+	}
 }
 
 /* write @len bytes of @p to a new memfd, sealed with @seals (0: none) */
@@ -1283,6 +1597,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_export),
+		cmocka_unit_test(test_prebuilt_matches_libseccomp),
+		cmocka_unit_test(test_build_picks_prebuilt),
+		cmocka_unit_test(test_tree_equals_chain),
 		cmocka_unit_test(test_memfd_handover),
 		cmocka_unit_test(test_load_preconditions),
 		cmocka_unit_test(test_sentinel_premise),
