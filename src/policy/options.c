@@ -33,6 +33,7 @@ const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
     "       jailrun --check\n"
     "       jailrun ctl PATH allow|remove ENTRY [--close] | lock | status | list\n"
+    "                       | pending | approve ID [--always] | deny ID\n"
     "       jailrun start NAME [--foreground] [--idle-stop SECONDS | --pool N] [OPTIONS]\n"
     "       jailrun exec NAME [--env NAME=VALUE]... [--cwd DIR] [--] COMMAND [ARG...]\n"
     "       jailrun ls | jailrun stop NAME\n"

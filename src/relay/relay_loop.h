@@ -249,6 +249,9 @@ struct conn {
 	 * refusal, given if it is not approved; 0 when not held. */
 	uint64_t ask_id;
 	enum jr_deny_reason ask_why;
+	/* KIND_TRANSPARENT: when its peek began (accepted, or approved after
+	 * a hold): its first bytes' header timeout counts from here. */
+	uint64_t t_peek;
 };
 
 struct dns_pending {

@@ -154,6 +154,7 @@ static void transparent_allowed(struct jr_relay *r, struct conn *c,
 {
 	/* A client that goes away now was not refused. */
 	c->allowed = true;
+	c->t_peek = from;
 	c->deadline = from + RELAY_TRANSPARENT_PEEK_MS;
 	relay_want_events(r, c);
 }
@@ -673,7 +674,7 @@ static void transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 
 	c->bytes_up += c->in_len - before;
 	/* Bytes came: from now on the whole head has the header timeout. */
-	c->deadline = c->t_start + r->cfg.header_timeout_ms;
+	c->deadline = c->t_peek + r->cfg.header_timeout_ms;
 	transparent_decide_conn(c, &d);
 	if (d.http)
 		c->answer_http = true;

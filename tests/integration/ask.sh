@@ -13,7 +13,9 @@
 # lets the next request be held again; a denied one is not refused as the
 # policy refuses (403 with X-Jailrun-Deny: not-allowed, a reset,
 # NXDOMAIN); a held request outlives --ask-timeout, or its refusal is not
-# audited ask-timeout; an approval lets a name resolving to 127.0.0.1
+# audited ask-timeout; a capture held past the header timeout is reset
+# once approved instead of given its first bytes' header timeout from
+# then; an approval lets a name resolving to 127.0.0.1
 # past the SSRF guard, or a literal special address is held at all; an
 # unknown id is not an error (ctl status 1); a decision has no "ask" audit
 # line, or the connection lines lack ask-denied / ask-timeout; the log or
@@ -49,6 +51,27 @@ while :; do
 done
 EOF
 chmod 755 "$JR_TMP/inside.sh"
+# slow.py HOST ADDR DIR - a captured HTTP client that sends half its head,
+# waits for DIR/slow.go, sends the rest and prints the answer.
+cat >"$JR_TMP/slow.py" <<'PY'
+import os, socket, sys, time
+host, addr, d = sys.argv[1:4]
+s = socket.create_connection((addr, 80), timeout=120)
+s.sendall(b"GET /slow HTTP/1.1\r\n")
+while not os.path.exists(d + "/slow.go"):
+    time.sleep(0.02)
+s.sendall(("Host: %s\r\nConnection: close\r\n\r\n" % host).encode())
+out = b""
+while True:
+    b = s.recv(4096)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode(errors="replace"))
+PY
+chmod 644 "$JR_TMP/slow.py"
+# A python3 every caller can run (a pyenv shim under /root is not).
+if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
 
 post() {
 	STEP=$((STEP + 1))
@@ -137,6 +160,17 @@ held_id() {
 n_held_is() {
 	[ "$(ctl pending 2>/dev/null | python3 -c 'import json, sys
 print(sum(e["host"] == sys.argv[1] for e in json.loads(sys.stdin.read())["pending"]))' "$2" 2>/dev/null)" = "$1" ]
+}
+# aged_past ID MS - request ID has waited more than MS (its age_ms).
+aged_past() {
+	ctl pending 2>/dev/null | python3 -c 'import json, sys
+sys.exit(not any(e["id"] == sys.argv[1] and e["age_ms"] > int(sys.argv[2])
+                 for e in json.loads(sys.stdin.read())["pending"]))' "$1" "$2" 2>/dev/null
+}
+# age_of ID - request ID's age_ms, or 0.
+age_of() {
+	ctl pending 2>/dev/null | python3 -c 'import json, sys
+print(([e["age_ms"] for e in json.loads(sys.stdin.read())["pending"] if e["id"] == sys.argv[1]] + [0])[0])' "$1" 2>/dev/null || echo 0
 }
 # held_ok LABEL HOST VIA [PORT] - wait for the request; $ID is its id.
 held_ok() {
@@ -270,6 +304,27 @@ for m in $(jr_modes); do
 	lab_web_served denied.test /capt2 && fail "$m: the lab served /capt2 though denied" ||
 		ok "$m: the lab never saw /capt2"
 
+	# A capture held longer than the header timeout (10 s) gets the whole
+	# header timeout for its first bytes from its approval, not from its
+	# accept (which would reset it at the next tick of the sweep).
+	# A lookup held meanwhile is the clock: the rest of the head is sent
+	# once its age_ms (jailrun's own clock) has grown by 600 ms since the
+	# approval, two ticks of the sweep that would have reset it.
+	bg clk "getent ahostsv4 clock.test"
+	held_ok "a lookup held as a clock" clock.test dns
+	clk=$ID
+	bg slow "$PYTHON $JR_TMP/slow.py denied.test $fake $D"
+	held_ok "a captured connection that sent half its head" denied.test transparent 80
+	if wait_until 120 aged_past "$ID" 10500; then ok "$m: held past the header timeout (jailrun's age_ms)"; else
+		fail "$m: the held capture never aged: $(ctl pending 2>&1)"; fi
+	ctl_ok "approve it" 0 '"ok":true' -- approve "$ID"
+	t0=$(age_of "$clk")
+	wait_until 120 aged_past "$clk" $((t0 + 600)) || fail "$m: the clock lookup stopped aging"
+	: >"$D/slow.go"
+	bg_ok "approved after the header timeout: its head completes and is answered" slow 0 "served-by: denied.test"
+	ctl_ok "deny the clock" 0 '"ok":true' -- deny "$clk"
+	bg_ok "the clock lookup is refused" clk 2 ""
+
 	# ------------------------------------------------ never overrides the guard
 	bg s1 "$CURLI http://loopback.test:8080/ssrf1"
 	held_ok "loopback.test (127.0.0.1 by name) is held: the policy's refusal" loopback.test proxy 8080
@@ -287,8 +342,8 @@ for m in $(jr_modes); do
 		fail "$m: the sandbox: jailrun exited $st: $(cat "$JR_W/run-$m.out")"
 	n_app=$(grep -c '"event":"ask","detail":"approved ' "$log" || true)
 	n_den=$(grep -c '"event":"ask","detail":"denied by the operator ' "$log" || true)
-	[ "$n_app" = 7 ] && [ "$n_den" = 3 ] &&
-		ok "$m: an ask line per decision (7 approved, 3 denied)" ||
+	[ "$n_app" = 8 ] && [ "$n_den" = 4 ] &&
+		ok "$m: an ask line per decision (8 approved, 4 denied)" ||
 		fail "$m: ask lines: $n_app approved, $n_den denied: $(grep '"ask"' "$log")"
 	grep -q '"event":"ask","detail":"approved [0-9]*: other.test:80 via proxy after [0-9]* ms; always: entry '"'"'other.test:80'"'"' added"' "$log" &&
 		ok "$m: the always line names the entry" ||
@@ -300,14 +355,14 @@ for m in $(jr_modes); do
 		ok "$m: the request approved with the entry says so" ||
 		fail "$m: no line for the request approved with the entry: $(grep '"ask"' "$log")"
 	n=$(grep -c '"verdict":"deny","reason":"ask-denied"' "$log" || true)
-	[ "$n" = 3 ] && ok "$m: three connection or query lines say ask-denied" ||
+	[ "$n" = 4 ] && ok "$m: four connection or query lines say ask-denied" ||
 		fail "$m: $n ask-denied lines: $(grep ask-denied "$log")"
 	expect_status 0 "$m: the audit log validates" \
 		python3 "$JR_TMP/schemacheck.py" "$JR_TOP_SRCDIR/docs/schema/audit.schema.json" --lines "$log"
 	expect_status 0 "$m: the summary validates" \
 		python3 "$JR_TMP/schemacheck.py" "$JR_TOP_SRCDIR/docs/schema/summary.schema.json" "$sum"
-	if python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["network"]["ask"]; sys.exit(a != {"approved": 7, "denied": 3, "timed_out": 0})' "$sum"; then
-		ok "$m: the summary counts 7 approved, 3 denied"
+	if python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["network"]["ask"]; sys.exit(a != {"approved": 8, "denied": 4, "timed_out": 0})' "$sum"; then
+		ok "$m: the summary counts 8 approved, 4 denied"
 	else
 		fail "$m: the summary's ask: $(cat "$sum")"
 	fi
