@@ -13,7 +13,7 @@
 # lets the next request be held again; a denied one is not refused as the
 # policy refuses (403 with X-Jailrun-Deny: not-allowed, a reset,
 # NXDOMAIN); a held request outlives --ask-timeout, or its refusal is not
-# audited ask-timeout; a capture held past the header timeout is reset
+# audited ask-timeout; a managed deny is held; a capture held past the header timeout is reset
 # once approved instead of given its first bytes' header timeout from
 # then; an approval lets a name resolving to 127.0.0.1
 # past the SSRF guard, or a literal special address is held at all; an
@@ -182,6 +182,33 @@ held_ok() {
 	else
 		fail "$m: $label: never listed in pending ($*): $(ctl pending 2>&1)"
 	fi
+}
+# with_etc DIR CMD... - CMD with DIR as /etc/jailrun (config.sh's): the
+# managed policy of a test's own.
+with_etc() {
+	local src=$1
+	shift
+	unshare -m --propagation private -- bash -c '
+		set -e
+		src=$1; t=$2; shift 2
+		mount -t tmpfs -o mode=755 jr-ask-test "$t"
+		mkdir "$t/u" "$t/w"
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$t/u,workdir=$t/w" /etc
+		cp -a "$src" /etc/jailrun
+		exec "$@"' with_etc "$src" "$JR_TMP/ovl" "$@"
+}
+mkdir "$JR_TMP/ovl"
+E_DENY="$JR_TMP/etc-deny"
+mkdir -m 755 "$E_DENY"
+printf 'deny managed.test\n' >"$E_DENY/policy.conf"
+chmod 644 "$E_DENY/policy.conf"
+# jle MODE ARGS... - jailrun in the lab host under that managed policy.
+jle() {
+	local m=$1 user=()
+	shift
+	[ "$m" = root ] || user=(--user nobody)
+	with_etc "$E_DENY" "$LAB_TOOL" exec "$LAB_NAME" host "${user[@]}" -- \
+		timeout -k 5 "$JR_RUN_LIMIT" env -C "$JR_TMP" HOME="$JR_HOME" "$JR" "$@" </dev/null
 }
 # lv CALLER ARGS... - jailrun in the lab host as CALLER (live.sh's).
 lv() {
@@ -385,6 +412,16 @@ for m in $(jr_modes); do
 	else
 		fail "$m: timeout: the summary's ask: $(cat "$sum")"
 	fi
+
+	# ------------------------------------------------ a managed deny
+	# Refused at once (a held request would wait out curl's -m 60: 28).
+	: >"$log"
+	expect_status 0 "$m: a managed deny is never held" \
+		jle "$m" --allow allowed.test --control "$S" --ask --ask-timeout 600 --log "$log" \
+		-- curl -sS -m 60 -i http://managed.test/m1
+	expect_output_has "$m: managed deny: refused as managed-deny" "X-Jailrun-Deny: managed-deny"
+	grep -q '"event":"ask"' "$log" && fail "$m: managed deny: an ask line: $(grep '"ask"' "$log")" ||
+		ok "$m: managed deny: no ask line"
 
 	# ------------------------------------------------ a live sandbox
 	N="ask-$m"
