@@ -108,6 +108,8 @@ struct jr_audit {
 	uint64_t synthetic_names;
 	/* Live policy changes (--control); set by the relay when it stops. */
 	uint64_t control_changes;
+	/* --ask decisions; set by the relay when it stops. */
+	uint64_t ask_approved, ask_denied, ask_timed_out;
 	int write_error; /* first errno writing the log, sticky */
 	/* Records being collapsed (JR_AUDIT_REPEAT_MS), under @lock. */
 	struct jr_audit_repeat repeats[JR_AUDIT_REPEAT_SLOTS];

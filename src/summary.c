@@ -265,6 +265,15 @@ static void network_to_json(struct jr_json *j, const struct jr_summary *s)
 	jr_json_uint(j, a ? a->control_changes : 0);
 	jr_json_key(j, "http_rule_denied");
 	jr_json_uint(j, a ? a->http_rule_denied : 0);
+	jr_json_key(j, "ask");
+	jr_json_object_begin(j);
+	jr_json_key(j, "approved");
+	jr_json_uint(j, a ? a->ask_approved : 0);
+	jr_json_key(j, "denied");
+	jr_json_uint(j, a ? a->ask_denied : 0);
+	jr_json_key(j, "timed_out");
+	jr_json_uint(j, a ? a->ask_timed_out : 0);
+	jr_json_object_end(j);
 	if (s->secrets_on) {
 		jr_json_key(j, "secrets");
 		jr_json_object_begin(j);

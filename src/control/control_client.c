@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * control_client.c - `jailrun ctl PATH allow|remove ENTRY [--close] |
- * lock | status | list`.
+ * lock | status | list | pending | approve ID [--always] | deny ID`.
  *
  * Theory of operation
  *
@@ -37,32 +37,52 @@ static int usage(const char *why)
 	    stderr,
 	    "jailrun ctl: %s\n"
 	    "usage: jailrun ctl PATH allow ENTRY | remove ENTRY [--close] | "
-	    "lock | status | list\n",
+	    "lock | status | list | pending | approve ID [--always] | "
+	    "deny ID\n",
 	    why);
 	return JR_EXIT_FAILURE;
+}
+
+/* Does op @op take an argument (ENTRY or ID)? */
+static bool takes_arg(const char *op)
+{
+	return !strcmp(op, "allow") || !strcmp(op, "remove") ||
+	       !strcmp(op, "approve") || !strcmp(op, "deny");
+}
+
+/* The flag an op may end with ("--close", "--always"), or NULL. */
+static const char *op_flag(const char *op)
+{
+	if (!strcmp(op, "remove"))
+		return "--close";
+	if (!strcmp(op, "approve"))
+		return "--always";
+	return NULL;
 }
 
 /* The request line for argv (after PATH), or NULL after usage(). */
 static char *build_request(int argc, char **argv, int *status)
 {
 	struct jr_json j;
-	const char *op = argv[0], *text;
-	bool entry = !strcmp(op, "allow") || !strcmp(op, "remove");
-	bool close_flag = false;
+	const char *op = argv[0], *text, *flag = op_flag(op);
+	bool arg = takes_arg(op);
+	bool id = !strcmp(op, "approve") || !strcmp(op, "deny");
+	bool flag_on = false;
 	char *line = NULL;
 
-	if (entry && argc < 2) {
-		*status = usage("this op needs an ENTRY");
+	if (arg && argc < 2) {
+		*status = usage(id ? "this op needs an ID (see 'pending')"
+				   : "this op needs an ENTRY");
 		return NULL;
 	}
-	if (!entry && strcmp(op, "lock") && strcmp(op, "status") &&
-	    strcmp(op, "list")) {
+	if (!arg && strcmp(op, "lock") && strcmp(op, "status") &&
+	    strcmp(op, "list") && strcmp(op, "pending")) {
 		*status = usage("unknown op");
 		return NULL;
 	}
-	if (!strcmp(op, "remove") && argc == 3 && !strcmp(argv[2], "--close"))
-		close_flag = true;
-	else if (argc > (entry ? 2 : 1)) {
+	if (flag && argc == 3 && !strcmp(argv[2], flag))
+		flag_on = true;
+	else if (argc > (arg ? 2 : 1)) {
 		*status = usage("too many arguments");
 		return NULL;
 	}
@@ -70,12 +90,12 @@ static char *build_request(int argc, char **argv, int *status)
 	jr_json_object_begin(&j);
 	jr_json_key(&j, "op");
 	jr_json_string(&j, op);
-	if (entry) {
-		jr_json_key(&j, "entry");
+	if (arg) {
+		jr_json_key(&j, id ? "id" : "entry");
 		jr_json_string(&j, argv[1]);
 	}
-	if (close_flag) {
-		jr_json_key(&j, "close");
+	if (flag_on) {
+		jr_json_key(&j, flag + 2); /* "close", "always" */
 		jr_json_bool(&j, true);
 	}
 	jr_json_object_end(&j);

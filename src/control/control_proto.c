@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "asktable.h"
 #include "control_proto.h"
 
 #define KEY_MAX 16 /* longer than any key we know: "unknown key" */
@@ -168,9 +169,14 @@ static int op_from_name(const char *s, enum jr_control_op *op)
 		const char *name;
 		enum jr_control_op op;
 	} ops[] = {
-		{ "allow", JR_CONTROL_ALLOW }, { "remove", JR_CONTROL_REMOVE },
-		{ "lock", JR_CONTROL_LOCK },   { "status", JR_CONTROL_STATUS },
+		{ "allow", JR_CONTROL_ALLOW },
+		{ "remove", JR_CONTROL_REMOVE },
+		{ "lock", JR_CONTROL_LOCK },
+		{ "status", JR_CONTROL_STATUS },
 		{ "list", JR_CONTROL_LIST },
+		{ "pending", JR_CONTROL_PENDING },
+		{ "approve", JR_CONTROL_APPROVE },
+		{ "deny", JR_CONTROL_DENY },
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -194,57 +200,65 @@ const char *jr_control_op_name(enum jr_control_op op)
 		return "status";
 	case JR_CONTROL_LIST:
 		return "list";
+	case JR_CONTROL_PENDING:
+		return "pending";
+	case JR_CONTROL_APPROVE:
+		return "approve";
+	case JR_CONTROL_DENY:
+		return "deny";
 	}
 	return "?";
 }
 
-/* One member's value, by key. Return: 0 or -EINVAL with @err set. */
-static int parse_member(struct cursor *c, const char *key, bool key_long,
-			struct jr_control_req *req, bool *seen_op,
-			bool *seen_entry, bool *seen_close, struct jr_err *err)
-{
-	char val[JR_CONTROL_ENTRY_MAX + 1];
-	bool too_long;
-	int r;
+/* Which keys a request had (each may appear once). */
+struct seen {
+	bool op, entry, close, id, always;
+};
 
-	if (!key_long && !strcmp(key, "close")) {
-		if (*seen_close)
-			return jr_err_set(err, EINVAL,
-					  "the key \"close\" appears twice");
-		if (parse_bool(c, &req->close) < 0)
-			return jr_err_set(
-			    err, EINVAL,
-			    "the value of \"close\" must be true or false");
-		*seen_close = true;
-		return 0;
-	}
-	if (key_long || (strcmp(key, "op") && strcmp(key, "entry")))
-		return jr_err_set(
-		    err, EINVAL,
-		    "an unknown key \"%s%s\" (known: op, entry, close)", key,
-		    key_long ? "..." : "");
-	if (c->p >= c->end || *c->p != '"')
+/* A boolean member ("close", "always"), once. */
+static int parse_flag(struct cursor *c, const char *key, bool *seen, bool *v,
+		      struct jr_err *err)
+{
+	if (*seen)
+		return jr_err_set(err, EINVAL, "the key \"%s\" appears twice",
+				  key);
+	if (parse_bool(c, v) < 0)
 		return jr_err_set(err, EINVAL,
-				  "the value of \"%s\" must be a string", key);
-	r = parse_string(c, val, sizeof(val), &too_long, err);
-	if (r < 0)
-		return r;
+				  "the value of \"%s\" must be true or false",
+				  key);
+	*seen = true;
+	return 0;
+}
+
+/* The string value of "op", "entry" or "id" in @val, once each. */
+static int take_string(const char *key, const char *val, bool too_long,
+		       struct jr_control_req *req, struct seen *seen,
+		       struct jr_err *err)
+{
+	bool *once = !strcmp(key, "op")	     ? &seen->op
+		     : !strcmp(key, "entry") ? &seen->entry
+					     : &seen->id;
+
+	if (*once)
+		return jr_err_set(err, EINVAL, "the key \"%s\" appears twice",
+				  key);
+	*once = true;
 	if (!strcmp(key, "op")) {
-		if (*seen_op)
-			return jr_err_set(err, EINVAL,
-					  "the key \"op\" appears twice");
-		*seen_op = true;
 		if (too_long || op_from_name(val, &req->op) < 0)
 			return jr_err_set(
 			    err, EINVAL,
-			    "an unknown op \"%.32s%s\" (known: allow, remove, lock, status, list)",
+			    "an unknown op \"%.32s%s\" (known: allow, remove, lock, status, list, pending, approve, deny)",
 			    val, too_long || strlen(val) > 32 ? "..." : "");
 		return 0;
 	}
-	if (*seen_entry)
-		return jr_err_set(err, EINVAL,
-				  "the key \"entry\" appears twice");
-	*seen_entry = true;
+	if (!strcmp(key, "id")) {
+		if (too_long || jr_ask_parse_id(val, &req->id) < 0)
+			return jr_err_set(
+			    err, EINVAL,
+			    "the id \"%.32s%s\" is not a request number (decimal digits, as \"pending\" lists them)",
+			    val, too_long || strlen(val) > 32 ? "..." : "");
+		return 0;
+	}
 	if (too_long)
 		return jr_err_set(err, EINVAL,
 				  "the entry is longer than %d bytes",
@@ -253,12 +267,77 @@ static int parse_member(struct cursor *c, const char *key, bool key_long,
 	return 0;
 }
 
+/* One member's value, by key. Return: 0 or -EINVAL with @err set. */
+static int parse_member(struct cursor *c, const char *key, bool key_long,
+			struct jr_control_req *req, struct seen *seen,
+			struct jr_err *err)
+{
+	char val[JR_CONTROL_ENTRY_MAX + 1];
+	bool too_long;
+	int r;
+
+	if (!key_long && !strcmp(key, "close"))
+		return parse_flag(c, key, &seen->close, &req->close, err);
+	if (!key_long && !strcmp(key, "always"))
+		return parse_flag(c, key, &seen->always, &req->always, err);
+	if (key_long ||
+	    (strcmp(key, "op") && strcmp(key, "entry") && strcmp(key, "id")))
+		return jr_err_set(
+		    err, EINVAL,
+		    "an unknown key \"%s%s\" (known: op, entry, close, id, always)",
+		    key, key_long ? "..." : "");
+	if (c->p >= c->end || *c->p != '"')
+		return jr_err_set(err, EINVAL,
+				  "the value of \"%s\" must be a string", key);
+	r = parse_string(c, val, sizeof(val), &too_long, err);
+	if (r < 0)
+		return r;
+	return take_string(key, val, too_long, req, seen, err);
+}
+
+/* The members an op needs or refuses, once the object is read. */
+static int check_members(const struct jr_control_req *req,
+			 const struct seen *seen, struct jr_err *err)
+{
+	bool wants_entry =
+	    req->op == JR_CONTROL_ALLOW || req->op == JR_CONTROL_REMOVE;
+	bool wants_id =
+	    req->op == JR_CONTROL_APPROVE || req->op == JR_CONTROL_DENY;
+
+	if (!seen->op)
+		return jr_err_set(err, EINVAL, "no \"op\" in the request");
+	if (wants_entry && (!seen->entry || !req->entry[0]))
+		return jr_err_set(err, EINVAL,
+				  "\"op\":\"%s\" needs an \"entry\"",
+				  jr_control_op_name(req->op));
+	if (!wants_entry && seen->entry)
+		return jr_err_set(err, EINVAL,
+				  "\"op\":\"%s\" takes no \"entry\"",
+				  jr_control_op_name(req->op));
+	if (wants_id && !seen->id)
+		return jr_err_set(err, EINVAL,
+				  "\"op\":\"%s\" needs an \"id\" (see "
+				  "\"op\":\"pending\")",
+				  jr_control_op_name(req->op));
+	if (!wants_id && seen->id)
+		return jr_err_set(err, EINVAL, "\"op\":\"%s\" takes no \"id\"",
+				  jr_control_op_name(req->op));
+	if (seen->close && req->op != JR_CONTROL_REMOVE)
+		return jr_err_set(err, EINVAL,
+				  "\"close\" goes with \"op\":\"remove\" only");
+	if (seen->always && req->op != JR_CONTROL_APPROVE)
+		return jr_err_set(
+		    err, EINVAL,
+		    "\"always\" goes with \"op\":\"approve\" only");
+	return 0;
+}
+
 int jr_control_parse(const char *line, size_t len, struct jr_control_req *req,
 		     struct jr_err *err)
 {
 	struct cursor c = { (const unsigned char *)line,
 			    (const unsigned char *)line + len };
-	bool seen_op = false, seen_entry = false, seen_close = false;
+	struct seen seen = { 0 };
 	int r;
 
 	memset(req, 0, sizeof(*req));
@@ -293,8 +372,7 @@ int jr_control_parse(const char *line, size_t len, struct jr_control_req *req,
 				    "bad JSON: expected ':' after a key");
 			c.p++;
 			skip_ws(&c);
-			r = parse_member(&c, key, key_long, req, &seen_op,
-					 &seen_entry, &seen_close, err);
+			r = parse_member(&c, key, key_long, req, &seen, err);
 			if (r < 0)
 				return r;
 			skip_ws(&c);
@@ -315,25 +393,5 @@ int jr_control_parse(const char *line, size_t len, struct jr_control_req *req,
 		return jr_err_set(err, EINVAL,
 				  "bad JSON: bytes after the object (one "
 				  "request per line)");
-	if (!seen_op)
-		return jr_err_set(err, EINVAL, "no \"op\" in the request");
-	switch (req->op) {
-	case JR_CONTROL_ALLOW:
-	case JR_CONTROL_REMOVE:
-		if (!seen_entry || !req->entry[0])
-			return jr_err_set(err, EINVAL,
-					  "\"op\":\"%s\" needs an \"entry\"",
-					  jr_control_op_name(req->op));
-		break;
-	default:
-		if (seen_entry)
-			return jr_err_set(err, EINVAL,
-					  "\"op\":\"%s\" takes no \"entry\"",
-					  jr_control_op_name(req->op));
-		break;
-	}
-	if (seen_close && req->op != JR_CONTROL_REMOVE)
-		return jr_err_set(err, EINVAL,
-				  "\"close\" goes with \"op\":\"remove\" only");
-	return 0;
+	return check_members(req, &seen, err);
 }

@@ -8,12 +8,17 @@
  *   {"op":"allow","entry":"x.test"}
  *   {"op":"remove","entry":"x.test"}   optional "close":true
  *   {"op":"lock"}  {"op":"status"}  {"op":"list"}
+ *   {"op":"pending"}
+ *   {"op":"approve","id":"3"}          optional "always":true
+ *   {"op":"deny","id":"3"}
+ * (an id is a string of decimal digits: values are strings or booleans)
  */
 #ifndef JR_CONTROL_PROTO_H
 #define JR_CONTROL_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -28,12 +33,17 @@ enum jr_control_op {
 	JR_CONTROL_LOCK,
 	JR_CONTROL_STATUS,
 	JR_CONTROL_LIST,
+	JR_CONTROL_PENDING, /* --ask: the held requests */
+	JR_CONTROL_APPROVE,
+	JR_CONTROL_DENY,
 };
 
 struct jr_control_req {
 	enum jr_control_op op;
 	char entry[JR_CONTROL_ENTRY_MAX + 1]; /* allow/remove; "" otherwise */
 	bool close;			      /* remove: close open tunnels */
+	uint64_t id;			      /* approve/deny: the request */
+	bool always;			      /* approve: add its entry */
 };
 
 /*
@@ -47,7 +57,9 @@ struct jr_control_req {
  * Strict: one object, string keys, each key once, values that are strings
  * (ASCII only, JSON escapes allowed) or true/false; "op" required; "entry"
  * required by allow/remove and refused elsewhere; "close" only with
- * remove; any other key refused. Whether the entry is a valid --allow
+ * remove; "id" (decimal, 1 or more, no leading zero) required by approve
+ * and deny and refused elsewhere; "always" only with approve; any other
+ * key refused. Whether the entry is a valid --allow
  * entry is the policy's question, not this parser's.
  * Return: 0 or -EINVAL.
  */

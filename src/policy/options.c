@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asktable.h"
 #include "cleanup.h"
 #include "envplan.h"
 #include "host.h"
@@ -32,6 +33,7 @@ const char jr_usage_text[] =
     "Usage: jailrun [OPTIONS] [--] COMMAND [ARG...]\n"
     "       jailrun --check\n"
     "       jailrun ctl PATH allow|remove ENTRY [--close] | lock | status | list\n"
+    "                       | pending | approve ID [--always] | deny ID\n"
     "       jailrun start NAME [--foreground] [--idle-stop SECONDS] [--pool N] [OPTIONS]\n"
     "       jailrun exec NAME [--env NAME=VALUE]... [--cwd DIR] [--] COMMAND [ARG...]\n"
     "       jailrun ls | jailrun stop NAME\n"
@@ -108,6 +110,12 @@ const char jr_usage_text[] =
     "                      (mode 0600, your uid only); see 'jailrun ctl'\n"
     "  --control-fd N      the same on an inherited unix stream socket N,\n"
     "                      listening or connected\n"
+    "  --ask               with --control: hold a connection or lookup the\n"
+    "                      allowlist refuses until 'jailrun ctl PATH approve\n"
+    "                      ID [--always]' or 'deny ID' (see 'pending')\n"
+    "  --ask-timeout SECONDS\n"
+    "                      refuse a held request after this long (default\n"
+    "                      30, 1 to 3600)\n"
     "\n"
     "Hardening:\n"
     "  --seccomp on|off    the command's seccomp filter (default on; off is for\n"
@@ -856,6 +864,23 @@ static int on_max_conns(struct parse_state *ps, const struct opt_def *d,
 	return 0;
 }
 
+/* --ask-timeout: whole seconds; a held request waits for a person, so
+ * fractions would mean nothing and a day would be a forgotten request. */
+static int on_ask_timeout(struct parse_state *ps, const struct opt_def *d,
+			  const char *arg, struct jr_err *err)
+{
+	unsigned long v;
+
+	(void)d;
+	if (parse_uint(arg, JR_ASK_TIMEOUT_MAX, &v) < 0 || v < 1)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--ask-timeout %s: expected whole seconds from 1 to %d",
+		    arg, JR_ASK_TIMEOUT_MAX);
+	ps->opts->ask_timeout_ms = (uint64_t)v * 1000;
+	return 0;
+}
+
 static int on_landlock(struct parse_state *ps, const struct opt_def *d,
 		       const char *arg, struct jr_err *err)
 {
@@ -1040,6 +1065,8 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	X(PUBLISH, "publish", ARG, 0, CUSTOM(on_publish))                      \
 	X(CONTROL, "control", ARG, 0, STRING(control_path, check_socket_path)) \
 	X(CONTROL_FD, "control-fd", ARG, 0, FD(control_fd))                    \
+	X(ASK, "ask", NOARG, 0, FLAG(ask))                                     \
+	X(ASK_TIMEOUT, "ask-timeout", ARG, 0, CUSTOM(on_ask_timeout))          \
 	X(CONFIG, "config", ARG, 0, CHECK_ONLY(check_file_name))               \
 	X(PROFILE, "profile", ARG, 0, STRING(profile, check_profile))          \
 	X(PRINT_CONFIG, "print-config", NOARG, 0,                              \
@@ -1220,6 +1247,7 @@ static int set_defaults(int argc, struct jr_options *opts, struct jr_err *err)
 	opts->net = JR_NET_NONE;
 	opts->log_fd = -1;
 	opts->control_fd = -1;
+	opts->ask_timeout_ms = (uint64_t)JR_ASK_TIMEOUT_DEFAULT * 1000;
 	opts->max_conns = JR_DEFAULT_MAX_CONNS;
 	opts->header_timeout_ms = JR_DEFAULT_HEADER_TIMEOUT_MS;
 	opts->idle_timeout_ms = JR_DEFAULT_IDLE_TIMEOUT_MS;
@@ -1400,6 +1428,10 @@ static int check_channels(const struct jr_options *opts, struct jr_err *err)
 		return jr_err_set(
 		    err, EINVAL,
 		    "--control and --control-fd cannot be combined");
+	if (opts->ask && !opts->control_path && opts->control_fd < 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--ask holds refused requests until they are approved or denied on the live policy socket: add --control PATH (or --control-fd N)");
 	if ((opts->control_path || opts->control_fd >= 0) &&
 	    opts->net != JR_NET_ALLOWLIST)
 		return jr_err_set(

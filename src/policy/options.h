@@ -142,6 +142,10 @@ struct jr_options {
 	 * puts the socket it made for PATH in control_fd for the relay. */
 	const char *control_path;
 	int control_fd;
+	/* --ask: hold what the allowlist refuses for a decision on the
+	 * control socket, for up to ask_timeout_ms (--ask-timeout). */
+	bool ask;
+	uint64_t ask_timeout_ms;
 	/* --config/--profile are read by conffile.c before this parse; kept
 	 * here only so the command line is checked in one place. */
 	const char *profile; /* the last --profile NAME */

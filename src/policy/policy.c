@@ -1210,6 +1210,12 @@ bool jr_policy_name_allowed(const struct jr_policy *p, const char *host)
 	return policy_check_host(p, host, POLICY_PORT_ANY) == JR_ALLOWED;
 }
 
+enum jr_deny_reason jr_policy_name_verdict(const struct jr_policy *p,
+					   const char *host)
+{
+	return policy_check_host(p, host, POLICY_PORT_ANY);
+}
+
 /* ------------------------------------------------------ address guard */
 
 /* The narrowest range of the table that contains @a, or NULL. */

@@ -167,6 +167,14 @@ enum jr_deny_reason jr_policy_check_name(const struct jr_policy *p,
 bool jr_policy_name_allowed(const struct jr_policy *p, const char *host);
 
 /*
+ * jr_policy_name_verdict - jr_policy_name_allowed()'s answer with its
+ * reason: JR_ALLOWED, or why @host is refused on every port (--ask holds
+ * only the allowlist's own refusals, never a managed deny or a bad name).
+ */
+enum jr_deny_reason jr_policy_name_verdict(const struct jr_policy *p,
+					   const char *host);
+
+/*
  * jr_policy_check_address - the resolved-address guard, asked before every
  * upstream connect with the very address that will be connected to.
  * A special address (see JR_DENY_SPECIAL_ADDR) is refused unless an ADDR

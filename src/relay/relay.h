@@ -79,6 +79,13 @@ struct jr_relay_config {
 	bool control;
 	int control_fd;
 	bool control_check_uid;
+	/*
+	 * --ask (relay_ask.c): with @control, a request the allowlist alone
+	 * refuses is held for up to @ask_timeout_ms for a decision on the
+	 * control socket instead of refused at once.
+	 */
+	bool ask;
+	uint64_t ask_timeout_ms;
 	/* Secrets and TLS inspection (secrets.h, tls_inspect.h); NULL when
 	 * no --secret or --inspect is given. */
 	struct jr_secrets *secrets;

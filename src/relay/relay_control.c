@@ -32,6 +32,12 @@
  *
  * Every change is one audit line ("event":"control"); the number of
  * changes goes to the --json summary ("control_changes").
+ *
+ * With --ask, three more ops reach the requests held for a decision
+ * (relay_ask.c): "pending" lists them, "approve" and "deny" decide one by
+ * its id. "approve" with "always" first adds the request's destination as
+ * a live entry (counted as a change), then approves every held request it
+ * allows; the decisions' audit lines are relay_ask.c's ("event":"ask").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,10 +49,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "control_proto.h"
 #include "json.h"
 #include "livepolicy.h"
 #include "log.h"
+#include "relay_ask.h"
 #include "relay_inspect.h"
 #include "relay_loop.h"
 
@@ -314,6 +322,91 @@ static void answer_list(struct jr_relay *r, struct jr_json *j)
 	jr_json_array_end(j);
 }
 
+/* --ask, "pending": the held requests in the order they came. */
+static void answer_pending(struct jr_relay *r, struct jr_json *j)
+{
+	const struct jr_asktable *t = relay_ask_table(r);
+	const struct jr_ask_entry *e;
+	uint64_t now = jr_clock_ms(), after = 0;
+	char id[24];
+
+	jr_json_key(j, "pending");
+	jr_json_array_begin(j);
+	while (t && (e = jr_ask_next(t, after))) {
+		after = e->id;
+		snprintf(id, sizeof(id), "%llu", (unsigned long long)e->id);
+		jr_json_object_begin(j);
+		jr_json_key(j, "id");
+		jr_json_string(j, id);
+		jr_json_key(j, "host");
+		jr_json_string(j, e->host);
+		jr_json_key(j, "port");
+		if (e->via == JR_ASK_VIA_DNS)
+			jr_json_null(j);
+		else
+			jr_json_uint(j, e->port);
+		jr_json_key(j, "via");
+		jr_json_string(j, jr_ask_via_name(e->via));
+		jr_json_key(j, "age_ms");
+		jr_json_uint(j, now - e->t_start);
+		jr_json_object_end(j);
+	}
+	jr_json_array_end(j);
+}
+
+/*
+ * ask_decide() - --ask, "approve" or "deny" request @req->id. With
+ * "always", the request's destination becomes a live entry first (a
+ * connection's host:port; a lookup's name, every port: a lookup has
+ * none), and every other held request it allows is approved with it.
+ * @entry: out, the entry added ("" for none)
+ * @also: out, how many other requests that entry approved
+ * Return: 0, or -errno with @err set (nothing decided).
+ */
+static int ask_decide(struct jr_relay *r, const struct jr_control_req *req,
+		      char *entry, size_t entry_len, unsigned *also,
+		      struct jr_err *err)
+{
+	const struct jr_asktable *t = relay_ask_table(r);
+	const struct jr_ask_entry *e = t ? jr_ask_find(t, req->id) : NULL;
+	char note[JR_ASK_HOST_MAX + 48] = "";
+	int n;
+
+	entry[0] = '\0';
+	*also = 0;
+	if (!t)
+		return jr_err_set(err, EINVAL,
+				  "this run holds no requests: it was started "
+				  "without --ask");
+	if (!e)
+		return jr_err_set(err, ENOENT,
+				  "no held request %llu (decided, timed out or "
+				  "never made: see \"op\":\"pending\")",
+				  (unsigned long long)req->id);
+	if (req->op == JR_CONTROL_APPROVE && req->always) {
+		if (e->via == JR_ASK_VIA_DNS)
+			snprintf(entry, entry_len, "%s", e->host);
+		else
+			snprintf(entry, entry_len,
+				 strchr(e->host, ':') ? "[%s]:%u" : "%s:%u",
+				 e->host, (unsigned)e->port);
+		n = jr_livepolicy_allow(&r->control->lp, entry, err);
+		if (n < 0) {
+			entry[0] = '\0';
+			return n;
+		}
+		snprintf(note, sizeof(note), "always: entry '%s' %s", entry,
+			 n > 0 ? "added" : "already there");
+	}
+	relay_ask_decide(r, req->id,
+			 req->op == JR_CONTROL_APPROVE ? RELAY_ASK_APPROVED
+						       : RELAY_ASK_DENIED,
+			 note[0] ? note : NULL);
+	if (entry[0])
+		*also = relay_ask_release_allowed(r, req->id);
+	return 0;
+}
+
 /*
  * handle_request() - apply one request line and write its answer's
  * members into @j (an object already begun).
@@ -325,7 +418,8 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 	struct jr_control_req req;
 	struct jr_allow_entry removed;
 	struct jr_err err = { 0 };
-	unsigned closed = 0;
+	unsigned closed = 0, also = 0;
+	char entry[JR_ASK_HOST_MAX + 16], idtext[24];
 	size_t dropped;
 	int n;
 
@@ -355,6 +449,23 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 		    r, "remove '%s': %d entr%s removed, %u connection%s closed",
 		    req.entry, n, n == 1 ? "y" : "ies", closed,
 		    closed == 1 ? "" : "s");
+		break;
+	case JR_CONTROL_APPROVE:
+	case JR_CONTROL_DENY:
+		if (ask_decide(r, &req, entry, sizeof(entry), &also, &err) <
+		    0) {
+			json_error(j, err.msg);
+			return;
+		}
+		n = 0;
+		break;
+	case JR_CONTROL_PENDING:
+		if (!relay_ask_table(r)) {
+			json_error(j, "this run holds no requests: it was "
+				      "started without --ask");
+			return;
+		}
+		n = 0;
 		break;
 	case JR_CONTROL_LOCK:
 		dropped = jr_livepolicy_lock(&ctl->lp);
@@ -394,6 +505,22 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 		break;
 	case JR_CONTROL_LIST:
 		answer_list(r, j);
+		break;
+	case JR_CONTROL_PENDING:
+		answer_pending(r, j);
+		break;
+	case JR_CONTROL_APPROVE:
+	case JR_CONTROL_DENY:
+		snprintf(idtext, sizeof(idtext), "%llu",
+			 (unsigned long long)req.id);
+		jr_json_key(j, "id");
+		jr_json_string(j, idtext);
+		if (entry[0]) {
+			jr_json_key(j, "entry");
+			jr_json_string(j, entry);
+			jr_json_key(j, "also_approved");
+			jr_json_uint(j, also);
+		}
 		break;
 	}
 }

@@ -5,7 +5,8 @@
  * Theory of operation
  *
  * Queries arrive on UDP and on TCP (length-prefixed, RFC 1035 4.2.2). A
- * name the policy does not allow gets NXDOMAIN at once and is never
+ * name the policy does not allow gets NXDOMAIN at once (with --ask, once
+ * an operator denies it or --ask-timeout passes: relay_ask.c) and is never
  * resolved; an allowed A/AAAA query is resolved by the host's resolver and
  * answered; other types of allowed names get an empty answer.
  *
@@ -35,6 +36,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "relay_ask.h"
 #include "relay_dns.h"
 #include "relay_loop.h"
 #include "selfcheck.h"
@@ -54,6 +56,9 @@
 
 static void dns_release(struct jr_relay *r, int slot)
 {
+	if (r->dns[slot].ask_id) /* held, and no longer waiting */
+		relay_ask_leave(r, r->dns[slot].ask_id);
+	r->dns[slot].ask_id = 0;
 	r->dns[slot].used = false;
 	r->dns[slot].gen++;
 }
@@ -64,6 +69,7 @@ static int dns_alloc(struct jr_relay *r)
 		if (!r->dns[i].used) {
 			r->dns[i].used = true;
 			r->dns[i].conn = -1;
+			r->dns[i].ask_id = 0;
 			r->dns[i].id = ++r->next_id;
 			r->dns[i].t_start = jr_clock_ms();
 			r->dns[i].deadline =
@@ -256,28 +262,13 @@ static bool lane_dns_name(const struct jr_relay *r, const char *name)
 	       strcasecmp(name, JR_LANE_HOST_NAME) == 0;
 }
 
-/* A query sits parsed in r->dns[slot]: answer it or start resolving. */
-static void dns_query(struct jr_relay *r, int slot)
+/* An allowed name's query (by the policy or an operator): answer it from
+ * the synthetic pool, or start resolving. */
+static void dns_allowed(struct jr_relay *r, int slot)
 {
 	struct dns_pending *d = &r->dns[slot];
 	int family;
 
-	if (strcmp(d->q.name, JR_HEALTH_DNS_NAME) == 0) {
-		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
-		return;
-	}
-	if (lane_dns_name(r, d->q.name)) {
-		dns_lane_host(r, slot);
-		return;
-	}
-	if (!jr_policy_name_allowed(r->cfg.policy, d->q.name)) {
-		/* Never resolved, never forwarded: the question itself could
-		 * be the message (secret.evil.com). */
-		dns_audit(r, d, false, jr_deny_reason_name(JR_DENY_NOT_ALLOWED),
-			  JR_DNS_RCODE_NXDOMAIN, NULL);
-		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
-		return;
-	}
 	if (r->fakeip) {
 		dns_synthetic(r, slot);
 		return;
@@ -296,6 +287,46 @@ static void dns_query(struct jr_relay *r, int slot)
 			  NULL);
 		dns_answer(r, slot, JR_DNS_RCODE_SERVFAIL, NULL, 0);
 	}
+}
+
+/* Refuse a query: NXDOMAIN, audited with @reason. */
+static void dns_refuse(struct jr_relay *r, int slot, const char *reason)
+{
+	dns_audit(r, &r->dns[slot], false, reason, JR_DNS_RCODE_NXDOMAIN, NULL);
+	dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
+}
+
+/* A query sits parsed in r->dns[slot]: answer it or start resolving. */
+static void dns_query(struct jr_relay *r, int slot)
+{
+	struct dns_pending *d = &r->dns[slot];
+	enum jr_deny_reason why;
+
+	if (strcmp(d->q.name, JR_HEALTH_DNS_NAME) == 0) {
+		dns_answer(r, slot, JR_DNS_RCODE_NXDOMAIN, NULL, 0);
+		return;
+	}
+	if (lane_dns_name(r, d->q.name)) {
+		dns_lane_host(r, slot);
+		return;
+	}
+	why = jr_policy_name_verdict(r->cfg.policy, d->q.name);
+	if (why == JR_ALLOWED) {
+		dns_allowed(r, slot);
+		return;
+	}
+	/* Never resolved, never forwarded: the question itself could be
+	 * the message (secret.evil.com). With --ask, held first. */
+	switch (relay_ask_dns(r, d->q.name, why, &d->ask_id)) {
+	case RELAY_ASK_HELD:
+		return; /* dns_sweep() leaves it to the held table */
+	case RELAY_ASK_FULL:
+		dns_refuse(r, slot, "ask-full");
+		return;
+	case RELAY_ASK_NOT_HELD:
+		break;
+	}
+	dns_refuse(r, slot, jr_deny_reason_name(JR_DENY_NOT_ALLOWED));
 }
 
 static void dns_resolved(struct jr_relay *r, int slot,
@@ -427,7 +458,7 @@ static void dns_sweep(struct jr_relay *r, uint64_t now)
 	for (int i = 0; i < RELAY_DNS_PENDING; i++) {
 		struct dns_pending *d = &r->dns[i];
 
-		if (d->used && now >= d->deadline) {
+		if (d->used && !d->ask_id && now >= d->deadline) {
 			dns_audit(r, d, true, "resolve-timeout",
 				  JR_DNS_RCODE_SERVFAIL, NULL);
 			dns_answer(r, i, JR_DNS_RCODE_SERVFAIL, NULL, 0);
@@ -457,6 +488,31 @@ static void dns_tcp_release(struct jr_relay *r, struct conn *c)
 {
 	if (c->dns_slot >= 0)
 		dns_release(r, c->dns_slot);
+}
+
+/*
+ * Held request @id was decided (--ask): every query waiting on it (a
+ * retry, the A and AAAA of one lookup) is answered as if allowed, with a
+ * fresh resolver timeout, or gets NXDOMAIN, audited with why.
+ */
+static void dns_module_asked(struct jr_relay *r, uint64_t id,
+			     enum relay_ask_verdict v)
+{
+	for (int i = 0; i < RELAY_DNS_PENDING; i++) {
+		struct dns_pending *d = &r->dns[i];
+
+		if (!d->used || d->ask_id != id)
+			continue;
+		d->ask_id = 0;
+		if (v == RELAY_ASK_APPROVED) {
+			d->deadline = jr_clock_ms() + r->cfg.connect_timeout_ms;
+			dns_allowed(r, i);
+		} else {
+			dns_refuse(r, i,
+				   v == RELAY_ASK_DENIED ? "ask-denied"
+							 : "ask-timeout");
+		}
+	}
 }
 
 /* The resolver answered a pending query, if it is still the one asked. */
@@ -491,4 +547,5 @@ const struct relay_module relay_dns_module = {
 	.event = dns_module_event,
 	.resolved = dns_module_resolved,
 	.sweep = dns_sweep,
+	.asked = dns_module_asked,
 };

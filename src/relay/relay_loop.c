@@ -84,10 +84,8 @@ static const struct relay_module *const ref_module[] = {
 
 /* Every module, in the order they start (and are swept and stopped). */
 static const struct relay_module *const modules[] = {
-	&relay_lane_module,
-	&relay_control_module,
-	&relay_dns_module,
-	&relay_tunnel_module,
+	&relay_lane_module,   &relay_control_module, &relay_dns_module,
+	&relay_tunnel_module, &relay_ask_module,
 };
 
 /* ------------------------------------------------------------ epoll */
@@ -218,8 +216,13 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 {
 	if (c->st == ST_FREE)
 		return;
+	if (c->st == ST_HELD && !c->reason)
+		c->reason = "ask-abandoned"; /* the client left, or the run */
 	if (!c->logged)
 		relay_audit_conn(r, c);
+	if (c->ask_id && r->ask) /* no longer waiting for the decision */
+		jr_ask_leave(r->ask, c->ask_id);
+	c->ask_id = 0;
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
 	relay_close_fd(&c->ufd);
@@ -349,6 +352,55 @@ void relay_refuse_reset(struct jr_relay *r, struct conn *c, int status,
 	relay_conn_reset(r, c, reason, allowed);
 }
 
+/**
+ * relay_hold_conn() - hold @c for an operator's decision (--ask): no
+ * event but its client's hang-up is watched and no timeout of the sweep
+ * applies until relay_held_release() hands it to its ops' asked().
+ * @r: relay
+ * @c: the connection, decided on by the policy, nothing sent upstream
+ * @ask_id: its request in r->ask (relay_ask.c made it)
+ * @why: the policy's refusal, given if it is not approved
+ */
+void relay_hold_conn(struct jr_relay *r, struct conn *c, uint64_t ask_id,
+		     enum jr_deny_reason why)
+{
+	c->ask_id = ask_id;
+	c->ask_why = why;
+	c->st = ST_HELD;
+	relay_want_events(r, c);
+}
+
+/**
+ * relay_held_release() - everything held as request @ask_id was decided
+ * @v: each held connection goes to its ops' asked(), each module's own
+ * (the DNS forwarder's queries) to the module's asked().
+ * Return: how many connections were released (modules' items not
+ * counted).
+ */
+unsigned relay_held_release(struct jr_relay *r, uint64_t ask_id,
+			    enum relay_ask_verdict v)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < r->n_fresh; i++) {
+		struct conn *c = &r->conns[i];
+
+		if (c->st != ST_HELD || c->ask_id != ask_id)
+			continue;
+		c->ask_id = 0; /* decided: it leaves the table with it */
+		c->st = ST_HEAD;
+		n++;
+		if (c->ops->asked)
+			c->ops->asked(r, c, v);
+		else
+			relay_conn_free(r, c);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++)
+		if (modules[i]->asked)
+			modules[i]->asked(r, ask_id, v);
+	return n;
+}
+
 /*
  * out_of_memory - the one answer to running out of memory for @c.
  *
@@ -461,6 +513,11 @@ void relay_want_events(struct jr_relay *r, struct conn *c)
 	case ST_REPLY:
 		ce = EPOLLOUT;
 		break;
+	case ST_HELD:
+		/* Only a hang-up: what the client sends meanwhile stays in
+		 * the kernel for after the decision. */
+		ce = EPOLLRDHUP;
+		break;
 	case ST_RELAY:
 		if (c->out_off < c->out_len || c->uc_pending)
 			ce |= EPOLLOUT;
@@ -538,6 +595,12 @@ static void client_event(struct jr_relay *r, struct conn *c, uint32_t ev)
 	case ST_RELAY:
 		if (c->ops->pump)
 			c->ops->pump(r, c);
+		break;
+	case ST_HELD:
+		/* The client ended its side while held: it is gone, as a
+		 * proxy client that ends its side before an answer is. */
+		c->reason = "ask-abandoned";
+		relay_conn_free(r, c);
 		break;
 	default:
 		if (ev & (EPOLLERR | EPOLLHUP))
@@ -803,6 +866,7 @@ static void sweep(struct jr_relay *r)
 			if (now >= c->deadline)
 				relay_conn_free(r, c);
 			break;
+		case ST_HELD: /* the held table's deadline (relay_ask.c) */
 		case ST_FREE:
 			break;
 		}

@@ -18,6 +18,7 @@
  *               relay_tunnel.h    the pump: splice tunnel, SNI check, body copy
  *               relay_httprules.h --allow-http checks of a request
  *               relay_inspect.h   secrets and the TLS inspection hand-off
+ *               relay_ask.h       --ask: hold a refused request for a decision
  *                   |  used by several protocols; include the loop's
  *                   |  header and other services', never a protocol's
  *                   v
@@ -57,6 +58,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "asktable.h"
 #include "dns.h"
 #include "fakeip.h"
 #include "localaddr.h"
@@ -172,6 +174,15 @@ enum conn_state {
 	ST_RELAY,   /* moving bytes */
 	ST_REPLY, /* writing our own answer, then LINGER (proxy) or HEAD (DNS) */
 	ST_LINGER, /* answer sent, write side shut, waiting for the client's EOF */
+	ST_HELD, /* --ask: waiting for an operator's decision (relay_ask.c);
+		      only the client's hang-up is watched */
+};
+
+/* What an operator (or the clock) decided for a held request (--ask). */
+enum relay_ask_verdict {
+	RELAY_ASK_APPROVED,
+	RELAY_ASK_DENIED,
+	RELAY_ASK_TIMED_OUT,
 };
 
 struct conn {
@@ -234,6 +245,13 @@ struct conn {
 	/* KIND_LANE, KIND_PUBLISH: index in lanes->lane / lanes->publish;
 	 * a KIND_PUBLISH in ST_RESOLVE waits for the factory's socket. */
 	uint32_t lane;
+	/* ST_HELD: the held request's id (asktable.h) and the policy's
+	 * refusal, given if it is not approved; 0 when not held. */
+	uint64_t ask_id;
+	enum jr_deny_reason ask_why;
+	/* KIND_TRANSPARENT: when its peek began (accepted, or approved after
+	 * a hold): its first bytes' header timeout counts from here. */
+	uint64_t t_peek;
 };
 
 struct dns_pending {
@@ -247,6 +265,7 @@ struct dns_pending {
 	struct jr_dns_query q;
 	uint64_t t_start, deadline;
 	uint64_t id;
+	uint64_t ask_id; /* --ask: held as this request; 0: not held */
 };
 
 struct jr_relay {
@@ -290,6 +309,10 @@ struct jr_relay {
 	/* --control: the live policy socket and the changeable policy
 	 * cfg.policy points at; NULL without it (relay_control.c). */
 	struct relay_control *control;
+	/* --ask: the held requests and the decisions so far (relay_ask.c);
+	 * NULL without --ask. */
+	struct jr_asktable *ask;
+	uint64_t ask_approved, ask_denied, ask_timed_out;
 };
 
 /* relay_loop.c: the loop's services to every module */
@@ -311,6 +334,10 @@ void relay_refuse_reset(struct jr_relay *r, struct conn *c, int status,
 void relay_reply(struct jr_relay *r, struct conn *c, int status,
 		 const char *deny_tag, const char *reason, bool allowed,
 		 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void relay_hold_conn(struct jr_relay *r, struct conn *c, uint64_t ask_id,
+		     enum jr_deny_reason why);
+unsigned relay_held_release(struct jr_relay *r, uint64_t ask_id,
+			    enum relay_ask_verdict v);
 
 /* May a tunnel direction with @pending bytes in its pipe @p (of @size
  * bytes; none held: p[0] < 0) read more from its source? */
@@ -339,6 +366,8 @@ static inline bool relay_pipe_room(const int p[2], size_t pending, size_t size)
  * @connected: the upstream accepted (the upstream service's callback)
  * @pump: an event on either socket in ST_RELAY
  * @upstream_error: EPOLLERR on the upstream socket in ST_RELAY
+ * @asked: @c (ST_HELD) was decided: go on as if allowed, or refuse it
+ *	as the policy would have; NULL: the kind is never held
  * @late_head: the tunnel holds the first client bytes of a connection
  *	connected before its client spoke (c->late_head): judge them.
  *	Return: 0 to go on, -1 when @c was closed, answered or taken over
@@ -360,6 +389,8 @@ struct relay_ops {
 	void (*pump)(struct jr_relay *r, struct conn *c);
 	void (*upstream_error)(struct jr_relay *r, struct conn *c);
 	int (*late_head)(struct jr_relay *r, struct conn *c);
+	void (*asked)(struct jr_relay *r, struct conn *c,
+		      enum relay_ask_verdict v);
 	void (*release)(struct jr_relay *r, struct conn *c);
 };
 
@@ -373,6 +404,7 @@ struct relay_ops {
  * @resolved: a resolver result for one of its tags
  * @sweep: the timer's tick, after the connections' timeouts
  * @arm: accept again (@on) or pause its listeners (out of descriptors)
+ * @asked: held request @id was decided: release what it holds for it
  */
 struct relay_module {
 	int (*start)(struct jr_relay *r, struct jr_err *err);
@@ -382,6 +414,8 @@ struct relay_module {
 			 const struct jr_resolve_result *res);
 	void (*sweep)(struct jr_relay *r, uint64_t now);
 	void (*arm)(struct jr_relay *r, bool on);
+	void (*asked)(struct jr_relay *r, uint64_t id,
+		      enum relay_ask_verdict v);
 };
 
 /*
@@ -396,5 +430,6 @@ extern const struct relay_module relay_dns_module;     /* relay_dns.c */
 extern const struct relay_module relay_lane_module;    /* relay_lane.c */
 extern const struct relay_module relay_control_module; /* relay_control.c */
 extern const struct relay_module relay_tunnel_module;  /* relay_tunnel.c */
+extern const struct relay_module relay_ask_module;     /* relay_ask.c */
 
 #endif

@@ -7,6 +7,8 @@
  * Proxy connection, one request per connection:
  *
  *   HEAD ----> (deny) -------------------------------> REPLY -> LINGER
+ *     |       \--> HELD (--ask, relay_ask.c) --(deny, timeout)--^
+ *     |              |  approved
  *     |  parse, check the name against the policy, --allow-http,
  *     |  secrets on plain HTTP (relay_httprules.h, relay_inspect.h)
  *     v
@@ -34,6 +36,7 @@
 
 #include "http.h"
 #include "log.h"
+#include "relay_ask.h"
 #include "relay_httprules.h"
 #include "relay_inspect.h"
 #include "relay_loop.h"
@@ -41,11 +44,23 @@
 #include "relay_upstream.h"
 #include "selfcheck.h"
 
-static void deny(struct jr_relay *r, struct conn *c, enum jr_deny_reason why)
+/* Refuse @c as the policy does for @why; @reason: the audit's (the
+ * policy's own, or why a held request was not approved). */
+static void deny(struct jr_relay *r, struct conn *c, enum jr_deny_reason why,
+		 const char *reason)
 {
-	relay_reply(r, c, 403, jr_deny_reason_name(why),
-		    jr_deny_reason_name(why), false, "jailrun: %s %s", c->host,
-		    relay_deny_text(why));
+	relay_reply(r, c, 403, jr_deny_reason_name(why), reason, false,
+		    "jailrun: %s %s", c->host, relay_deny_text(why));
+}
+
+/* Allowed (by the policy or an operator): the rest of the way. */
+static void proxy_allowed(struct jr_relay *r, struct conn *c)
+{
+	if (!relay_httprules_proxy(r, c)) /* --allow-http */
+		return;
+	if (relay_inspect_plain(r, c)) /* secrets on plain HTTP */
+		return;
+	relay_upstream_start(r, c);
 }
 
 static void proxy_request(struct jr_relay *r, struct conn *c)
@@ -55,15 +70,32 @@ static void proxy_request(struct jr_relay *r, struct conn *c)
 	c->host = c->req.host;
 	c->port = c->req.port;
 	why = jr_policy_check_name(r->cfg.policy, c->host, c->port);
-	if (why != JR_ALLOWED) {
-		deny(r, c, why);
+	if (why == JR_ALLOWED) {
+		proxy_allowed(r, c);
 		return;
 	}
-	if (!relay_httprules_proxy(r, c)) /* --allow-http */
+	switch (relay_ask_conn(r, c, why, JR_ASK_VIA_PROXY)) { /* --ask */
+	case RELAY_ASK_HELD:
 		return;
-	if (relay_inspect_plain(r, c)) /* secrets on plain HTTP */
+	case RELAY_ASK_FULL:
+		deny(r, c, why, "ask-full");
 		return;
-	relay_upstream_start(r, c);
+	case RELAY_ASK_NOT_HELD:
+		break;
+	}
+	deny(r, c, why, jr_deny_reason_name(why));
+}
+
+/* A held request was decided (--ask): on as if allowed, or refused as
+ * the policy would have, audited with why. */
+static void proxy_asked(struct jr_relay *r, struct conn *c,
+			enum relay_ask_verdict v)
+{
+	if (v == RELAY_ASK_APPROVED)
+		proxy_allowed(r, c);
+	else
+		deny(r, c, c->ask_why,
+		     v == RELAY_ASK_DENIED ? "ask-denied" : "ask-timeout");
 }
 
 /*
@@ -142,5 +174,6 @@ const struct relay_ops relay_proxy_ops = {
 	.connected = proxy_connected,
 	.pump = relay_pump,
 	.upstream_error = relay_upstream_error,
+	.asked = proxy_asked,
 	.release = relay_tunnel_release,
 };

@@ -19,6 +19,7 @@
  *     anything else     -> the address itself, as text (the worker only
  *                          lets out addresses an entry names)
  *   jr_policy_check_name(name or address, port)      denied: reset
+ *     (with --ask, held first: relay_ask.c; approved, on from here)
  *   peek at the first client bytes (HEAD state):
  *     a TLS ClientHello  -> its SNI must be the name     else: reset
  *     an HTTP request    -> its Host must be the name    else: 403
@@ -79,6 +80,7 @@
 #include "host.h"
 #include "http.h"
 #include "log.h"
+#include "relay_ask.h"
 #include "relay_httprules.h"
 #include "relay_inspect.h"
 #include "relay_loop.h"
@@ -145,6 +147,18 @@ static int original_dst(int fd, struct sockaddr_storage *ss)
 	return 0;
 }
 
+/* Allowed (by the policy, or an operator at @from): wait for the first
+ * bytes, for at most the peek window from @from. */
+static void transparent_allowed(struct jr_relay *r, struct conn *c,
+				uint64_t from)
+{
+	/* A client that goes away now was not refused. */
+	c->allowed = true;
+	c->t_peek = from;
+	c->deadline = from + RELAY_TRANSPARENT_PEEK_MS;
+	relay_want_events(r, c);
+}
+
 /*
  * transparent_accepted - a captured connection was accepted into @c
  * (KIND_TRANSPARENT, ST_HEAD): find its destination, check the policy,
@@ -193,14 +207,37 @@ static void transparent_accepted(struct jr_relay *r, struct conn *c,
 		c->host = c->original;
 	}
 	why = jr_policy_check_name(r->cfg.policy, c->host, c->port);
-	if (why != JR_ALLOWED) {
-		relay_conn_reset(r, c, jr_deny_reason_name(why), false);
+	if (why == JR_ALLOWED) {
+		transparent_allowed(r, c, c->t_start);
 		return;
 	}
-	/* Allowed so far: a client that goes away now was not refused. */
-	c->allowed = true;
-	c->deadline = c->t_start + RELAY_TRANSPARENT_PEEK_MS;
-	relay_want_events(r, c);
+	switch (relay_ask_conn(r, c, why, JR_ASK_VIA_TRANSPARENT)) { /* --ask */
+	case RELAY_ASK_HELD:
+		return;
+	case RELAY_ASK_FULL:
+		relay_conn_reset(r, c, "ask-full", false);
+		return;
+	case RELAY_ASK_NOT_HELD:
+		break;
+	}
+	relay_conn_reset(r, c, jr_deny_reason_name(why), false);
+}
+
+/*
+ * transparent_asked - a held captured connection was decided (--ask):
+ * approved, its peek starts now (what its client sent meanwhile waits in
+ * the kernel and is read as its first bytes); else reset, as the policy
+ * would have, audited with why.
+ */
+static void transparent_asked(struct jr_relay *r, struct conn *c,
+			      enum relay_ask_verdict v)
+{
+	if (v == RELAY_ASK_APPROVED)
+		transparent_allowed(r, c, jr_clock_ms());
+	else
+		relay_conn_reset(
+		    r, c, v == RELAY_ASK_DENIED ? "ask-denied" : "ask-timeout",
+		    false);
 }
 
 /**
@@ -637,7 +674,7 @@ static void transparent_head(struct jr_relay *r, struct conn *c, size_t before)
 
 	c->bytes_up += c->in_len - before;
 	/* Bytes came: from now on the whole head has the header timeout. */
-	c->deadline = c->t_start + r->cfg.header_timeout_ms;
+	c->deadline = c->t_peek + r->cfg.header_timeout_ms;
 	transparent_decide_conn(c, &d);
 	if (d.http)
 		c->answer_http = true;
@@ -771,5 +808,6 @@ const struct relay_ops relay_transparent_ops = {
 	.pump = relay_pump,
 	.upstream_error = relay_upstream_error,
 	.late_head = transparent_late_head,
+	.asked = transparent_asked,
 	.release = relay_tunnel_release,
 };

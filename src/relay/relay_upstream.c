@@ -124,6 +124,27 @@ static enum jr_deny_reason guard_local(struct jr_relay *r,
 	return jr_policy_check_local_address(r->cfg.policy, sa, port);
 }
 
+/* The guard on one address: the special ranges, then this host's own. */
+static enum jr_deny_reason
+guard_address(struct jr_relay *r, const struct sockaddr *sa, uint16_t port)
+{
+	enum jr_deny_reason why =
+	    jr_policy_check_address(r->cfg.policy, sa, port);
+
+	return why == JR_ALLOWED ? guard_local(r, sa, port) : why;
+}
+
+enum jr_deny_reason relay_guard_literal(struct jr_relay *r, const char *host,
+					uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (!relay_literal_address(host, &ss, &len))
+		return JR_ALLOWED;
+	return guard_address(r, (struct sockaddr *)&ss, port);
+}
+
 /*
  * Keep the addresses the guard allows; if it refused them all, say which.
  * From here on c->res holds only addresses that passed.
@@ -136,12 +157,9 @@ static void guard_and_connect(struct jr_relay *r, struct conn *c)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < res->n; i++) {
-		enum jr_deny_reason why = jr_policy_check_address(
-		    r->cfg.policy, (struct sockaddr *)&res->addrs[i], c->port);
+		enum jr_deny_reason why = guard_address(
+		    r, (struct sockaddr *)&res->addrs[i], c->port);
 
-		if (why == JR_ALLOWED)
-			why = guard_local(r, (struct sockaddr *)&res->addrs[i],
-					  c->port);
 		if (why != JR_ALLOWED) {
 			if (!first_refused[0])
 				addr_text(&res->addrs[i], first_refused,

@@ -25,6 +25,15 @@ void relay_upstream_start(struct jr_relay *r, struct conn *c);
 bool relay_literal_address(const char *host, struct sockaddr_storage *ss,
 			   socklen_t *len);
 
+/*
+ * relay_guard_literal - the SSRF guard's verdict on @host:@port when @host
+ * is a literal address (special ranges, this host's own addresses), the
+ * one relay_upstream_start() would give; JR_ALLOWED for a name, which the
+ * guard judges only once it is resolved.
+ */
+enum jr_deny_reason relay_guard_literal(struct jr_relay *r, const char *host,
+					uint16_t port);
+
 /* The end of a refusal's sentence: why @why refused ("is not in ..."). */
 const char *relay_deny_text(enum jr_deny_reason why);
 

@@ -213,11 +213,15 @@ static int bind_relay_files(const struct jr_init_args *a, struct jr_err *err)
 	 * to be answered, and one DNS rule and listener is one less way
 	 * out to keep right. */
 	/* Short timeouts: the relay is one hop away and answers or refuses
-	 * at once; a lost datagram should not stall a lookup for 5 s. */
+	 * at once; a lost datagram should not stall a lookup for 5 s. With
+	 * --ask a refused name is held for a decision: then the longest
+	 * timeout glibc takes (30 s, RES_MAXRETRANS in resolv.h), twice, so
+	 * the lookup is still waiting when the operator answers (each retry
+	 * joins the held request, asktable.c). */
 	snprintf(
 	    resolv, sizeof(resolv),
-	    "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:2 attempts:2\n",
-	    gw);
+	    "# jailrun: the relay's DNS forwarder\nnameserver %s\noptions timeout:%d attempts:2\n",
+	    gw, a->ask ? 30 : 2);
 	r = jr_mounts_bind_text("/etc/resolv.conf", resolv, a->ids->uid,
 				a->ids->gid, err);
 	if (r == 0 && a->etc_hosts)

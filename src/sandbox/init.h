@@ -26,6 +26,9 @@ struct jr_init_args {
 	struct jr_gateway gateway; /* JR_NET_ALLOWLIST */
 	bool transparent;	   /* JR_NET_ALLOWLIST: --transparent on */
 	bool ipv6; /* with transparent: the link gets IPv6 (relaynet.h) */
+	/* --ask: the relay may hold a lookup for a decision, so the
+	 * command's resolver waits as long as glibc allows (resolv.conf) */
+	bool ask;
 	uid_t caller_uid;    /* the runner's uid, for /run/user/UID sockets */
 	char *const *expose; /* --expose */
 	size_t n_expose;

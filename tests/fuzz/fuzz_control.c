@@ -131,6 +131,11 @@ static void apply(struct jr_livepolicy *lp, const struct jr_control_req *req)
 	}
 	case JR_CONTROL_STATUS:
 	case JR_CONTROL_LIST:
+	case JR_CONTROL_PENDING:
+		break;
+	case JR_CONTROL_APPROVE:
+	case JR_CONTROL_DENY:
+		invariant(req->id != 0, "an approve or deny without an id");
 		break;
 	}
 	drop(before);

@@ -14,7 +14,7 @@
 
 # The table: each relay module by layer (file names without .c/.h).
 LOOP="relay_loop"
-SERVICES="relay_upstream relay_tunnel relay_httprules relay_inspect"
+SERVICES="relay_upstream relay_tunnel relay_httprules relay_inspect relay_ask"
 PROTOCOLS="relay_proxy relay_transparent relay_dns relay_lane relay_control"
 
 # layer_of NAME - loop, service, protocol, or "" for no relay module.

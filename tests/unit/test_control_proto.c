@@ -67,6 +67,72 @@ static void test_parse_good(void **state)
 /* Bad JSON, unknown ops and keys, wrong types, duplicates, missing or
  * extra members: each refused with a message. A lenient parser (last key
  * wins, numbers as strings, trailing garbage ignored) fails here. */
+/* The --ask ops: an id as a string of digits, "always" with approve
+ * only. A parser that took a number for the id, lost "always", let an id
+ * with a sign or a leading zero through, or took "always" on deny fails
+ * here. */
+static void test_parse_ask(void **state)
+{
+	static const struct {
+		const char *in, *needle;
+	} bad[] = {
+		{ "{\"op\":\"approve\"}", "needs an \"id\"" },
+		{ "{\"op\":\"deny\"}", "needs an \"id\"" },
+		{ "{\"op\":\"approve\",\"id\":3}", "must be a string" },
+		{ "{\"op\":\"approve\",\"id\":\"\"}", "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"0\"}", "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"03\"}",
+		  "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"-3\"}",
+		  "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"3x\"}",
+		  "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"99999999999999999999\"}",
+		  "not a request number" },
+		{ "{\"op\":\"approve\",\"id\":\"1\",\"id\":\"2\"}",
+		  "\"id\" appears twice" },
+		{ "{\"op\":\"deny\",\"id\":\"1\",\"always\":true}",
+		  "\"always\" goes with \"op\":\"approve\" only" },
+		{ "{\"op\":\"approve\",\"id\":\"1\",\"always\":\"yes\"}",
+		  "true or false" },
+		{ "{\"op\":\"pending\",\"id\":\"1\"}", "takes no \"id\"" },
+		{ "{\"op\":\"allow\",\"entry\":\"x\",\"id\":\"1\"}",
+		  "takes no \"id\"" },
+		{ "{\"op\":\"approve\",\"id\":\"1\",\"entry\":\"x\"}",
+		  "takes no \"entry\"" },
+		{ "{\"op\":\"pending\",\"always\":true}", "\"always\" goes" },
+	};
+	struct jr_control_req q;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(parse("{\"op\":\"pending\"}", &q, &e), 0);
+	assert_int_equal(q.op, JR_CONTROL_PENDING);
+	assert_string_equal(jr_control_op_name(q.op), "pending");
+	assert_int_equal(parse("{\"op\":\"approve\",\"id\":\"3\"}", &q, &e), 0);
+	assert_int_equal(q.op, JR_CONTROL_APPROVE);
+	assert_int_equal(q.id, 3);
+	assert_false(q.always);
+	assert_int_equal(
+	    parse("{\"always\":true,\"id\":\"18446744073709551615\","
+		  "\"op\":\"approve\"}",
+		  &q, &e),
+	    0);
+	assert_int_equal(q.id, UINT64_MAX);
+	assert_true(q.always);
+	assert_int_equal(parse("{\"op\":\"deny\",\"id\":\"12\"}", &q, &e), 0);
+	assert_int_equal(q.op, JR_CONTROL_DENY);
+	assert_int_equal(q.id, 12);
+	assert_string_equal(jr_control_op_name(q.op), "deny");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		if (parse(bad[i].in, &q, &e) != -EINVAL ||
+		    !strstr(e.msg, bad[i].needle))
+			fail_msg("%s: got '%s', want '%s'", bad[i].in, e.msg,
+				 bad[i].needle);
+	}
+}
+
 static void test_parse_bad(void **state)
 {
 	static const struct {
@@ -286,6 +352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_ask),
 		cmocka_unit_test(test_parse_entry_length),
 		cmocka_unit_test(test_livepolicy),
 		cmocka_unit_test(test_livepolicy_empty_start),

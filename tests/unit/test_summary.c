@@ -50,6 +50,7 @@ static void test_exited(void **state)
 	    "\"network\":{\"mode\":\"hermetic\",\"rules_verified\":true,\"nft_chains\":3,\"nft_rules\":2,"
 	    "\"firewall_refused\":0,\"allow_entries\":0,\"allowed\":0,\"denied\":0,\"denied_destinations\":[],"
 	    "\"synthetic_names\":0,\"control_changes\":0,\"http_rule_denied\":0,"
+	    "\"ask\":{\"approved\":0,\"denied\":0,\"timed_out\":0},"
 	    "\"tamper_events\":0,\"restores\":0,\"max_restore_us\":0},"
 	    "\"user\":{\"uid\":65534,\"gid\":65534,\"host_uid\":65534,\"host_gid\":65534,\"rootless\":false},"
 	    "\"filesystem\":null,"
@@ -174,6 +175,9 @@ static void test_relay_counts(void **state)
 	assert_non_null(strstr(out, "\"synthetic_names\":7,"));
 	free(out);
 	a.control_changes = 3; /* likewise, with --control */
+	a.ask_approved = 4;    /* and with --ask */
+	a.ask_denied = 5;
+	a.ask_timed_out = 6;
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(out, "\"control_changes\":3,"));
 	free(out);
@@ -192,7 +196,9 @@ static void test_relay_counts(void **state)
 	}
 	assert_int_equal(jr_summary_to_json(&s, &out), 0);
 	assert_non_null(strstr(out, "\"control_changes\":3,"
-				    "\"http_rule_denied\":3,"));
+				    "\"http_rule_denied\":3,"
+				    "\"ask\":{\"approved\":4,\"denied\":5,"
+				    "\"timed_out\":6},"));
 	free(out);
 	jr_audit_close(&a);
 }
