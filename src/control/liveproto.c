@@ -252,10 +252,11 @@ const char *jr_live_type_name(enum jr_live_type type)
 	return "?";
 }
 
-/* Is @opts[@i] the value of --json or --log (or --json=... itself)? */
+/* Is @opts[@i] the value of --json, --log or --control (or
+ * --json=... itself)? */
 bool jr_pool_path_value(char **opts, int i, const char **value)
 {
-	static const char *const names[] = { "--json", "--log" };
+	static const char *const names[] = { "--json", "--log", "--control" };
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		size_t n = strlen(names[k]);
@@ -272,17 +273,27 @@ bool jr_pool_path_value(char **opts, int i, const char **value)
 	return false;
 }
 
-/* --json and --log must say where each sandbox's file goes: {n}. */
+/*
+ * --json, --log and --control must say where each sandbox's file or
+ * socket goes: {n}. One inherited --control-fd cannot be split among the
+ * sandboxes: which of them a client reached would be chance.
+ */
 int jr_pool_check_paths(char **opts, int nopts, struct jr_err *err)
 {
 	const char *v;
 
-	for (int i = 0; i < nopts; i++)
+	for (int i = 0; i < nopts; i++) {
+		if (strcmp(opts[i], "--control-fd") == 0 ||
+		    strncmp(opts[i], "--control-fd=", 13) == 0)
+			return jr_err_set(
+			    err, EINVAL,
+			    "--pool: --control-fd cannot be shared by the pool's sandboxes: give --control PATH with {n} (each sandbox's number), e.g. --control /run/user/1000/task-{n}.sock");
 		if (jr_pool_path_value(opts, i, &v) && !strstr(v, "{n}"))
 			return jr_err_set(
 			    err, EINVAL,
-			    "--pool: --json/--log '%s' has no {n}: each of the pool's sandboxes writes its own file, name it with {n} (its number), e.g. --json /var/log/task-{n}.json",
+			    "--pool: --json/--log/--control '%s' has no {n}: each of the pool's sandboxes has its own file and socket, name it with {n} (its number), e.g. --json /var/log/task-{n}.json",
 			    v);
+	}
 	return 0;
 }
 

@@ -147,16 +147,17 @@ int jr_live_req_decode(char *buf, size_t len, struct jr_live_req *req,
 		       struct jr_err *err);
 
 /*
- * jr_pool_path_value - is @opts[@i] the value of --json or --log (the
- * word after one, or --json=VALUE / --log=VALUE)? Then *@value points at
- * the value. A pool's members each write their own (jr_pool_with_seq()).
+ * jr_pool_path_value - is @opts[@i] the value of --json, --log or
+ * --control (the word after one, or --json=VALUE, ...)? Then *@value
+ * points at the value. A pool's members each have their own
+ * (jr_pool_with_seq()).
  */
 bool jr_pool_path_value(char **opts, int i, const char **value);
 
 /*
- * jr_pool_check_paths - with --pool, every --json and --log value among
- * @opts (@nopts words) must hold "{n}". Return: 0, or -EINVAL with @err
- * naming the value.
+ * jr_pool_check_paths - with --pool, every --json, --log and --control
+ * value among @opts (@nopts words) must hold "{n}", and --control-fd is
+ * refused. Return: 0, or -EINVAL with @err naming the value.
  */
 int jr_pool_check_paths(char **opts, int nopts, struct jr_err *err);
 

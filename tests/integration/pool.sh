@@ -188,6 +188,44 @@ for m in $(jr_modes); do
 	[ "$OUT" = 403 ] && ok "$m: other.test refused by the proxy (403)" || fail "$m: other.test through the proxy: $OUT"
 	never_served "$m: pool" other.test
 
+	# ------------------------------------- --control and --ask in a pool
+	# Each sandbox has its own live policy socket, named with {n}; one
+	# path for all would make the second sandbox's start fail.
+	expect_status 125 "$m: --control without {n} is refused" \
+		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control "$JR_W/json-$m/c.sock"
+	expect_output_has "$m: ... saying to use {n}" "{n}"
+	expect_status 125 "$m: --control-fd is refused with a pool" \
+		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control-fd 0
+	expect_output_has "$m: ... naming it" "--control-fd"
+	expect_status 0 "$m: start --pool 2 --control ...-{n}.sock --ask" \
+		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control "$JR_W/json-$m/c-{n}.sock" --ask
+	STARTED+=("$m:$N-c")
+	lv "$m" exec "$N-c" -- curl -sS -m 100 -o /dev/null -w '%{http_code}' http://other.test/pool-ask \
+		>"$JR_W/ask-$m.out" 2>&1 &
+	ASKPID=$!
+	# held_sock - the socket of the sandbox holding other.test's request,
+	# into $JR_W/held.sock, with its id in $JR_W/held.id.
+	held_sock() {
+		local s
+		for s in "$JR_W/json-$m"/c-*.sock; do
+			lv "$m" ctl "$s" pending 2>/dev/null | python3 -c 'import json, sys
+ids = [e["id"] for e in json.loads(sys.stdin.read())["pending"] if e["host"] == "other.test"]
+sys.exit(not ids) if not ids else print(ids[0])' >"$JR_W/held.id" 2>/dev/null &&
+				echo "$s" >"$JR_W/held.sock" && return 0
+		done
+		return 1
+	}
+	if wait_until 120 held_sock; then
+		ok "$m: a task's refused request is held, listed on its sandbox's socket"
+		expect_status 0 "$m: ... approved there" lv "$m" ctl "$(cat "$JR_W/held.sock")" approve "$(cat "$JR_W/held.id")"
+	else
+		fail "$m: the task's request to other.test was never held on any c-{n}.sock"
+	fi
+	wait "$ASKPID" || true
+	[ "$(cat "$JR_W/ask-$m.out")" = 200 ] && ok "$m: ... and the task reached other.test" ||
+		fail "$m: the approved task's curl: $(cat "$JR_W/ask-$m.out")"
+	expect_status 0 "$m: stop the pool with --control" lv "$m" stop "$N-c"
+
 	# ---------------------------------------------------------------- stop
 	PROCS=$(descendants "${MGR:-0}")
 	# Two sandboxes, each with its netns and its relay's: at least 4.

@@ -282,6 +282,9 @@ static void test_pool_paths(void **state)
 	char *no_n[] = { "--allow", "x:80", "--log", "/d/audit.log" };
 	char *no_n_eq[] = { "--json=/d/sum.json" };
 	char *not_path[] = { "--allow", "{n}" };
+	char *ctl_ok[] = { "--control", "/r/c-{n}.sock" };
+	char *ctl_no_n[] = { "--control=/r/c.sock" };
+	char *ctl_fd[] = { "--control-fd", "3" };
 	struct jr_err e = { 0 };
 	const char *v = NULL;
 	char *s;
@@ -299,6 +302,15 @@ static void test_pool_paths(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(jr_pool_check_paths(no_n_eq, 1, &e), -EINVAL);
 	assert_int_equal(jr_pool_check_paths(not_path, 2, &e), 0);
+	/* N sandboxes on one --control socket: the second cannot bind it */
+	assert_int_equal(jr_pool_check_paths(ctl_ok, 2, &e), 0);
+	assert_true(jr_pool_path_value(ctl_ok, 1, &v));
+	assert_string_equal(v, "/r/c-{n}.sock");
+	assert_int_equal(jr_pool_check_paths(ctl_no_n, 1, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/r/c.sock"));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(jr_pool_check_paths(ctl_fd, 2, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--control-fd"));
 	s = jr_pool_with_seq("--json=/d/{n}/t-{n}.json", 4294967295u);
 	assert_non_null(s);
 	assert_string_equal(s, "--json=/d/4294967295/t-4294967295.json");
