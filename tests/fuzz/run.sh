@@ -36,7 +36,7 @@ targets=(
 	"clienthello src/tls/clienthello.c"
 	"ttyfilter src/sandbox/ttyfilter.c src/sandbox/ttymodes.c"
 	"lane src/policy/lane.c src/policy/envplan.c src/policy/policy.c src/lib/log.c"
-	"control src/control/control_proto.c src/policy/livepolicy.c src/policy/conffile.c src/policy/confline.c src/lib/home.c src/sandbox/fspolicy.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/envplan.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
+	"control src/control/control_proto.c src/policy/asktable.c src/policy/livepolicy.c src/policy/conffile.c src/policy/confline.c src/lib/home.c src/sandbox/fspolicy.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/envplan.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
 	"config src/policy/conffile.c src/policy/confline.c src/lib/home.c src/sandbox/fspolicy.c src/policy/managed.c src/policy/options.c src/policy/policy.c src/policy/lane.c src/policy/envplan.c src/policy/httprules.c src/sandbox/limits.c src/policy/secrets.c src/lib/log.c src/audit.c src/lib/outfile.c src/lib/clock.c src/relay/http.c src/lib/io.c src/lib/json.c src/policy/learn.c src/lib/buf.c"
 	"httprules src/policy/httprules.c"
 	"unixguard src/guard/unixguard_parse.c"
