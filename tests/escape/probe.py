@@ -183,30 +183,52 @@ def nfnl_socket():
     return s
 
 
+NLM_F_DUMP_INTR = 0x10
+
+
 def nfnl_tables(s):
+    """The tables, as "family:name". A dump that crossed a ruleset change
+    (the watchdog's restore) is flagged NLM_F_DUMP_INTR and may list a
+    table twice or miss one: it is taken again, as nft does."""
+    for _ in range(50):
+        names, intr = nfnl_tables_once(s)
+        if not intr:
+            return names
+    return names
+
+
+def nfnl_tables_once(s):
     s.send(nlmsg((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETTABLE, NLM_F_REQUEST | NLM_F_DUMP, 1))
     names = []
+    intr = False
     while True:
         data = s.recv(1 << 16)
-        for mtype, body in nl_messages(data):
+        off = 0
+        while off + 16 <= len(data):
+            ln, mtype, flags, _, _ = struct.unpack_from("=IHHII", data, off)
+            if ln < 16:
+                break
+            body = data[off + 16:off + ln]
+            off += (ln + 3) & ~3
+            intr = intr or bool(flags & NLM_F_DUMP_INTR)
             if mtype == NLMSG_DONE:
-                return names
+                return names, intr
             if mtype == NLMSG_ERROR:
                 (err,) = struct.unpack_from("=i", body)
                 if err:
                     raise OSError(-err, os.strerror(-err))
                 continue
             fam = body[0]
-            off = 4
-            while off + 4 <= len(body):
-                alen, atype = struct.unpack_from("=HH", body, off)
+            aoff = 4
+            while aoff + 4 <= len(body):
+                alen, atype = struct.unpack_from("=HH", body, aoff)
                 if alen < 4:
                     break
                 if atype & 0x7FFF == 1:       # NFTA_TABLE_NAME
                     names.append("%s:%s" % ({1: "inet", 2: "ip", 10: "ip6", 7: "bridge",
                                              3: "arp", 5: "netdev"}.get(fam, fam),
-                                            body[off + 4:off + alen].rstrip(b"\0").decode()))
-                off += (alen + 3) & ~3
+                                            body[aoff + 4:aoff + alen].rstrip(b"\0").decode()))
+                aoff += (alen + 3) & ~3
 
 
 def cmd_nfnl_list(a):
