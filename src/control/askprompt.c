@@ -175,6 +175,14 @@ void jr_askprompt_changed(struct jr_askprompt *a)
 		return;
 	if (read(a->notify, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
+	/* In the background, reading the terminal would stop us (SIGTTIN):
+	 * the request waits for --control or its timeout, and the next
+	 * change looks again. */
+	if (!a->up && tcgetpgrp(a->tty) != getpgrp()) {
+		jr_debug("--ask tty: not the terminal's foreground job: not "
+			 "asking");
+		return;
+	}
 	len = exchange(a, "{\"op\":\"pending\"}\n");
 	if (len < 0) {
 		jr_debug("--ask tty: the relay did not answer: %s",
