@@ -11,7 +11,8 @@
 # does not also let the next request to the same place through without a
 # second prompt; the key typed at the prompt reaches the command's stdin;
 # a key that is no choice decides anything; a request that times out
-# while on the terminal is not said to be "(decided elsewhere)";
+# or is approved on --control while on the terminal is not said to be
+# "(decided elsewhere)" (or is not let through);
 # --ask tty needs --control;
 # without a controlling terminal jailrun runs the command instead of
 # exiting 125 with the message that says to use --control.
@@ -25,7 +26,8 @@ if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command 
 
 # drive.py KEYS N ARGV... - run ARGV on a new pty (its controlling
 # terminal). For each key in KEYS: wait for a prompt, type the key ("!":
-# type nothing, wait for "(decided elsewhere)"). Then
+# type nothing, wait for "(decided elsewhere)"; "@": the same after
+# running $ASKTTY_ON_PROMPT). Then
 # wait for N status lines ("CODE=nnn") and type "hello\r"; wait for the
 # command's "GOT[...]" line and its end. Prints what the master received.
 cat >"$JR_TMP/drive.py" <<'PY'
@@ -61,7 +63,9 @@ def wait_for(cond, what):
 
 for i, k in enumerate(keys):
     wait_for(lambda o, i=i: o.count(PROMPT) > i, "prompt %d" % (i + 1))
-    if k == "!":  # no key: the request is decided elsewhere
+    if k == "@":  # decide it on the control socket: $ASKTTY_ON_PROMPT
+        os.system(os.environ["ASKTTY_ON_PROMPT"])
+    if k in "!@":  # no key: the request is decided elsewhere
         wait_for(lambda o: b"(decided elsewhere)" in o, "decided elsewhere")
     else:
         os.write(fd, k.encode())
@@ -141,6 +145,17 @@ for m in $(jr_modes); do
 		"(decided elsewhere)"
 	has "$m: and is refused" "CODE=403"
 	has "$m: and the command then reads its own line" "GOT[hello]"
+
+	# ------------------------------------------------ --control decides first
+	S="$JR_W/ctl-$m.sock"
+	export ASKTTY_ON_PROMPT="id=\$('$JR' ctl '$S' pending | '$PYTHON' -c 'import json, sys
+print(json.load(sys.stdin)[\"pending\"][0][\"id\"])') && '$JR' ctl '$S' approve \"\$id\" >/dev/null"
+	run_tty "$m" '@' 1 "$C http://denied.test/ctl; $READ" --control "$S"
+	unset ASKTTY_ON_PROMPT
+	has "$m: with --control too, a request approved on the socket is said to be decided elsewhere" \
+		"(decided elsewhere)"
+	has "$m: and goes through" "CODE=200"
+	has "$m: and the command then reads its line" "GOT[hello]"
 
 	# ------------------------------------------------ no terminal
 	expect_status 125 "$m: --ask tty without a controlling terminal exits 125" \
