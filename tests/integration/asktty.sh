@@ -15,13 +15,17 @@
 # "(decided elsewhere)" (or is not let through);
 # --ask tty needs --control;
 # without a controlling terminal jailrun runs the command instead of
-# exiting 125 with the message that says to use --control.
+# exiting 125 with the message that says to use --control; jailrun start
+# takes --ask tty, with no terminal to ask on.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
 command -v python3 >/dev/null || skip "python3 is needed"
 lab_setup --timeout 600 asktty # a hang guard, not a time limit
 lab_on_exit jr_cleanup_tmp
+XDG="$JR_W/xdg" # the rootless caller's XDG_RUNTIME_DIR (jailrun start)
+mkdir -m 700 "$XDG"
+[ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
 if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
 
 # drive.py KEYS N ARGV... - run ARGV on a new pty (its controlling
@@ -102,7 +106,7 @@ no_tty() {
 	local m=$1 user=()
 	shift
 	[ "$m" = root ] || user=(setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups --)
-	setsid -w ip netns exec "$LAB_HOST_NS" "${user[@]}" env -C "$JR_TMP" HOME="$JR_HOME" \
+	setsid -w ip netns exec "$LAB_HOST_NS" "${user[@]}" env -C "$JR_TMP" HOME="$JR_HOME" XDG_RUNTIME_DIR="$XDG" \
 		timeout -k 5 300 "$JR" "$@" </dev/null
 }
 C='curl -sS -m 200 -o /dev/null -w "CODE=%{http_code}\n"'
@@ -165,5 +169,11 @@ print(json.load(sys.stdin)[\"pending\"][0][\"id\"])') && '$JR' ctl '$S' approve 
 	expect_output_has "$m: and what to use instead" "use --ask with --control PATH"
 	grep -qF COMMAND-RAN <<<"$OUT" && fail "$m: the command ran: $OUT" ||
 		ok "$m: before the command runs"
+
+	# ------------------------------------------------ jailrun start
+	expect_status 125 "$m: jailrun start refuses --ask tty" \
+		no_tty "$m" start "asktty-$m" --allow allowed.test --ask tty
+	expect_output_has "$m: it has no terminal to ask on" \
+		"--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask with --control PATH"
 done
 finish
