@@ -64,6 +64,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#include "askprompt.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "initproto.h"
@@ -74,7 +75,6 @@
 #include "log.h"
 #include "nft.h"
 #include "notify.h"
-#include "askprompt.h"
 #include "pty.h"
 #include "publish.h"
 #include "relay.h"
