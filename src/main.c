@@ -821,6 +821,12 @@ static int live_prepare(struct run *run, struct jr_live *live)
 		    opts->command[0], live->name);
 		return fail_early(opts, &run->policy, &err);
 	}
+	if (opts->ask_tty) {
+		jr_err_set(
+		    &err, EINVAL,
+		    "--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask with --control PATH");
+		return fail_early(opts, &run->policy, &err);
+	}
 	if (jr_live_daemonize(live, &status, &err) != 0) {
 		if (err.code)
 			jr_error("%s", err.msg);

@@ -64,6 +64,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#include "askprompt.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "initproto.h"
@@ -110,6 +111,7 @@ struct sandbox {
 	struct jr_seccomp_filter seccomp; /* built while init sets up */
 	int seccomp_fd; /* its sealed memfd, for GO (initproto.h); -1: none */
 	struct jr_pty pty;
+	struct jr_askprompt ask;    /* --ask tty */
 	struct jr_startup *startup; /* the phases, in the run's result */
 	int unix_diag;		    /* sock_diag socket of the worker netns */
 	struct jr_unixguard *unixguard; /* serves the command's filter */
@@ -277,6 +279,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		close(sb->sigfd);
 		if (sb->pty.master >= 0)
 			close(sb->pty.master);
+		jr_askprompt_close(&sb->ask); /* the terminal is not its */
 		for (int fd = 0; fd < 3; fd++)
 			a.pty_std[fd] = sb->pty.std_tty[fd];
 		if (opts->live)
@@ -648,6 +651,8 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 		.control_check_uid = opts->control_path != NULL,
 		.ask = opts->ask,
 		.ask_timeout_ms = opts->ask_timeout_ms,
+		.ask_client = -1,
+		.ask_notify = sb->ask.notify,
 		.secrets = opts->secrets,
 		.inspect = opts->secrets ? opts->secrets->inspect_ctx : NULL,
 	};
@@ -662,6 +667,10 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 		jr_fakeip_free(rc.fakeip);
 		return r;
 	}
+	/* The relay owns the prompt's client end from here, whatever
+	 * happens. */
+	rc.ask_client = sb->ask.relay_ctl;
+	sb->ask.relay_ctl = -1;
 	/* From here the process has threads: no more fork()s. */
 	r = jr_relay_start(&rc, &sb->relay, err);
 	if (r < 0)
@@ -1012,9 +1021,11 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 	bool pty_open = sb->pty.master >= 0;
 
 	while (!sb->init_reaped || !o->proto_eof || pty_open) {
-		struct pollfd pfd[6];
+		struct pollfd pfd[8];
 		int n = 0, i_proto = -1, i_tmr = -1, i_mst = -1, i_in = -1;
-		int i_live = -1;
+		int i_live = -1, i_ask = -1, i_key = -1;
+		/* A prompt is up: the pty waits (askprompt.h). */
+		bool asking = jr_askprompt_up(&sb->ask);
 
 		pfd[n++] = (struct pollfd){ .fd = sb->sigfd, .events = POLLIN };
 		if (!o->proto_eof) {
@@ -1027,7 +1038,7 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 						  .events = POLLIN };
 			i_tmr = n++;
 		}
-		if (pty_open) {
+		if (pty_open && !asking) {
 			pfd[n] = (struct pollfd){
 				.fd = sb->pty.master,
 				.events =
@@ -1044,6 +1055,16 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 			pfd[n] = (struct pollfd){ .fd = sb->opts->live->epfd,
 						  .events = POLLIN };
 			i_live = n++;
+		}
+		if (sb->ask.notify >= 0 && !sb->init_reaped) {
+			pfd[n] = (struct pollfd){ .fd = sb->ask.notify,
+						  .events = POLLIN };
+			i_ask = n++;
+		}
+		if (asking) {
+			pfd[n] = (struct pollfd){ .fd = sb->ask.tty,
+						  .events = POLLIN };
+			i_key = n++;
 		}
 		/* Once init is reaped nothing new can arrive: drain, don't wait. */
 		if (poll(pfd, (nfds_t)n, sb->init_reaped ? 0 : -1) < 0) {
@@ -1079,6 +1100,14 @@ static void supervise(struct sandbox *sb, uint64_t timeout_ms,
 			jr_pty_pump_in(&sb->pty);
 		if (i_live >= 0 && pfd[i_live].revents)
 			jr_live_dispatch(sb->opts->live);
+		if (i_key >= 0 && pfd[i_key].revents)
+			jr_askprompt_key_ready(&sb->ask);
+		if (i_ask >= 0 && pfd[i_ask].revents)
+			jr_askprompt_changed(&sb->ask);
+		/* The command has ended: nothing is left to ask about, and
+		 * its last output must be relayed. */
+		if (sb->init_reaped)
+			jr_askprompt_cancel(&sb->ask, "(the command ended)");
 		if (sb->opts->live && sb->opts->live->stop && !o->stopped) {
 			o->stopped = true;
 			kill_and_reap(sb);
@@ -1212,6 +1241,7 @@ static void sandbox_release(struct sandbox *sb, struct jr_run_result *res)
 	read_firewall_refused(sb, res);
 	jr_relay_stop(sb->relay);
 	sb->relay = NULL;
+	jr_askprompt_close(&sb->ask); /* after the relay: it writes notify */
 	jr_fakeip_free(sb->fakeip);
 	sb->fakeip = NULL;
 	free(sb->etc_hosts);
@@ -1330,19 +1360,27 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	sb.startup = &res->startup;
 	jr_pty_init(&sb.pty);
 	sb.pty.raw_tty = opts->raw_tty;
+	jr_askprompt_init(&sb.ask);
 
 	r = block_signals(&sb.sigfd, &res->err);
 	if (r < 0)
 		goto fail;
+	/* --ask tty: no terminal to ask on fails the run before it starts. */
+	if (opts->ask_tty && !opts->live) {
+		r = jr_askprompt_open(&sb.ask, &res->err);
+		if (r < 0)
+			goto fail;
+	}
 	/* --seccomp on: the filter is built after the clone, in lockdown(),
 	 * while init sets up. */
 	if (!opts->seccomp) {
 		jr_warn(
 		    "--seccomp off: the command may use io_uring, bpf, perf_event_open, keyctl, raw and packet sockets and every other syscall the kernel lets an unprivileged user, and connect to the host's unix sockets; for debugging only");
 	}
-	r = landlock_plan(
-	    &sb, opts, fs,
-	    jr_livepolicy_port_scope(opts->control_fd >= 0, policy), &res->err);
+	r = landlock_plan(&sb, opts, fs,
+			  jr_livepolicy_port_scope(
+			      opts->control_fd >= 0 || opts->ask_tty, policy),
+			  &res->err);
 	if (r == 0)
 		r = landlock_lane_ports(&sb.landlock, &opts->lanes, &res->err);
 	if (r < 0)

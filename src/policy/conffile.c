@@ -299,7 +299,12 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 				  "%s: more than %d settings in all files",
 				  origin, JR_CONFIG_MAX_SETTINGS);
 	s.name = o->name;
-	if (o->has_arg == no_argument) {
+	if (o->has_arg == no_argument &&
+	    jr_options_word_follows(o->name, value)) {
+		s.value = strdup(value); /* "ask tty": "--ask tty" */
+		if (!s.value)
+			return jr_err_set(err, ENOMEM, "out of memory");
+	} else if (o->has_arg == no_argument) {
 		if (value && strcmp(value, "no") == 0)
 			s.negated = true;
 		else if (value && strcmp(value, "yes") != 0)
@@ -327,7 +332,11 @@ static int add_setting(struct jr_config *cfg, const char *origin,
 		free(s.value);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
-	r = s.negated ? 0 : validate_setting(&s, err);
+	/* "ask tty": the word is the whole value, checked above; parsed
+	 * alone, --ask tty would only trip the checks between options. */
+	r = s.negated || (o->has_arg == no_argument && s.value)
+		? 0
+		: validate_setting(&s, err);
 	if (r == 0 && cfg->n == cfg->cap) {
 		size_t cap = cfg->cap ? cfg->cap * 2 : 16;
 		struct jr_config_setting *grown =
@@ -527,6 +536,9 @@ static int scan_options(int argc, char **argv,
 		r = fn(ctx, &table[li], optarg, optind - 1);
 		if (r < 0)
 			return r;
+		if (optind < argc &&
+		    jr_options_word_follows(table[li].name, argv[optind]))
+			optind++; /* "--ask tty": not the command */
 	}
 	return 0;
 }
@@ -1094,6 +1106,8 @@ size_t jr_config_print(const struct jr_config *cfg,
 		v = known_value(opts, o->name, buf, sizeof(buf));
 		if (!v)
 			v = l.value;
+		if (v && strcmp(o->name, "ask") == 0 && opts->ask_tty)
+			v = "tty"; /* the flag's word (--ask tty) */
 		if (!v)
 			v = effective_default(eff, o->name, &note);
 		else if (strcmp(o->name, "user") == 0 && eff)

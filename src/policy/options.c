@@ -113,6 +113,9 @@ const char jr_usage_text[] =
     "  --ask               with --control: hold a connection or lookup the\n"
     "                      allowlist refuses until 'jailrun ctl PATH approve\n"
     "                      ID [--always]' or 'deny ID' (see 'pending')\n"
+    "  --ask tty           hold them the same way and ask on the controlling\n"
+    "                      terminal: allow [o]nce, [a]lways, or [d]eny\n"
+    "                      (--control, if given too, may decide first)\n"
     "  --ask-timeout SECONDS\n"
     "                      refuse a held request after this long (default\n"
     "                      30, 1 to 3600)\n"
@@ -250,6 +253,8 @@ struct parse_state {
 	struct jr_options *opts;
 	bool saw_net; /* --net given: --learn and --allow check against it */
 	bool defer;   /* jr_options_parse_run(): policy errors to setup_err */
+	int argc;     /* the words being parsed: --ask peeks at the next */
+	char **argv;
 };
 
 /*
@@ -864,6 +869,29 @@ static int on_max_conns(struct parse_state *ps, const struct opt_def *d,
 	return 0;
 }
 
+bool jr_options_word_follows(const char *name, const char *next)
+{
+	return strcmp(name, "ask") == 0 && next && strcmp(next, "tty") == 0;
+}
+
+/* --ask, or --ask tty: the word right after it is its value when it is
+ * "tty" (getopt has the option as a flag, so a config file's "ask", "ask
+ * yes" and "ask no" keep their meaning; conffile.c emits "--ask tty"). */
+static int on_ask(struct parse_state *ps, const struct opt_def *d,
+		  const char *arg, struct jr_err *err)
+{
+	(void)d;
+	(void)arg;
+	(void)err;
+	ps->opts->ask = true;
+	if (optind < ps->argc &&
+	    jr_options_word_follows("ask", ps->argv[optind])) {
+		ps->opts->ask_tty = true;
+		optind++;
+	}
+	return 0;
+}
+
 /* --ask-timeout: whole seconds; a held request waits for a person, so
  * fractions would mean nothing and a day would be a forgotten request. */
 static int on_ask_timeout(struct parse_state *ps, const struct opt_def *d,
@@ -1065,7 +1093,7 @@ static int on_publish(struct parse_state *ps, const struct opt_def *d,
 	X(PUBLISH, "publish", ARG, 0, CUSTOM(on_publish))                      \
 	X(CONTROL, "control", ARG, 0, STRING(control_path, check_socket_path)) \
 	X(CONTROL_FD, "control-fd", ARG, 0, FD(control_fd))                    \
-	X(ASK, "ask", NOARG, 0, FLAG(ask))                                     \
+	X(ASK, "ask", NOARG, 0, CUSTOM(on_ask))                                \
 	X(ASK_TIMEOUT, "ask-timeout", ARG, 0, CUSTOM(on_ask_timeout))          \
 	X(CONFIG, "config", ARG, 0, CHECK_ONLY(check_file_name))               \
 	X(PROFILE, "profile", ARG, 0, STRING(profile, check_profile))          \
@@ -1428,10 +1456,16 @@ static int check_channels(const struct jr_options *opts, struct jr_err *err)
 		return jr_err_set(
 		    err, EINVAL,
 		    "--control and --control-fd cannot be combined");
-	if (opts->ask && !opts->control_path && opts->control_fd < 0)
+	if (opts->ask && !opts->ask_tty && !opts->control_path &&
+	    opts->control_fd < 0)
 		return jr_err_set(
 		    err, EINVAL,
 		    "--ask holds refused requests until they are approved or denied on the live policy socket: add --control PATH (or --control-fd N)");
+	if (opts->ask_tty && opts->net != JR_NET_ALLOWLIST)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--ask tty asks about what the allowlist refuses and needs --net allowlist, not --net %s",
+		    jr_net_mode_name(opts->net));
 	if ((opts->control_path || opts->control_fd >= 0) &&
 	    opts->net != JR_NET_ALLOWLIST)
 		return jr_err_set(
@@ -1469,7 +1503,9 @@ static int take_command(int argc, char **argv, struct jr_options *opts,
 static int parse_args(int argc, char **argv, struct jr_options *opts,
 		      bool defer, struct jr_err *err)
 {
-	struct parse_state ps = { .opts = opts, .defer = defer };
+	struct parse_state ps = {
+		.opts = opts, .defer = defer, .argc = argc, .argv = argv
+	};
 	const struct opt_def *d;
 	int c, r;
 

@@ -145,6 +145,7 @@ struct jr_options {
 	/* --ask: hold what the allowlist refuses for a decision on the
 	 * control socket, for up to ask_timeout_ms (--ask-timeout). */
 	bool ask;
+	bool ask_tty; /* --ask tty: askprompt.h asks on /dev/tty */
 	uint64_t ask_timeout_ms;
 	/* --config/--profile are read by conffile.c before this parse; kept
 	 * here only so the command line is checked in one place. */
@@ -259,6 +260,14 @@ int jr_parse_size(const char *s, uint64_t *bytes);
  */
 struct option;
 const struct option *jr_options_long_table(void);
+
+/*
+ * jr_options_word_follows - whether the word @next after option @name
+ * (long name, no dashes) is that option's value though getopt takes the
+ * option as a flag: "--ask tty". A walker of the words (conffile.c)
+ * steps over it.
+ */
+bool jr_options_word_follows(const char *name, const char *next);
 
 /* getopt's optstring beside that table: stop at the first operand ('+'),
  * ':' for a missing value, and the table's short letters (-h -V -v -q). */

@@ -86,6 +86,15 @@ struct jr_relay_config {
 	 */
 	bool ask;
 	uint64_t ask_timeout_ms;
+	/*
+	 * --ask tty (askprompt.h): @ask_client, when >= 0, is one more
+	 * control client the relay takes at start (the runner's end of a
+	 * socketpair; the control module starts for it even without
+	 * @control); @ask_notify, when >= 0, is an eventfd the relay writes
+	 * each time the held set changes. The runner owns @ask_notify.
+	 */
+	int ask_client;
+	int ask_notify;
 	/* Secrets and TLS inspection (secrets.h, tls_inspect.h); NULL when
 	 * no --secret or --inspect is given. */
 	struct jr_secrets *secrets;

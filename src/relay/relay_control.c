@@ -635,7 +635,29 @@ static void control_client_event(struct jr_relay *r, uint32_t slot,
 
 /* ------------------------------------------------------------ setup */
 
-/* control_start - with --control: take the socket and watch it. */
+/*
+ * take_ask_client() - --ask tty: the runner's prompt (askprompt.c) is one
+ * more client, on its socketpair, with or without --control.
+ * Return: 0 or -errno with @err set.
+ */
+static int take_ask_client(struct jr_relay *r, struct jr_err *err)
+{
+	int fd = r->cfg.ask_client;
+
+	if (fd < 0)
+		return 0;
+	r->cfg.ask_client = -1; /* ours now, whatever happens */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    !client_add(r, fd)) {
+		close(fd);
+		return jr_err_set(err, EIO,
+				  "cannot serve the --ask tty prompt");
+	}
+	return 0;
+}
+
+/* control_start - with --control: take the socket and watch it; with
+ * --ask tty: the prompt's client. */
 static int control_start(struct jr_relay *r, struct jr_err *err)
 {
 	struct relay_control *ctl;
@@ -643,12 +665,13 @@ static int control_start(struct jr_relay *r, struct jr_err *err)
 	socklen_t len = sizeof(listening);
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	if (!r->cfg.control)
+	if (!r->cfg.control && r->cfg.ask_client < 0)
 		return 0;
 	r->cfg.control_fd = -1; /* ours now, whatever happens */
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->control = ctl;
@@ -658,11 +681,19 @@ static int control_start(struct jr_relay *r, struct jr_err *err)
 	ctl->check_uid = r->cfg.control_check_uid;
 	ctl->owner = geteuid();
 	if (jr_livepolicy_init(&ctl->lp, r->cfg.policy) < 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	/* From here every decision reads the changeable copy. */
 	r->cfg.policy = &ctl->lp.p;
+	if (take_ask_client(r, err) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	if (fd < 0)
+		return 0; /* --ask tty alone */
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0) {
 		int e = errno;
@@ -699,6 +730,7 @@ static void control_free(struct jr_relay *r)
 	struct relay_control *ctl = r->control;
 
 	relay_close_fd(&r->cfg.control_fd);
+	relay_close_fd(&r->cfg.ask_client);
 	if (!ctl)
 		return;
 	for (size_t i = 0; i < RELAY_CONTROL_CLIENTS; i++)

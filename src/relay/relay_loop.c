@@ -58,6 +58,7 @@
 #include "fdlimit.h"
 #include "localaddr.h"
 #include "log.h"
+#include "relay_ask.h"
 #include "relay_loop.h"
 #include "selfcheck.h"
 
@@ -221,7 +222,7 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 	if (!c->logged)
 		relay_audit_conn(r, c);
 	if (c->ask_id && r->ask) /* no longer waiting for the decision */
-		jr_ask_leave(r->ask, c->ask_id);
+		relay_ask_leave(r, c->ask_id);
 	c->ask_id = 0;
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
@@ -1030,6 +1031,8 @@ int jr_relay_start(const struct jr_relay_config *cfg, struct jr_relay **out,
 			close(cfg->listeners.transparent6);
 		if (cfg->control)
 			close(cfg->control_fd);
+		if (cfg->ask_client >= 0)
+			close(cfg->ask_client);
 		return jr_err_set(err, ENOMEM, "out of memory");
 	}
 	r->cfg = *cfg;

@@ -237,6 +237,45 @@ static void test_merge(void **state)
 	jr_config_release(&cfg);
 }
 
+/* "ask tty" in a file is --ask tty; "--ask tty" on the command line does
+ * not end the walk of the options (conffile.c's scan): a walk that took
+ * "tty" for the command would miss the command line's --user and trip
+ * "given twice" on the file's. */
+static void test_ask_tty(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "a.conf", "allow a.test\nask tty\nuser nobody\n" },
+		{ "b.conf", "allow a.test\nask maybe\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "a.conf", "true"), 0);
+	assert_true(o.ask_tty);
+	assert_string_equal(o.user, "nobody");
+	assert_string_equal(o.command[0], "true");
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "a.conf", "--ask",
+			       "tty", "--user", "root", "--", "true"),
+			 0);
+	assert_true(o.ask_tty);
+	assert_string_equal(o.user, "root");
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	cfg_init(&cfg, fs);
+	assert_true(BUILD(&cfg, &o, &e, "--config", "b.conf", "true") < 0);
+	expect_msg(&e, "ask is a flag");
+	jr_config_release(&cfg);
+}
+
 static void test_overlap(void **state)
 {
 	static const struct {
@@ -859,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_include_relative_loop_depth),
 		cmocka_unit_test(test_include_depth_bound),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_ask_tty),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_managed_deny),
 		cmocka_unit_test(test_managed_deny_port_any),

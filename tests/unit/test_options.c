@@ -416,6 +416,44 @@ static void test_control(void **state)
 	    "true");
 }
 
+/* --ask and --ask tty: the word tty right after --ask is its value, not
+ * the command; "--ask -- tty" still runs tty; --ask tty needs no control
+ * socket but the allowlist; --ask alone still needs one. A parser that
+ * ran "tty" as the command, dropped the word, or refused --ask tty
+ * without --control fails here. */
+static void test_ask_tty(void **state)
+{
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	assert_int_equal(
+	    PARSE(&o, &e, "--allow", "a.test", "--ask", "tty", "true"), 0);
+	assert_true(o.ask);
+	assert_true(o.ask_tty);
+	assert_string_equal(o.command[0], "true");
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--control",
+			       "/run/x.sock", "--ask", "--", "tty"),
+			 0);
+	assert_true(o.ask);
+	assert_false(o.ask_tty);
+	assert_string_equal(o.command[0], "tty");
+	jr_options_release(&o);
+	assert_int_equal(PARSE(&o, &e, "--allow", "a.test", "--control",
+			       "/run/x.sock", "--ask", "tty", "--", "true"),
+			 0);
+	assert_true(o.ask_tty);
+	jr_options_release(&o);
+	REJECT("--ask holds refused requests until they are approved or "
+	       "denied on the live policy socket: add --control PATH",
+	       "--allow", "a.test", "--ask", "true");
+	REJECT("--ask tty asks about what the allowlist refuses and needs "
+	       "--net allowlist, not --net none",
+	       "--ask", "tty", "true");
+	assert_non_null(strstr(jr_usage_text, "--ask tty"));
+}
+
 static void test_gateway(void **state)
 {
 	static const char *const good[] = { "100.64.77.1/30", "10.0.0.1/8",
@@ -1088,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_lane_and_publish),
 		cmocka_unit_test(test_control),
+		cmocka_unit_test(test_ask_tty),
 		cmocka_unit_test(test_usage_mentions_every_option),
 		cmocka_unit_test(test_network_modes),
 		cmocka_unit_test(test_config_options),
