@@ -5,9 +5,10 @@
  * Theory of operation: a line "keyword value" of jailrun.conf(5) means the
  * option "--keyword value", the keyword being the option's long name in
  * options.c's getopt table. So every option has a keyword, an option added
- * later gets one for free, and there is one validator: each line is parsed
- * on its own by jr_options_parse() as it is read (so its error carries
- * "file:line"), then the settings of every file are put before the command
+ * later gets one for free, and there is one validator: each line's
+ * grammar is checked on its own by jr_options_parse_setting() as it is
+ * read (so its error carries "file:line"; the rules between options wait
+ * for the merge, where the rest may come from), then the settings of every file are put before the command
  * line's own options in one vector, and that vector is what jailrun runs
  * with. getopt's order makes "the last one wins" for options that hold one
  * value and "all of them" for lists.
@@ -166,7 +167,7 @@ static int validate_setting(const struct jr_config_setting *s,
 		argv[4] = NULL;
 		argc = 4;
 	}
-	if (jr_options_parse(argc, argv, &tmp, err) < 0)
+	if (jr_options_parse_setting(argc, argv, &tmp, err) < 0)
 		return jr_err_prefix(err, "%s: ", s->origin);
 	jr_options_release(&tmp);
 	/* The allowlist grammar is policy.c's: checked here too, so a bad

@@ -183,7 +183,9 @@ static int check_require_value(const struct option *o, const char *v,
 		return 0;
 	}
 	snprintf(opt, sizeof(opt), "--%s", o->name);
-	if (jr_options_parse(5, argv, &tmp, err) < 0)
+	/* The value's grammar: whether it fits the other options is the
+	 * merged run's question (jr_options_parse_setting()). */
+	if (jr_options_parse_setting(5, argv, &tmp, err) < 0)
 		return -EINVAL;
 	jr_options_release(&tmp);
 	return 0;

@@ -1500,9 +1500,18 @@ static int take_command(int argc, char **argv, struct jr_options *opts,
 	return 0;
 }
 
+/* What parse_args() checks beyond each option's own grammar. */
+enum parse_scope {
+	PARSE_ALL,     /* every rule; a policy error fails the parse */
+	PARSE_RUN,     /* every rule; policy errors go to setup_err */
+	PARSE_SETTING, /* one config line: its grammar only (the rules
+			* between options wait for the merged settings) */
+};
+
 static int parse_args(int argc, char **argv, struct jr_options *opts,
-		      bool defer, struct jr_err *err)
+		      enum parse_scope scope, struct jr_err *err)
 {
+	bool defer = scope == PARSE_RUN;
 	struct parse_state ps = {
 		.opts = opts, .defer = defer, .argc = argc, .argv = argv
 	};
@@ -1526,6 +1535,8 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 		if (r == OPT_STOP)
 			return 0;
 	}
+	if (scope == PARSE_SETTING)
+		return take_command(argc, argv, opts, err);
 	if (policy_error(&ps, settle_net_mode(opts, ps.saw_net, err), err) <
 		0 ||
 	    policy_error(&ps, check_relay_options(opts, err), err) < 0 ||
@@ -1539,7 +1550,7 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 		     struct jr_err *err)
 {
-	int r = parse_args(argc, argv, opts, false, err);
+	int r = parse_args(argc, argv, opts, PARSE_ALL, err);
 
 	if (r < 0)
 		jr_options_release(opts);
@@ -1549,7 +1560,17 @@ int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 int jr_options_parse_run(int argc, char **argv, struct jr_options *opts,
 			 struct jr_err *err)
 {
-	int r = parse_args(argc, argv, opts, true, err);
+	int r = parse_args(argc, argv, opts, PARSE_RUN, err);
+
+	if (r < 0)
+		jr_options_release(opts);
+	return r;
+}
+
+int jr_options_parse_setting(int argc, char **argv, struct jr_options *opts,
+			     struct jr_err *err)
+{
+	int r = parse_args(argc, argv, opts, PARSE_SETTING, err);
 
 	if (r < 0)
 		jr_options_release(opts);

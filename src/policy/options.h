@@ -205,6 +205,17 @@ int jr_options_parse(int argc, char **argv, struct jr_options *opts,
 int jr_options_parse_run(int argc, char **argv, struct jr_options *opts,
 			 struct jr_err *err);
 
+/*
+ * jr_options_parse_setting - one configuration line, alone: the grammar
+ * of its option and value only. The rules between options (--control
+ * needs --net allowlist, --inspect needs --allow, --ask needs --control)
+ * cannot hold for one line of a file whose other lines, or another file,
+ * or the command line, give the rest: they are checked on the merged
+ * settings (jr_options_parse_run()). Return: 0, or -EINVAL.
+ */
+int jr_options_parse_setting(int argc, char **argv, struct jr_options *opts,
+			     struct jr_err *err);
+
 /* Free what jr_options_parse() allocated (the allow arrays). */
 void jr_options_release(struct jr_options *opts);
 

@@ -276,6 +276,63 @@ static void test_ask_tty(void **state)
 	jr_config_release(&cfg);
 }
 
+/*
+ * Options that need another (--control and --ask need an allowlist and
+ * each other, --inspect and --allow-private need --allow): each line of a
+ * file was checked alone against those rules, so none of them could be
+ * set in a file at all. The rules hold for the merged settings.
+ */
+static void test_rules_between_lines(void **state)
+{
+	static const struct memfile fs[] = {
+		{ "r.conf", "allow a.test\ninspect a.test\n"
+			    "control /run/x.sock\nask\n"
+			    "allow-private 10.0.0.0/8\n" },
+		{ "c.conf", "control /run/x.sock\n" },
+		{ "a.conf", "allow a.test\n" },
+		{ NULL, NULL },
+	};
+	struct jr_config cfg;
+	struct jr_options o;
+	struct jr_err e = { 0 };
+
+	(void)state;
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "r.conf", "true"), 0);
+	assert_int_equal(o.setup_err.code, 0);
+	assert_true(o.ask);
+	assert_string_equal(o.control_path, "/run/x.sock");
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	/* The rest from another file, or from the command line */
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "c.conf", "--config",
+			       "a.conf", "true"),
+			 0);
+	assert_int_equal(o.setup_err.code, 0);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+	cfg_init(&cfg, fs);
+	assert_int_equal(BUILD(&cfg, &o, &e, "--config", "c.conf", "--allow",
+			       "b.test", "true"),
+			 0);
+	assert_int_equal(o.setup_err.code, 0);
+	jr_options_release(&o);
+	jr_config_release(&cfg);
+
+	/* ... and without it, the rule still holds, on the merged run */
+	cfg_init(&cfg, fs);
+	if (BUILD(&cfg, &o, &e, "--config", "c.conf", "true") == 0) {
+		assert_int_not_equal(o.setup_err.code, 0);
+		expect_msg(&o.setup_err, "need --net allowlist");
+		jr_options_release(&o);
+	} else {
+		expect_msg(&e, "need --net allowlist");
+	}
+	jr_config_release(&cfg);
+}
+
 static void test_overlap(void **state)
 {
 	static const struct {
@@ -899,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_include_depth_bound),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_ask_tty),
+		cmocka_unit_test(test_rules_between_lines),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_managed_deny),
 		cmocka_unit_test(test_managed_deny_port_any),
