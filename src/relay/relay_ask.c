@@ -63,18 +63,6 @@ static void ask_audit(struct jr_relay *r, const char *fmt, ...)
 	jr_verbose("ask: %s", detail);
 }
 
-/* --ask tty: tell the runner's prompt (askprompt.c) the held set changed.
- * Never blocks: a counter already past zero says the same. */
-static void notify_change(struct jr_relay *r)
-{
-	uint64_t one = 1;
-
-	if (r->cfg.ask_notify >= 0 &&
-	    write(r->cfg.ask_notify, &one, sizeof(one)) < 0) {
-		/* EAGAIN: the counter is full, the runner will look anyway */
-	}
-}
-
 /* "x.test:443 via proxy", "x.test via dns" */
 static void describe(const struct jr_ask_entry *e, char *buf, size_t len)
 {
@@ -109,7 +97,7 @@ static enum relay_ask_hold hold(struct jr_relay *r, const char *host,
 		describe(jr_ask_find(r->ask, *id), what, sizeof(what));
 		ask_audit(r, "held %llu: %s (%s)", (unsigned long long)*id,
 			  what, jr_deny_reason_name(why));
-		notify_change(r);
+		relay_ask_notify(r);
 	}
 	return RELAY_ASK_HELD;
 }
@@ -135,7 +123,7 @@ void relay_ask_leave(struct jr_relay *r, uint64_t id)
 {
 	if (r->ask) {
 		jr_ask_leave(r->ask, id);
-		notify_change(r); /* the last waiter gone: no longer held */
+		relay_ask_notify(r); /* the last waiter gone: no longer held */
 	}
 }
 
@@ -173,7 +161,7 @@ int relay_ask_decide(struct jr_relay *r, uint64_t id, enum relay_ask_verdict v,
 	/* Out of the table first: what is released must not find it. */
 	jr_ask_remove(r->ask, id);
 	relay_held_release(r, id, v);
-	notify_change(r);
+	relay_ask_notify(r);
 	return waiters;
 }
 

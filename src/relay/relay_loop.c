@@ -58,7 +58,6 @@
 #include "fdlimit.h"
 #include "localaddr.h"
 #include "log.h"
-#include "relay_ask.h"
 #include "relay_loop.h"
 #include "selfcheck.h"
 
@@ -221,8 +220,10 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 		c->reason = "ask-abandoned"; /* the client left, or the run */
 	if (!c->logged)
 		relay_audit_conn(r, c);
-	if (c->ask_id && r->ask) /* no longer waiting for the decision */
-		relay_ask_leave(r, c->ask_id);
+	if (c->ask_id && r->ask) { /* no longer waiting for the decision */
+		jr_ask_leave(r->ask, c->ask_id);
+		relay_ask_notify(r); /* the last waiter gone: no longer held */
+	}
 	c->ask_id = 0;
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
@@ -369,6 +370,18 @@ void relay_hold_conn(struct jr_relay *r, struct conn *c, uint64_t ask_id,
 	c->ask_why = why;
 	c->st = ST_HELD;
 	relay_want_events(r, c);
+}
+
+/* --ask tty: tell the runner's prompt (askprompt.c) the held set changed.
+ * Never blocks: a counter already past zero says the same. */
+void relay_ask_notify(struct jr_relay *r)
+{
+	uint64_t one = 1;
+
+	if (r->cfg.ask_notify >= 0 &&
+	    write(r->cfg.ask_notify, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the runner will look anyway */
+	}
 }
 
 /**

@@ -324,6 +324,9 @@ int relay_queue_out(struct conn *c, const void *buf, size_t len);
 int relay_flush_buf(int fd, const char *buf, size_t len, size_t *off);
 int relay_grow_in(struct conn *c, size_t limit);
 void relay_out_of_memory(struct jr_relay *r, struct conn *c);
+/* The held set changed (a hold, a decision, a request whose last waiter
+ * left): wake the runner's --ask tty prompt, if any. */
+void relay_ask_notify(struct jr_relay *r);
 void relay_audit(struct jr_relay *r, enum conn_kind kind,
 		 struct jr_audit_record *rec, uint64_t t_start);
 void relay_audit_conn(struct jr_relay *r, struct conn *c);
