@@ -34,23 +34,7 @@ XDG="$JR_W/xdg" # the rootless caller's XDG_RUNTIME_DIR (jailrun start)
 mkdir -m 700 "$XDG"
 [ "$(id -u)" -ne 0 ] || chown "$JR_NOBODY_UID:$JR_NOBODY_GID" "$XDG"
 
-cat >"$JR_TMP/inside.sh" <<'EOF'
-#!/bin/sh
-# In the sandbox: run each command the test writes to $1/cmd.N, in order;
-# its output to $1/out.N, then its status to $1/rc.N (renamed into place).
-# "exit" ends the sandbox.
-d=$1 n=0
-while :; do
-	n=$((n + 1))
-	while [ ! -e "$d/cmd.$n" ]; do sleep 0.02; done
-	c=$(cat "$d/cmd.$n")
-	[ "$c" = exit ] && exit 0
-	sh -c "$c" >"$d/out.$n" 2>&1 </dev/null
-	echo $? >"$d/rc.$n.tmp"
-	mv "$d/rc.$n.tmp" "$d/rc.$n"
-done
-EOF
-chmod 755 "$JR_TMP/inside.sh"
+. "$JR_TOP_SRCDIR/tests/integration/steps.sh"
 # slow.py HOST ADDR DIR - a captured HTTP client that sends half its head,
 # waits for DIR/slow.go, sends the rest and prints the answer.
 cat >"$JR_TMP/slow.py" <<'PY'
@@ -73,36 +57,6 @@ chmod 644 "$JR_TMP/slow.py"
 # A python3 every caller can run (a pyenv shim under /root is not).
 if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
 
-post() {
-	STEP=$((STEP + 1))
-	printf '%s\n' "$1" >"$D/cmd.$STEP.tmp"
-	chmod 644 "$D/cmd.$STEP.tmp"
-	mv "$D/cmd.$STEP.tmp" "$D/cmd.$STEP"
-}
-# inside CMD - run CMD in the mode's sandbox: $IN_RC, $IN_OUT.
-inside() {
-	post "$1"
-	if wait_until 120 test -e "$D/rc.$STEP"; then
-		IN_RC=$(cat "$D/rc.$STEP")
-		IN_OUT=$(cat "$D/out.$STEP")
-	else
-		IN_RC=999
-		IN_OUT="(the sandbox did not run step $STEP: $(cat "$JR_W/run-$m.out"))"
-	fi
-}
-# in_ok LABEL WANT-RC NEEDLE CMD - inside CMD; its status WANT-RC ("!0":
-# any failure) and its output has NEEDLE ("" for none).
-in_ok() {
-	local label=$1 want=$2 needle=$3
-	inside "$4"
-	if { [ "$want" = '!0' ] && [ "$IN_RC" != 0 ]; } || [ "$IN_RC" = "$want" ]; then
-		if [ -z "$needle" ] || grep -qF -- "$needle" <<<"$IN_OUT"; then
-			ok "$m: $label"
-			return
-		fi
-	fi
-	fail "$m: $label: status $IN_RC (want $want), output: $IN_OUT"
-}
 # bg NAME CMD - start CMD in the sandbox in the background: its output
 # goes to $D/NAME.out, its status to $D/NAME.rc once it ends.
 bg() {

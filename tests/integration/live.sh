@@ -146,36 +146,7 @@ alive() {
 }
 no_members() { [ -z "$(pidns_members "$1")" ]; }
 
-# left_record LABEL FILE PID MIN-NETNS - note what runner PID's sandbox
-# holds (leftovers.py); at least MIN-NETNS network namespaces of its own,
-# or the later check would judge nothing.
-left_record() {
-	local out n
-	if [ "$(id -u)" -ne 0 ]; then
-		skip_part "$1: leftovers.py needs root"
-		return
-	fi
-	# (Not 0: every process descends from it.)
-	if [ "${3:-0}" = 0 ]; then
-		fail "$1: no pid to note (jailrun ls: $(lv "$m" ls 2>&1))"
-		return
-	fi
-	out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
-		record "$2" "$3" 2>&1) || true
-	n=$(sed -n 's/.* netns \([0-9]*\) .*/\1/p' <<<"$out")
-	if [ "${n:-0}" -ge "$4" ]; then ok "$1: noted $out"; else fail "$1: leftovers.py record: $out"; fi
-}
-# left_check LABEL FILE - nothing noted by left_record is left.
-left_check() {
-	local out
-	[ "$(id -u)" -eq 0 ] || return 0
-	if out=$(JR_TMP=$JR_TMP JR_HOME=$JR_HOME "$PYTHON" "$JR_TOP_SRCDIR/tests/integration/leftovers.py" \
-		check "$2" 2>&1); then
-		ok "$1: $out"
-	else
-		fail "$1: $out"
-	fi
-}
+. "$JR_TOP_SRCDIR/tests/integration/live-leftovers.sh"
 
 # ls_pid NAME - the runner pid jailrun ls gives for NAME.
 ls_pid() {
