@@ -36,7 +36,6 @@
  * never races the request it decides.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -45,23 +44,6 @@
 #include "log.h"
 #include "relay_ask.h"
 #include "relay_upstream.h"
-
-static void ask_audit(struct jr_relay *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* The one writer of "ask" audit lines. */
-static void ask_audit(struct jr_relay *r, const char *fmt, ...)
-{
-	char detail[640];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	if (r->cfg.audit)
-		jr_audit_event(r->cfg.audit, "ask", detail);
-	jr_verbose("ask: %s", detail);
-}
 
 /* "x.test:443 via proxy", "x.test via dns" */
 static void describe(const struct jr_ask_entry *e, char *buf, size_t len)
@@ -95,8 +77,9 @@ static enum relay_ask_hold hold(struct jr_relay *r, const char *host,
 		return RELAY_ASK_NOT_HELD;
 	if (!joined) {
 		describe(jr_ask_find(r->ask, *id), what, sizeof(what));
-		ask_audit(r, "held %llu: %s (%s)", (unsigned long long)*id,
-			  what, jr_deny_reason_name(why));
+		relay_audit_event(r, "ask", "held %llu: %s (%s)",
+				  (unsigned long long)*id, what,
+				  jr_deny_reason_name(why));
 		relay_ask_notify(r);
 	}
 	return RELAY_ASK_HELD;
@@ -148,10 +131,10 @@ int relay_ask_decide(struct jr_relay *r, uint64_t id, enum relay_ask_verdict v,
 		return -ENOENT;
 	describe(e, what, sizeof(what));
 	waiters = (int)e->waiters;
-	ask_audit(r, "%s %llu: %s after %llu ms%s%s", verb[v],
-		  (unsigned long long)id, what,
-		  (unsigned long long)(jr_clock_ms() - e->t_start),
-		  note ? "; " : "", note ? note : "");
+	relay_audit_event(r, "ask", "%s %llu: %s after %llu ms%s%s", verb[v],
+			  (unsigned long long)id, what,
+			  (unsigned long long)(jr_clock_ms() - e->t_start),
+			  note ? "; " : "", note ? note : "");
 	if (v == RELAY_ASK_APPROVED)
 		r->ask_approved++;
 	else if (v == RELAY_ASK_DENIED)

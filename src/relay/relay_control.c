@@ -41,7 +41,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,22 +76,6 @@ struct relay_control {
 	struct control_client cl[RELAY_CONTROL_CLIENTS];
 	struct jr_livepolicy lp;
 };
-
-static void audit_control(struct jr_relay *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void audit_control(struct jr_relay *r, const char *fmt, ...)
-{
-	char detail[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	if (r->cfg.audit)
-		jr_audit_event(r->cfg.audit, "control", detail);
-	jr_verbose("control: %s", detail);
-}
 
 static void client_set_events(struct jr_relay *r, struct control_client *cl)
 {
@@ -200,8 +183,9 @@ static void control_accept(struct jr_relay *r)
 					 "policy (only uid %u, its owner)",
 					 (unsigned)cred.uid,
 					 (unsigned)ctl->owner);
-				audit_control(r, "refused a client of uid %u",
-					      (unsigned)cred.uid);
+				relay_audit_event(r, "control",
+						  "refused a client of uid %u",
+						  (unsigned)cred.uid);
 				refuse_client(fd, msg);
 				continue;
 			}
@@ -435,7 +419,8 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 			return;
 		}
 		if (n > 0)
-			audit_control(r, "allow '%s': added", req.entry);
+			relay_audit_event(r, "control", "allow '%s': added",
+					  req.entry);
 		break;
 	case JR_CONTROL_REMOVE:
 		n = jr_livepolicy_remove(&ctl->lp, req.entry, &removed, &err);
@@ -445,8 +430,9 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 		}
 		if (req.close)
 			closed = close_removed(r, &removed);
-		audit_control(
-		    r, "remove '%s': %d entr%s removed, %u connection%s closed",
+		relay_audit_event(
+		    r, "control",
+		    "remove '%s': %d entr%s removed, %u connection%s closed",
 		    req.entry, n, n == 1 ? "y" : "ies", closed,
 		    closed == 1 ? "" : "s");
 		break;
@@ -469,8 +455,8 @@ static void handle_request(struct jr_relay *r, const char *line, size_t len,
 		break;
 	case JR_CONTROL_LOCK:
 		dropped = jr_livepolicy_lock(&ctl->lp);
-		audit_control(r, "lock: %zu live entr%s dropped", dropped,
-			      dropped == 1 ? "y" : "ies");
+		relay_audit_event(r, "control", "lock: %zu live entr%s dropped",
+				  dropped, dropped == 1 ? "y" : "ies");
 		n = (int)dropped;
 		break;
 	default:

@@ -372,6 +372,20 @@ void relay_hold_conn(struct jr_relay *r, struct conn *c, uint64_t ask_id,
 	relay_want_events(r, c);
 }
 
+void relay_audit_event(struct jr_relay *r, const char *event, const char *fmt,
+		       ...)
+{
+	char detail[640];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (r->cfg.audit)
+		jr_audit_event(r->cfg.audit, event, detail);
+	jr_verbose("%s: %s", event, detail);
+}
+
 /* --ask tty: tell the runner's prompt (askprompt.c) the held set changed.
  * Never blocks: a counter already past zero says the same. */
 void relay_ask_notify(struct jr_relay *r)

@@ -324,6 +324,10 @@ int relay_queue_out(struct conn *c, const void *buf, size_t len);
 int relay_flush_buf(int fd, const char *buf, size_t len, size_t *off);
 int relay_grow_in(struct conn *c, size_t limit);
 void relay_out_of_memory(struct jr_relay *r, struct conn *c);
+/* One audit line of @event ("control", "ask") whose detail is @fmt, also
+ * said with -v: the one writer of the relay's event lines. */
+void relay_audit_event(struct jr_relay *r, const char *event, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
 /* The held set changed (a hold, a decision, a request whose last waiter
  * left): wake the runner's --ask tty prompt, if any. */
 void relay_ask_notify(struct jr_relay *r);
