@@ -102,14 +102,6 @@ enum relay_ask_hold relay_ask_dns(struct jr_relay *r, const char *name,
 	return hold(r, name, 0, why, JR_ASK_VIA_DNS, id);
 }
 
-void relay_ask_leave(struct jr_relay *r, uint64_t id)
-{
-	if (r->ask) {
-		jr_ask_leave(r->ask, id);
-		relay_ask_notify(r); /* the last waiter gone: no longer held */
-	}
-}
-
 const struct jr_asktable *relay_ask_table(const struct jr_relay *r)
 {
 	return r->ask;

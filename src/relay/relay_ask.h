@@ -36,9 +36,6 @@ enum relay_ask_hold relay_ask_conn(struct jr_relay *r, struct conn *c,
 enum relay_ask_hold relay_ask_dns(struct jr_relay *r, const char *name,
 				  enum jr_deny_reason why, uint64_t *id);
 
-/* A DNS query held as @id is dropped without a decision. */
-void relay_ask_leave(struct jr_relay *r, uint64_t id);
-
 /* The held requests, or NULL without --ask. */
 const struct jr_asktable *relay_ask_table(const struct jr_relay *r);
 

@@ -220,10 +220,8 @@ void relay_conn_free(struct jr_relay *r, struct conn *c)
 		c->reason = "ask-abandoned"; /* the client left, or the run */
 	if (!c->logged)
 		relay_audit_conn(r, c);
-	if (c->ask_id && r->ask) { /* no longer waiting for the decision */
-		jr_ask_leave(r->ask, c->ask_id);
-		relay_ask_notify(r); /* the last waiter gone: no longer held */
-	}
+	if (c->ask_id) /* no longer waiting for the decision */
+		relay_ask_leave(r, c->ask_id);
 	c->ask_id = 0;
 	/* close() removes the fds from the epoll set. */
 	relay_close_fd(&c->cfd);
@@ -396,6 +394,14 @@ void relay_ask_notify(struct jr_relay *r)
 	    write(r->cfg.ask_notify, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is full, the runner will look anyway */
 	}
+}
+
+void relay_ask_leave(struct jr_relay *r, uint64_t id)
+{
+	if (!r->ask)
+		return;
+	jr_ask_leave(r->ask, id);
+	relay_ask_notify(r); /* the last waiter gone: no longer held */
 }
 
 /**

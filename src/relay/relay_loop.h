@@ -331,6 +331,9 @@ void relay_audit_event(struct jr_relay *r, const char *event, const char *fmt,
 /* The held set changed (a hold, a decision, a request whose last waiter
  * left): wake the runner's --ask tty prompt, if any. */
 void relay_ask_notify(struct jr_relay *r);
+/* A connection or DNS query held as request @id is dropped without a
+ * decision (its client left); the request goes with its last waiter. */
+void relay_ask_leave(struct jr_relay *r, uint64_t id);
 void relay_audit(struct jr_relay *r, enum conn_kind kind,
 		 struct jr_audit_record *rec, uint64_t t_start);
 void relay_audit_conn(struct jr_relay *r, struct conn *c);
