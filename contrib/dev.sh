@@ -112,6 +112,20 @@ count() {
 	TOTAL_SKIP=$((TOTAL_SKIP + ${s:-0}))
 }
 
+# Name every test of a build tree that failed or errored, each with the
+# end of its log: the last lines of a CI run's output are often all that is
+# kept, and "ERROR: 2" alone does not say which script died or why.
+failures() {
+	local dir=$1 trs log
+	[ -d "$dir" ] || return 0
+	while IFS= read -r trs; do
+		log=${trs%.trs}.log
+		echo "--- $dir: ${log#"$dir"/}"
+		grep -E '^:test-result: (FAIL|ERROR|XPASS)' "$trs" | head -5 || true
+		[ -f "$log" ] && tail -n 25 "$log" | sed 's/^/    /'
+	done < <(grep -rlE --include='*.trs' '^:test-result: (FAIL|ERROR|XPASS)' "$dir" | sort)
+}
+
 run_tests() {
 	local rc=0
 	build
@@ -148,6 +162,12 @@ run_tests() {
 		(cd build && make -j"$(nproc)" distcheck >distcheck.log 2>&1) || {
 			tail -50 build/distcheck.log; rc=1; TOTAL_FAIL=$((TOTAL_FAIL + 1)); }
 		[ $rc -eq 0 ] && grep -E '^=+$|archives ready' build/distcheck.log | tail -2 || true
+	fi
+	if [ $rc -ne 0 ]; then
+		echo "dev.sh: what failed"
+		failures build
+		failures build-asan
+		grep '^FAIL: fuzz_' build/fuzz.log 2>/dev/null || true
 	fi
 	echo "tests: $TOTAL_PASS passed, $TOTAL_FAIL failed, $TOTAL_SKIP skipped"
 	return $rc
