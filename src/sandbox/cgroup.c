@@ -8,8 +8,9 @@
  * tree if its cgroup.controllers lists it. /proc/self/cgroup says where
  * the runner is in each hierarchy and /proc/self/mountinfo where each is
  * mounted; the runner's directory is mount point + (path - mount root).
- * Under it the runner makes "jailrun.<pid>.<random>" (one per hierarchy, so v1
- * gets several), writes the limits and reads them back, and after the
+ * Under it the runner makes "jailrun.<pid>.<pidns>.<random>" (one per
+ * hierarchy, so v1 gets several; <pidns> is the inode of the runner's PID
+ * namespace, in hex), writes the limits and reads them back, and after the
  * clone writes init's pid into each cgroup.procs, before init is told to
  * go on (MAPS_DONE): the sandbox's whole setup and everything the command
  * forks are charged and bounded. init then takes a fresh cgroup namespace
@@ -33,11 +34,17 @@
  * oom_kill; v1 memory.max_usage_in_bytes, memory.oom_control oom_kill;
  * pids.peak and pids.events on both where the kernel has them), then the
  * directories are removed, retrying a bounded while as the kernel
- * finishes with the exiting tasks. --memory bounds memory plus swap:
+ * finishes with the exiting tasks. A runner that is SIGKILLed cannot do
+ * that; its sandbox dies with it (init's parent-death signal), and the
+ * empty directories are removed by the next runner that makes a cgroup
+ * beside them (sweep_in()): it knows a runner is dead when the
+ * name's <pidns> is its own and no process has that pid. --memory bounds memory plus swap:
  * memory.swap.max = 0 on v2, memory.memsw.limit_in_bytes = the limit on
  * v1, where the kernel accounts swap.
  */
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,6 +60,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "json.h"
+#include "log.h"
 
 enum cg_ctrl { CG_MEMORY, CG_PIDS, CG_CPU, CG_FREEZER, CG_COUNT };
 
@@ -79,7 +87,7 @@ struct cg_hier {
 struct jr_cgroup {
 	struct cg_hier h[CG_COUNT];
 	size_t n;
-	char name[48]; /* jailrun.<pid>.<random>, the same in each hierarchy */
+	char name[64]; /* jailrun.<pid>.<pidns>.<random>, in each hierarchy */
 	/* v2, when the runner had to leave its cgroup (v2_enable) */
 	char runner_leaf[600];
 	char v2_parent[600];
@@ -518,6 +526,109 @@ static bool v2_restore(struct jr_cgroup *cg)
 	return true;
 }
 
+/* The inode of this process's PID namespace: with a pid, it names one
+ * process for as long as that runs. 0: unknown (no /proc). */
+static unsigned long long own_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0
+		   ? (unsigned long long)st.st_ino
+		   : 0;
+}
+
+/*
+ * Parse a sandbox directory's @name, "jailrun.<pid>.<pidns>.<random>",
+ * optionally followed by ".runner" (v2_enable()'s leaf). Return: true and
+ * *@pid, *@pidns; false for any other name (an older jailrun's, or not
+ * jailrun's).
+ */
+static bool parse_dir_name(const char *name, pid_t *pid,
+			   unsigned long long *pidns)
+{
+	const char *p = name + strlen("jailrun.");
+	char *end;
+	long v;
+
+	if (strncmp(name, "jailrun.", strlen("jailrun.")) != 0 ||
+	    !(*p >= '1' && *p <= '9'))
+		return false;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || v <= 0 || v > INT32_MAX || *end != '.' ||
+	    !isxdigit((unsigned char)end[1]))
+		return false;
+	*pid = (pid_t)v;
+	p = end + 1;
+	*pidns = strtoull(p, &end, 16);
+	if (errno || *end != '.')
+		return false;
+	p = end + 1;
+	for (int i = 0; i < 8; i++, p++)
+		if (!isxdigit((unsigned char)*p))
+			return false;
+	return *p == '\0' || strcmp(p, ".runner") == 0;
+}
+
+/*
+ * Remove the empty sandbox directories in @parent that runners of PID
+ * namespace @pidns (0: do nothing) made and could not remove because they
+ * were killed: "jailrun.<pid>.<pidns>.<random>[.runner]" with no process
+ * of that pid. A directory that holds a task is left (rmdir refuses it).
+ * Return: how many were removed.
+ */
+static int sweep_in(const char *parent, unsigned long long pidns)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	struct dirent *e;
+	int n = 0;
+
+	if (!pidns)
+		return 0;
+	d = opendir(parent);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		unsigned long long ns;
+		pid_t pid;
+
+		if (e->d_type != DT_DIR ||
+		    !parse_dir_name(e->d_name, &pid, &ns) || ns != pidns ||
+		    pid == getpid())
+			continue;
+		/* Alive (or a pid reused, even by one we may not signal):
+		 * not ours to judge. */
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		/* Only an empty cgroup can be removed (EBUSY otherwise):
+		 * nothing running is touched. */
+		if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* Sweep each hierarchy this run may make its directories in. */
+static void sweep_dead(const struct cg_layout *lo, unsigned long long pidns)
+{
+	int n = lo->v2_dir[0] ? sweep_in(lo->v2_dir, pidns) : 0;
+
+	for (int c = 0; c < CG_COUNT; c++) {
+		bool seen = false;
+
+		if (!lo->v1_dir[c][0])
+			continue;
+		for (int b = 0; b < c; b++) /* co-mounted controllers */
+			seen |= strcmp(lo->v1_dir[b], lo->v1_dir[c]) == 0;
+		if (!seen)
+			n += sweep_in(lo->v1_dir[c], pidns);
+	}
+	if (n > 0)
+		jr_verbose(
+		    "removed %d empty cgroup director%s of runners that were killed",
+		    n, n == 1 ? "y" : "ies");
+}
+
 int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
 		     struct jr_err *err)
 {
@@ -529,6 +640,7 @@ int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
 	struct cg_layout lo;
 	struct jr_cgroup *cg;
 	bool any_v1 = false;
+	unsigned long long pidns;
 	uint32_t rnd = 0;
 	int r;
 
@@ -543,8 +655,10 @@ int jr_cgroup_create(const struct jr_limits *l, struct jr_cgroup **out,
 		return jr_err_set(err, ENOMEM, "out of memory");
 	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		rnd = (uint32_t)jr_clock_us();
-	snprintf(cg->name, sizeof(cg->name), "jailrun.%d.%08x", (int)getpid(),
-		 rnd);
+	pidns = own_pidns();
+	snprintf(cg->name, sizeof(cg->name), "jailrun.%d.%llx.%08x",
+		 (int)getpid(), pidns, rnd);
+	sweep_dead(&lo, pidns);
 	for (int c = 0; c < CG_FREEZER; c++) {
 		const char *home;
 		bool v2;

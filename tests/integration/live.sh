@@ -30,7 +30,8 @@
 # Also (leftovers.py, as root) if, after stop or the runner's SIGKILL, a
 # process the sandbox had still runs, its PID or network namespace (the
 # relay's too) is still referenced, its cgroup directory is left (root:
-# --pids), or a mount was added to the host's mount namespace; or if the
+# --pids; a killed runner's is left after the next start with --pids), or
+# a mount was added to the host's mount namespace; or if the
 # summary of a stopped sandbox does not say "ended":"stopped" (status 0),
 # its audit log does not end with "stopped", or either does not validate
 # against docs/schema.
@@ -360,11 +361,24 @@ for m in $(jr_modes); do
 	fi
 
 	# ------------------------------------------------- SIGKILL the runner
-	expect_status 0 "$m: start a sandbox to kill" lv "$m" start "$N-k" --net none
+	# Root's with --pids (outside the lab, where cgroups are mounted): a
+	# killed runner cannot remove its cgroup; the next runner that makes
+	# one beside it does.
+	expect_status 0 "$m: start a sandbox to kill" lvh "$m" start "$N-k" --net none "${limits[@]}"
 	STARTED+=("$m:$N-k")
 	RUNNER=$(ls_pid "$N-k")
 	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
+	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | head -n1 || true)
+	# (Looked for before the kill: once the runner is reaped, any run with
+	# limits beside it, another test's too, may sweep it.)
+	if [ "$m" = root ]; then
+		if [ -n "$CGROUP" ] && [ -n "$(find /sys/fs/cgroup -maxdepth 3 -name "${CGROUP#/}" 2>/dev/null)" ]; then
+			ok "$m: the sandbox to kill has a cgroup ($CGROUP)"
+		else
+			fail "$m: the sandbox to kill has no cgroup ('$CGROUP' not found)"
+		fi
+	fi
 	left_record "$m: the runner's SIGKILL" "$JR_W/left-k-$m.json" "${RUNNER:-0}" 1
 	kill -9 "${RUNNER:-none}" || fail "$m: no runner to kill (ls: $(lv "$m" ls 2>&1))"
 	if [ "$PIDNS" != none ] && wait_until 60 no_members "$PIDNS"; then
@@ -372,9 +386,19 @@ for m in $(jr_modes); do
 	else
 		fail "$m: after the runner's SIGKILL, left: $(pidns_members "$PIDNS")"
 	fi
-	left_check "$m: a SIGKILLed runner leaves nothing" "$JR_W/left-k-$m.json"
 	expect_status 125 "$m: exec after the runner died" lv "$m" exec "$N-k" -- true
-	expect_status 0 "$m: the same name starts again over the dead socket" lv "$m" start "$N-k" --net none
+	# A zombie still holds its pid: the sweep judges only a reaped runner.
+	runner_reaped() { ! kill -0 "${RUNNER:-0}" 2>/dev/null; }
+	wait_until 60 runner_reaped || fail "$m: the killed runner $RUNNER was never reaped"
+	expect_status 0 "$m: the same name starts again over the dead socket" lvh "$m" start "$N-k" --net none "${limits[@]}"
+	left_check "$m: a SIGKILLed runner leaves nothing once the next start has run" "$JR_W/left-k-$m.json"
+	if [ "$m" = root ]; then
+		if [ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "${CGROUP#/}" 2>/dev/null)" ]; then
+			ok "$m: the next runner with --pids removed the killed runner's cgroup"
+		else
+			fail "$m: the killed runner's cgroup '$CGROUP' is left after the next start"
+		fi
+	fi
 	expect_status 0 "$m: ... and stops" lv "$m" stop "$N-k"
 
 	# ------------------------------------------------------- --idle-stop

@@ -13,6 +13,10 @@
  * what is checked is which hierarchy each controller is taken from, which
  * files are written with which values, the read-back, and which files the
  * report reads: not what the kernel does with them.
+ *
+ * The sweep of a killed runner's directories runs on plain directories:
+ * which names it takes, and that it never takes a live runner's, another
+ * PID namespace's, or a directory that is not empty.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -53,7 +58,7 @@ static void get(const char *rel, char *buf, size_t len)
 
 static void mkdir_rel(const char *rel)
 {
-	char path[700];
+	char path[2048];
 
 	snprintf(path, sizeof(path), "%s/%s", top, rel);
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -340,6 +345,81 @@ static void test_v2_report(void **state)
 	free(cg);
 }
 
+static bool exists_rel(const char *rel)
+{
+	char path[2048];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	return lstat(path, &st) == 0;
+}
+
+/* A pid no process has: a child's, reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return pid;
+}
+
+static void test_sweep(void **state)
+{
+	unsigned long long ns = own_pidns();
+	pid_t dead = dead_pid();
+	char gone[3][128], kept[10][128];
+
+	(void)state;
+	assert_true(ns != 0);
+	snprintf(gone[0], 128, "jailrun.%d.%llx.0123abcd", (int)dead, ns);
+	snprintf(gone[1], 128, "jailrun.%d.%llx.0123abcd.runner", (int)dead,
+		 ns);
+	snprintf(gone[2], 128, "jailrun.%d.%llx.ffffffff", (int)dead, ns);
+	/* alive: our parent, ourselves */
+	snprintf(kept[0], 128, "jailrun.%d.%llx.0123abcd", (int)getppid(), ns);
+	snprintf(kept[1], 128, "jailrun.%d.%llx.0123abcd", (int)getpid(), ns);
+	/* another PID namespace's runner: its pid means nothing here */
+	snprintf(kept[2], 128, "jailrun.%d.%llx.0123abcd", (int)dead, ns + 1);
+	/* not the name a runner makes */
+	snprintf(kept[3], 128, "jailrun.%d.0123abcd", (int)dead); /* older */
+	snprintf(kept[4], 128, "jailrun.%d.%llx.0123abc", (int)dead, ns);
+	snprintf(kept[5], 128, "jailrun.%d.%llx.0123abcdx", (int)dead, ns);
+	snprintf(kept[6], 128, "jailrun.0%d.%llx.0123abcd", (int)dead, ns);
+	snprintf(kept[7], 128, "jailrun.%d.%llx.0123abcd.other", (int)dead, ns);
+	/* a killed runner's, but not empty (a task still in it) */
+	snprintf(kept[8], 128, "jailrun.%d.%llx.99999999", (int)dead, ns);
+	/* a file, not a directory */
+	snprintf(kept[9], 128, "jailrun.%d.%llx.88888888", (int)dead, ns);
+
+	for (int i = 0; i < 3; i++)
+		mkdir_rel(gone[i]);
+	for (int i = 0; i < 9; i++)
+		mkdir_rel(kept[i]);
+	{
+		char rel[200];
+
+		snprintf(rel, sizeof(rel), "%s/cgroup.procs", kept[8]);
+		put(rel, "4242\n");
+	}
+	put(kept[9], "");
+
+	assert_int_equal(sweep_in(top, ns), 3);
+	for (int i = 0; i < 3; i++)
+		assert_false(exists_rel(gone[i]));
+	for (int i = 0; i < 10; i++)
+		assert_true(exists_rel(kept[i]));
+	/* no PID namespace known: nothing is judged */
+	mkdir_rel(gone[0]);
+	assert_int_equal(sweep_in(top, 0), 0);
+	assert_true(exists_rel(gone[0]));
+	/* no such parent: nothing to do */
+	assert_int_equal(sweep_in("/nonexistent/jr-cgroup", ns), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +434,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_v2_report, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sweep, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
