@@ -116,9 +116,15 @@ struct sandbox {
 	int unix_diag;		    /* sock_diag socket of the worker netns */
 	struct jr_unixguard *unixguard; /* serves the command's filter */
 	struct jr_err unixguard_err;	/* why prestart failed (code != 0) */
-	/* The runner's relay phase (SETUP_OK to GO), which init's
-	 * finish_setup() runs beside (init.c): for EXEC_OK's overlap. */
-	uint64_t relay0, relay1;
+	/* The runner's laps that init's work may run beside: its setup
+	 * (SETUP_OK's span) and its finish_setup() (EXEC_OK's span), which
+	 * may start before the runner's nft lap is over (init.c). Each
+	 * overlap is counted once as parallel (startup.h). */
+	struct {
+		uint64_t sc0, sc1; /* the seccomp filter (with --seccomp) */
+		uint64_t nft0, nft1;
+		uint64_t relay0, relay1; /* SETUP_OK to GO */
+	} laps;
 	const struct jr_options *opts;
 	const struct jr_ids *ids; /* the command's (the guard's executor's) */
 	struct jr_landlock_config landlock;
@@ -128,6 +134,8 @@ struct sandbox {
 	int init_status;
 	struct jr_cgroup *cgroup; /* --memory/--pids/--cpus; NULL: none */
 	bool ipv6; /* the link has IPv6 too (transparent capture, link.h) */
+	/* the host lanes are served on the sandbox's [::1] too (relaynet.h) */
+	bool lane_ipv6;
 	/* Transparent egress: the synthetic table, numbered for the names
 	 * the host pins (until the relay takes it), and the sandbox's
 	 * /etc/hosts for init, NULL when the host's is shown as it is. */
@@ -235,6 +243,8 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 	 * and the relay for the same answer. */
 	sb->ipv6 = opts->net == JR_NET_ALLOWLIST && opts->transparent &&
 		   jr_link_ipv6_available();
+	sb->lane_ipv6 = opts->net == JR_NET_ALLOWLIST && opts->lanes.n_host &&
+			jr_link_ipv6_available();
 	if (opts->net == JR_NET_ALLOWLIST && opts->transparent) {
 		r = plan_etc_hosts(sb, policy, err);
 		if (r < 0)
@@ -256,6 +266,7 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 			.gateway = opts->gateway,
 			.transparent = opts->transparent,
 			.ipv6 = sb->ipv6,
+			.lane_ipv6 = sb->lane_ipv6,
 			.ask = opts->ask,
 			.caller_uid = caller_uid,
 			.expose = (char *const *)opts->expose,
@@ -367,13 +378,13 @@ static int install_relay_rules(struct sandbox *sb,
 }
 
 /*
- * lanes_config - hand the lanes' fds (@fds: jr_lanes_nfds() of them, from
- * SETUP_OK) to the relay's config, and bind the published ports on the
+ * lanes_config - hand the lanes' fds (@fds: jr_lanes_nfds(@lanes,
+ * @lane_ipv6) of them, from SETUP_OK) to the relay's config, and bind the published ports on the
  * host now, before the command runs: a port in use is exit 125. Once
  * jr_relay_start() is called the relay owns every fd; on failure here the
  * caller still owns @fds.
  */
-static int lanes_config(const struct jr_options *opts, int *fds,
+static int lanes_config(const struct jr_options *opts, bool lane_ipv6, int *fds,
 			struct jr_relay_config *rc, pid_t *factory_pid,
 			struct jr_err *err)
 {
@@ -388,6 +399,8 @@ static int lanes_config(const struct jr_options *opts, int *fds,
 		rc->lane_listen[i] = i < l->n_host ? fds[k++] : -1;
 	for (size_t i = 0; i < JR_LANE_MAX; i++)
 		rc->lane_local[i] = i < l->n_host ? fds[k++] : -1;
+	for (size_t i = 0; i < JR_LANE_MAX; i++)
+		rc->lane_local6[i] = lane_ipv6 && i < l->n_host ? fds[k++] : -1;
 	rc->factory = l->n_publish ? fds[k++] : -1;
 	for (size_t i = 0; i < JR_PUBLISH_MAX; i++)
 		rc->publish_listen[i] = -1;
@@ -559,22 +572,33 @@ static int install_worker_table(struct sandbox *sb,
 	return 0;
 }
 
-/* The start-up laps of the runner's work beside init's setup: what
- * lockdown() measured, for SETUP_OK's figures. */
-struct lockdown_laps {
-	uint64_t sc0, sc1; /* the seccomp filter (with --seccomp) */
-	uint64_t nft0, nft1;
-};
+/*
+ * beside_runner - init worked over [@s0, @s1] (CLOCK_MONOTONIC, µs):
+ * count as parallel what of that the runner spent in its own laps.
+ * Each of init's spans is checked against every lap, since either may
+ * run ahead: init's finish can start while the runner still installs its
+ * table (SETUP_OK sent before the nft lap ends). A lap not taken yet is
+ * [0, 0] and overlaps nothing.
+ */
+static void beside_runner(struct sandbox *sb, const struct jr_options *opts,
+			  uint64_t s0, uint64_t s1)
+{
+	if (opts->seccomp)
+		jr_startup_overlap(sb->startup, s0, s1, sb->laps.sc0,
+				   sb->laps.sc1);
+	jr_startup_overlap(sb->startup, s0, s1, sb->laps.nft0, sb->laps.nft1);
+	jr_startup_overlap(sb->startup, s0, s1, sb->laps.relay0,
+			   sb->laps.relay1);
+}
 
 /*
  * recv_setup_ok - init's SETUP_OK with the rest of its fds, @want in all,
  * into the slots of @fds after the early ones; count its phases, and
- * what of the runner's own work (@laps) ran beside them. Keeps the
+ * what of the runner's own work (its laps) ran beside them. Keeps the
  * unix_diag socket for the guard. Return: 0 or -errno with @err set.
  */
 static int recv_setup_ok(struct sandbox *sb, const struct jr_options *opts,
-			 size_t want, const struct lockdown_laps *laps,
-			 int *fds, struct jr_err *err)
+			 size_t want, int *fds, struct jr_err *err)
 {
 	struct jr_initproto_msg m;
 	int r;
@@ -588,11 +612,7 @@ static int recv_setup_ok(struct sandbox *sb, const struct jr_options *opts,
 			     JR_PHASE_RELAYNET, m.phase_us[1]);
 	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
 	/* What of the runner's own work ran beside init's setup. */
-	if (opts->seccomp)
-		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1],
-				   laps->sc0, laps->sc1);
-	jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1], laps->nft0,
-			   laps->nft1);
+	beside_runner(sb, opts, m.span_us[0], m.span_us[1]);
 	sb->unix_diag = steal_fd(&fds[JR_INITPROTO_FD_UNIX_DIAG]);
 	return 0;
 }
@@ -661,7 +681,8 @@ static int start_relay(struct sandbox *sb, const struct jr_options *opts,
 
 	/* The table with the names /etc/hosts pins, for the relay to own. */
 	rc.fakeip = steal_pointer(&sb->fakeip);
-	r = lanes_config(opts, &fds[lane_base], &rc, factory_pid, err);
+	r = lanes_config(opts, sb->lane_ipv6, &fds[lane_base], &rc, factory_pid,
+			 err);
 	if (r < 0) {
 		close_fds(fds, nfds);
 		jr_fakeip_free(rc.fakeip);
@@ -761,7 +782,6 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	size_t lane_base = want; /* the lanes' fds follow (initproto.h) */
 	pid_t factory_pid = 0;
 	_cleanup_(mnl_socket_closep) struct mnl_socket *mon = NULL;
-	struct lockdown_laps laps = { 0 };
 	int fds[JR_INITPROTO_MAX_FDS];
 	size_t nfds = 0;
 	int r;
@@ -769,26 +789,26 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	/* While init sets up (it got MAPS_DONE): the filter first, as the
 	 * early sockets are on their way meanwhile. */
 	if (opts->seccomp) {
-		laps.sc0 = sb->startup->last;
+		sb->laps.sc0 = sb->startup->last;
 		r = build_seccomp(sb, opts, err);
 		if (r < 0)
 			return r;
-		laps.sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
+		sb->laps.sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
 	}
-	r = install_worker_table(sb, &params, fds, &nl, &mon, &rs, &laps.nft0,
-				 err);
+	r = install_worker_table(sb, &params, fds, &nl, &mon, &rs,
+				 &sb->laps.nft0, err);
 	if (r < 0)
 		return r;
-	laps.nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
+	sb->laps.nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
 
 	/* The rest of init's fds fill the slots after the early ones. */
 	if (opts->net == JR_NET_ALLOWLIST)
-		want += jr_lanes_nfds(&opts->lanes);
-	r = recv_setup_ok(sb, opts, want, &laps, fds, err);
+		want += jr_lanes_nfds(&opts->lanes, sb->lane_ipv6);
+	r = recv_setup_ok(sb, opts, want, fds, err);
 	if (r < 0)
 		return r;
 	nfds = want;
-	sb->relay0 = sb->startup->last;
+	sb->laps.relay0 = sb->startup->last;
 	report_verified(opts, rs, res);
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
@@ -953,8 +973,7 @@ static void handle_initproto(struct sandbox *sb, struct outcome *o)
 				     m.phase_us[1]);
 		/* Init's setup after SETUP_OK, beside the relay phase. */
 		jr_startup_add(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[2]);
-		jr_startup_overlap(sb->startup, m.span_us[0], m.span_us[1],
-				   sb->relay0, sb->relay1);
+		beside_runner(sb, sb->opts, m.span_us[0], m.span_us[1]);
 		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
@@ -1410,7 +1429,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
 	if (r < 0)
 		goto fail;
-	sb.relay1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
+	sb.laps.relay1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
 	/* The pre-exec child's UNOTIFY names its sender only through the
 	 * credentials the kernel attaches (unixguard.c). */

@@ -5,7 +5,7 @@
  * Theory of operation: the runner's steps are laps on one clock, so they
  * add up to exactly the time they cover; init's steps happen while the
  * runner waits, and are charged inside that wait, or beside the runner's
- * seccomp and nft laps, and then that overlap is counted once in
+ * seccomp, nft and relay laps, and then that overlap is counted once in
  * parallel_us so the critical path still adds up. Nothing here reads a
  * clock except jr_startup_lap()/wait_done()/complete(), so the arithmetic
  * and the rendering can be unit-tested with a struct filled by hand.

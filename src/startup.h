@@ -12,10 +12,11 @@
  * relaynet, the runner builds the seccomp filter and installs the worker
  * table (seccomp, nft); and while init finishes its setup after SETUP_OK
  * (init.c finish_setup(), counted in init_setup), the runner does its
- * relay phase. parallel_us is how much of the runner's seccomp and nft
- * intervals lay inside init's setup interval (SETUP_OK's span), plus how
- * much of its relay interval lay inside init's finish (EXEC_OK's span),
- * measured from both processes' timestamps; every other init phase lies
+ * relay phase. parallel_us is how much of the runner's seccomp, nft and
+ * relay intervals lay inside init's setup interval (SETUP_OK's span) or
+ * its finish (EXEC_OK's span), measured from both processes' timestamps;
+ * each span is checked against every lap, as init's finish may begin
+ * while the runner's nft lap still runs (init sent SETUP_OK first); every other init phase lies
  * inside the runner interval that waited for it. So the critical path is
  * sum(phases) - parallel_us, never more than the total; what is left over
  * ("waiting") is message latency and scheduling: on a loaded machine, the

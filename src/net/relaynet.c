@@ -157,7 +157,7 @@ JR_DEFINE_CLEANUP(struct nl_sock, jr_link_close)
 static int build(int worker_netns_fd, struct nl_sock *wsk,
 		 const struct jr_gateway *gw, bool transparent, bool ipv6,
 		 struct jr_relay_listeners *l, int nft[2],
-		 const struct jr_lanes *lanes, int *lane_fds,
+		 const struct jr_lanes *lanes, int *lane_fds, size_t n_lane_fds,
 		 struct jr_err *err)
 {
 	_cleanup_(jr_link_closep) struct nl_sock *sk = NULL;
@@ -245,8 +245,8 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 		k++;
 	}
 	if (lanes && lanes->n_publish) {
-		/* after the loopback listeners (made by loopback_lanes()) */
-		r = jr_publish_factory_start(&lane_fds[2 * lanes->n_host], err);
+		/* the last, after the loopback listeners (loopback_lanes()) */
+		r = jr_publish_factory_start(&lane_fds[n_lane_fds - 1], err);
 		if (r < 0)
 			return r;
 	}
@@ -274,29 +274,67 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 	return 0;
 }
 
+/* A TCP listener on [::1]:@port, IPv6 only (the lane's 127.0.0.1 one is
+ * its own socket). */
+static int listen_loopback6(uint16_t port, struct jr_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
+		.sin6_port = htons(port),
+	};
+	int one = 1;
+
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return jr_err_set(err, errno, "socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) < 0 ||
+	    listen(fd, SOMAXCONN) < 0)
+		return jr_err_set(err, errno, "cannot listen: %s",
+				  strerror(errno));
+	return steal_fd(&fd);
+}
+
 /*
  * The host lanes on the worker's own loopback: a listener on 127.0.0.1 at
- * each host lane's port, made here in the worker netns (a socket keeps
- * the netns it was made in), that the relay accepts on like the gateway
- * listener, so a config that says http://127.0.0.1:PORT or localhost:PORT
- * works unchanged. Loopback is accepted by the worker's rules, so no rule
- * changes; the destination is still only the lane's. Into @fds, one per
- * host lane in --lane order.
+ * each host lane's port, and with @ipv6 one on [::1], made here in the
+ * worker netns (a socket keeps the netns it was made in), that the relay
+ * accepts on like the gateway listener, so a config that says
+ * http://127.0.0.1:PORT or localhost:PORT works unchanged, whichever
+ * address a client takes for localhost first (glibc sorts ::1 first when
+ * /etc/hosts names both, and a client that tries only the first would be
+ * refused). Loopback is accepted by the worker's rules, so no rule
+ * changes; the destination is still only the lane's. Into @fds: one per
+ * host lane in --lane order, then (@ipv6) the [::1] ones in that order.
  */
-static int loopback_lanes(const struct jr_lanes *lanes, int *fds,
+static int loopback_lanes(const struct jr_lanes *lanes, bool ipv6, int *fds,
 			  struct jr_err *err)
 {
 	struct in_addr lo = { .s_addr = htonl(INADDR_LOOPBACK) };
 	size_t k = 0;
 
 	for (size_t i = 0; i < lanes->n_lane; i++) {
-		if (!lanes->lane[i].host)
+		const struct jr_lane *lane = &lanes->lane[i];
+
+		if (!lane->host)
 			continue;
-		fds[k] = listen_on(SOCK_STREAM, lo, lanes->lane[i].port, err);
+		fds[k] = listen_on(SOCK_STREAM, lo, lane->port, err);
 		if (fds[k] < 0)
 			return jr_err_prefix(
 			    err, "--lane %s: on the sandbox's 127.0.0.1:%u: ",
-			    lanes->lane[i].text, lanes->lane[i].port);
+			    lane->text, lane->port);
+		if (ipv6) {
+			fds[lanes->n_host + k] =
+			    listen_loopback6(lane->port, err);
+			if (fds[lanes->n_host + k] < 0)
+				return jr_err_prefix(
+				    err,
+				    "--lane %s: on the sandbox's [::1]:%u (the host has IPv6, so the sandbox's loopback should too): ",
+				    lane->text, lane->port);
+		}
 		k++;
 	}
 	return 0;
@@ -305,10 +343,10 @@ static int loopback_lanes(const struct jr_lanes *lanes, int *fds,
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, bool ipv6,
 		       struct jr_relay_listeners *out, int nft_out[2],
-		       const struct jr_lanes *lanes, int *lane_fds,
-		       struct jr_err *err)
+		       const struct jr_lanes *lanes, bool lane_ipv6,
+		       int *lane_fds, struct jr_err *err)
 {
-	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes) : 0;
+	size_t n_lane_fds = lanes ? jr_lanes_nfds(lanes, lane_ipv6) : 0;
 
 	_cleanup_(jr_link_closep) struct nl_sock *wsk = NULL;
 	struct jr_relay_listeners l = { .proxy = -1,
@@ -325,10 +363,12 @@ int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 	 * the lanes' loopback listeners. */
 	r = jr_link_open(&wsk, err);
 	if (r == 0 && lanes)
-		r = loopback_lanes(lanes, &lane_fds[lanes->n_host], err);
+		r = loopback_lanes(lanes, lane_ipv6, &lane_fds[lanes->n_host],
+				   err);
 	if (r == 0)
 		r = build(worker_netns_fd, wsk, gw, transparent,
-			  transparent && ipv6, &l, nft, lanes, lane_fds, err);
+			  transparent && ipv6, &l, nft, lanes, lane_fds,
+			  n_lane_fds, err);
 	/* Back to the worker netns whatever happened (if the unshare itself
 	 * failed, we never left it and this is a no-op). Init must not stay
 	 * in the relay netns: the command would start there. */

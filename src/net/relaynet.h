@@ -63,17 +63,19 @@ struct jr_relay_listeners {
  * goes the veth pair. It has no route anywhere but the /prefix link, and
  * forwarding is off.
  * @lanes: --lane and --publish; may be NULL
- * @lane_fds: jr_lanes_nfds(@lanes) fds: a listener on the gateway per
- *       host lane (TCP G:PORT, in --lane order), a listener in the worker
- *       netns on 127.0.0.1:PORT per host lane (the same order), then,
- *       when anything is published, the publish socket factory's end
- *       (publish.h)
+ * @lane_ipv6: the host lanes are served on the worker's [::1] too
+ * @lane_fds: jr_lanes_nfds(@lanes, @lane_ipv6) fds: a listener on the
+ *       gateway per host lane (TCP G:PORT, in --lane order), a listener
+ *       in the worker netns on 127.0.0.1:PORT per host lane (the same
+ *       order), with @lane_ipv6 one on [::1]:PORT per host lane (the same
+ *       order), then, when anything is published, the publish socket
+ *       factory's end (publish.h)
  * Return: 0 or -errno with @err set.
  */
 int jr_relaynet_create(int worker_netns_fd, const struct jr_gateway *gw,
 		       bool transparent, bool ipv6,
 		       struct jr_relay_listeners *out, int nft_out[2],
-		       const struct jr_lanes *lanes, int *lane_fds,
-		       struct jr_err *err);
+		       const struct jr_lanes *lanes, bool lane_ipv6,
+		       int *lane_fds, struct jr_err *err);
 
 #endif

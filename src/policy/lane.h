@@ -70,11 +70,12 @@ struct jr_lanes {
 
 /* How many fds init hands over for the lanes after the mode's own
  * (initproto.h): a gateway listener per host lane, then a listener on the
- * sandbox's own 127.0.0.1:PORT per host lane, and the publish socket
- * factory when anything is published. */
-static inline size_t jr_lanes_nfds(const struct jr_lanes *l)
+ * sandbox's own 127.0.0.1:PORT per host lane, with @loopback6 one on its
+ * [::1]:PORT per host lane, and the publish socket factory when anything
+ * is published. */
+static inline size_t jr_lanes_nfds(const struct jr_lanes *l, bool loopback6)
 {
-	return 2 * l->n_host + (l->n_publish ? 1 : 0);
+	return (loopback6 ? 3 : 2) * l->n_host + (l->n_publish ? 1 : 0);
 }
 
 /*

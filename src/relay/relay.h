@@ -57,6 +57,7 @@ struct jr_relay_config {
 	 * @lanes: the parsed --lane and --publish, or NULL
 	 * @lane_listen: a gateway listener per host lane, in --lane order
 	 * @lane_local: the same lanes' listeners on the worker's 127.0.0.1
+	 * @lane_local6: and on its [::1] (-1: the host has no IPv6)
 	 * @publish_listen: a host listener per --publish (publish.h)
 	 * @factory: the publish socket factory's end (publish.h)
 	 * @gateway: host.jailrun.internal resolves to it (with host lanes)
@@ -65,6 +66,7 @@ struct jr_relay_config {
 	const struct jr_lanes *lanes;
 	int lane_listen[JR_LANE_MAX];
 	int lane_local[JR_LANE_MAX];
+	int lane_local6[JR_LANE_MAX];
 	int publish_listen[JR_PUBLISH_MAX];
 	int factory;
 	struct in_addr gateway;

@@ -90,6 +90,9 @@ static int lanes_register(struct jr_relay *r)
 		if (e == 0)
 			e = lane_add_fd(r, r->cfg.lane_local[h],
 					REF_LISTEN_LANE_LOCAL, h);
+		if (e == 0 && r->cfg.lane_local6[h] >= 0)
+			e = lane_add_fd(r, r->cfg.lane_local6[h],
+					REF_LISTEN_LANE_LOCAL6, h);
 		if (e < 0)
 			return e;
 		h++;
@@ -130,6 +133,7 @@ static void lane_close(struct jr_relay *r)
 	for (size_t i = 0; i < JR_LANE_MAX; i++) {
 		relay_close_fd(&r->cfg.lane_listen[i]);
 		relay_close_fd(&r->cfg.lane_local[i]);
+		relay_close_fd(&r->cfg.lane_local6[i]);
 	}
 	for (size_t i = 0; i < JR_PUBLISH_MAX; i++)
 		relay_close_fd(&r->cfg.publish_listen[i]);
@@ -153,6 +157,11 @@ static void lane_arm(struct jr_relay *r, bool on)
 		ev.data.u64 = relay_ref(REF_LISTEN_LANE_LOCAL, i, 0);
 		if (r->cfg.lane_local[i] >= 0 &&
 		    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.lane_local[i],
+			      &ev) < 0)
+			jr_debug("relay: epoll_ctl: %s", strerror(errno));
+		ev.data.u64 = relay_ref(REF_LISTEN_LANE_LOCAL6, i, 0);
+		if (r->cfg.lane_local6[i] >= 0 &&
+		    epoll_ctl(r->epfd, EPOLL_CTL_MOD, r->cfg.lane_local6[i],
 			      &ev) < 0)
 			jr_debug("relay: epoll_ctl: %s", strerror(errno));
 	}

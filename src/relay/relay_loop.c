@@ -975,6 +975,12 @@ static void *relay_loop(void *arg)
 					    r, r->cfg.lane_local[ref.slot],
 					    KIND_LANE, ref.slot);
 				break;
+			case REF_LISTEN_LANE_LOCAL6:
+				if (ref.slot < JR_LANE_MAX)
+					accept_conns(
+					    r, r->cfg.lane_local6[ref.slot],
+					    KIND_LANE, ref.slot);
+				break;
 			case REF_LISTEN_PUBLISH:
 				if (ref.slot < JR_PUBLISH_MAX)
 					accept_conns(

@@ -92,7 +92,8 @@ enum relay_ref_type {
 	REF_LISTEN_DNS_TCP,
 	REF_LISTEN_TRANSPARENT, /* captured TCP (relay_transparent.c) */
 	REF_LISTEN_LANE,	/* a host lane's gateway listener; .slot */
-	REF_LISTEN_LANE_LOCAL,	/* its listener on the worker's loopback */
+	REF_LISTEN_LANE_LOCAL,	/* its listener on the worker's 127.0.0.1 */
+	REF_LISTEN_LANE_LOCAL6, /* and on the worker's [::1] */
 	REF_LISTEN_PUBLISH,	/* a published port's host listener; .slot */
 	REF_FACTORY,		/* the publish socket factory answered */
 	REF_DNS_UDP,

@@ -178,7 +178,7 @@ static int setup_allowlist(const struct jr_init_args *a, int *fds,
 				  strerror(errno));
 	r = jr_relaynet_create(
 	    worker_ns, &a->gateway, a->transparent, a->ipv6, &l, relay_nft,
-	    a->lanes,
+	    a->lanes, a->lane_ipv6,
 	    &fds[jr_initproto_setup_nfds(a->net, a->transparent, a->ipv6)],
 	    err);
 	if (r < 0)
@@ -273,7 +273,7 @@ static int setup_namespaces(const struct jr_init_args *a, int *fds,
 	}
 	*nfds = jr_initproto_setup_nfds(a->net, a->transparent, a->ipv6);
 	if (a->net == JR_NET_ALLOWLIST && a->lanes)
-		*nfds += jr_lanes_nfds(a->lanes);
+		*nfds += jr_lanes_nfds(a->lanes, a->lane_ipv6);
 	/* Made here, in the worker netns: unix_diag lists the sockets of
 	 * its own netns only, which is the question unixguard.c asks. */
 	fds[JR_INITPROTO_FD_UNIX_DIAG] =

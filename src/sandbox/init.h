@@ -38,6 +38,8 @@ struct jr_init_args {
 	/* Landlock (abi 0: not used) */
 	const struct jr_landlock_config *landlock;
 	const struct jr_lanes *lanes; /* --lane, --publish (lane.h) */
+	/* the host lanes are served on the sandbox's [::1] too */
+	bool lane_ipv6;
 	/* --secret/--inspect: the host's CA bundle plus the sandbox's CA
 	 * (secrets.c), shown over the system trust paths; NULL: none. */
 	const char *trust_bundle;

@@ -42,9 +42,9 @@
 
 #include "options.h"
 
-/* The fixed slots, then (lane.h) two listeners per host lane and the
- * publish socket factory: jr_lanes_nfds() more. */
-#define JR_INITPROTO_MAX_FDS (11 + 2 * JR_LANE_MAX + 1)
+/* The fixed slots, then (lane.h) up to three listeners per host lane and
+ * the publish socket factory: jr_lanes_nfds() more. */
+#define JR_INITPROTO_MAX_FDS (11 + 3 * JR_LANE_MAX + 1)
 
 /*
  * The fds NFT_EARLY and SETUP_OK carry, slot by slot: NFT_EARLY the first
@@ -94,8 +94,9 @@ _Static_assert(JR_INITPROTO_FDS_TRANSPARENT6 <= JR_INITPROTO_MAX_FDS,
  * How many fds SETUP_OK carries in network mode @net (@ipv6: the sandbox
  * link has IPv6, which the runner decided before the clone and told init);
  * the lanes' fds (jr_lanes_nfds()) follow these: the host lanes' gateway
- * listeners in --lane order, their loopback listeners in the same order,
- * then the publish socket factory.
+ * listeners in --lane order, their 127.0.0.1 listeners in the same order,
+ * their [::1] ones (when the runner decided so) in the same order, then
+ * the publish socket factory.
  */
 static inline size_t jr_initproto_setup_nfds(enum jr_net_mode net,
 					     bool transparent, bool ipv6)

@@ -17,8 +17,9 @@
 # model server would get the placeholder); --lane-env (option or config
 # keyword) does not give the SDK variable the lane's URL, or is lost with
 # --clearenv or to an env file; a bad --lane-env template runs anything;
-# the sandbox's own 127.0.0.1:8080 or localhost:8080 does not reach the
-# lane (curl, Python), or another loopback port reaches something.
+# the sandbox's own 127.0.0.1:8080, localhost:8080 or (IPv6 hosts)
+# [::1]:8080 does not reach the lane (curl, Python), or another loopback
+# port reaches something.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -83,6 +84,18 @@ for m in $(jr_modes); do
 	expect_output_has "$m: localhost:8080 from Python: the path arrived" "path: /t-loop-py"
 	audit_has "$m: audit: the loopback connection is the lane's" "$log" \
 		'"via":"lane"' '"host":"127.0.0.1"' '"port":8080' '"verdict":"allow"'
+	# ... and so is its [::1]:8080 when the host has IPv6: glibc sorts ::1
+	# first for a localhost that /etc/hosts gives both, and a client that
+	# tries only the first address (Node 18) would be refused.
+	if [ "$(lab_host cat /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null)" = 0 ]; then
+		expect_status 0 "$m: none: the sandbox's [::1]:8080 is the lane" \
+			jl "$m" --net none "${LANE[@]}" -- "${C[@]}" -g 'http://[::1]:8080/t-loop6'
+		expect_output_has "$m: [::1]:8080: the path arrived" "path: /t-loop6"
+		expect_status 7 "$m: another [::1] port is not a lane" \
+			jl "$m" --net none "${LANE[@]}" -- "${C[@]}" -g 'http://[::1]:8081/t-loop6-other'
+	else
+		skip_part "$m: the lab host has no IPv6 (net.ipv6.conf.default.disable_ipv6 is not 0): the [::1] listener is not made"
+	fi
 	expect_status 7 "$m: allowlist: another loopback port is not a lane" \
 		jl "$m" --allow allowed.test "${LANE[@]}" -- "${C[@]}" http://127.0.0.1:8081/t-loop-other
 	expect_status 0 "$m: allowlist: 127.0.0.1:8080 with the proxy variables set" \

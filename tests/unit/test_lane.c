@@ -178,7 +178,8 @@ static void test_lane_publish_port(void **state)
 	    err.msg,
 	    "--lane [::1]:8000: port 8000 is served inside on 127.0.0.1 by the lane, so the command cannot listen on it for --publish 4000:8000; publish another port");
 	assert_int_equal(ls.n_host, 1);
-	assert_int_equal(jr_lanes_nfds(&ls), 3);
+	assert_int_equal(jr_lanes_nfds(&ls, false), 3);
+	assert_int_equal(jr_lanes_nfds(&ls, true), 4);
 }
 
 static void add_lanes(struct jr_lanes *ls, const char *const *lanes, size_t n)
