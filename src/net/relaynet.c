@@ -124,15 +124,18 @@ static int listen_on(int type, struct in_addr addr, uint16_t port,
 	return steal_fd(&fd);
 }
 
-/* The IPv6 transparent listener, [::]:JR_TRANSPARENT_PORT, IPv6 only (it
- * takes no IPv4 connection; see the top of the file for why not the ULA). */
-static int listen_on6(struct jr_err *err)
+/* A TCP listener on [@addr]:@port, IPv6 only: the transparent one on
+ * [::] (see the top of the file for why not the ULA) and a host lane's on
+ * [::1] take no IPv4 connection; their IPv4 twins are sockets of their
+ * own. */
+static int listen_tcp6(const struct in6_addr *addr, uint16_t port,
+		       struct jr_err *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct sockaddr_in6 sin6 = {
 		.sin6_family = AF_INET6,
-		.sin6_addr = IN6ADDR_ANY_INIT,
-		.sin6_port = htons(JR_TRANSPARENT_PORT),
+		.sin6_addr = *addr,
+		.sin6_port = htons(port),
 	};
 	int one = 1;
 
@@ -143,10 +146,9 @@ static int listen_on6(struct jr_err *err)
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) < 0 ||
 	    listen(fd, SOMAXCONN) < 0)
-		return jr_err_set(
-		    err, errno,
-		    "cannot open the relay's IPv6 transparent port %u: %s",
-		    JR_TRANSPARENT_PORT, strerror(errno));
+		return jr_err_set(err, errno,
+				  "cannot listen on TCP port %u: %s", port,
+				  strerror(errno));
 	return steal_fd(&fd);
 }
 
@@ -257,9 +259,12 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 	if (l->transparent < 0)
 		return l->transparent;
 	if (ipv6) {
-		l->transparent6 = listen_on6(err);
+		l->transparent6 =
+		    listen_tcp6(&in6addr_any, JR_TRANSPARENT_PORT, err);
 		if (l->transparent6 < 0)
-			return l->transparent6;
+			return jr_err_prefix(
+			    err,
+			    "cannot open the relay's IPv6 transparent port: ");
 	}
 	/* The table's owner, and the watchdog's notifications of it. */
 	for (int i = 0; i < 2; i++) {
@@ -272,30 +277,6 @@ static int build(int worker_netns_fd, struct nl_sock *wsk,
 			    strerror(errno));
 	}
 	return 0;
-}
-
-/* A TCP listener on [::1]:@port, IPv6 only (the lane's 127.0.0.1 one is
- * its own socket). */
-static int listen_loopback6(uint16_t port, struct jr_err *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct sockaddr_in6 sin6 = {
-		.sin6_family = AF_INET6,
-		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
-		.sin6_port = htons(port),
-	};
-	int one = 1;
-
-	fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return jr_err_set(err, errno, "socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) < 0 ||
-	    listen(fd, SOMAXCONN) < 0)
-		return jr_err_set(err, errno, "cannot listen: %s",
-				  strerror(errno));
-	return steal_fd(&fd);
 }
 
 /*
@@ -328,7 +309,7 @@ static int loopback_lanes(const struct jr_lanes *lanes, bool ipv6, int *fds,
 			    lane->text, lane->port);
 		if (ipv6) {
 			fds[lanes->n_host + k] =
-			    listen_loopback6(lane->port, err);
+			    listen_tcp6(&in6addr_loopback, lane->port, err);
 			if (fds[lanes->n_host + k] < 0)
 				return jr_err_prefix(
 				    err,
