@@ -122,7 +122,12 @@ failures() {
 		log=${trs%.trs}.log
 		echo "--- $dir: ${log#"$dir"/}"
 		grep -E '^:test-result: (FAIL|ERROR|XPASS)' "$trs" | head -5 || true
-		[ -f "$log" ] && tail -n 25 "$log" | sed 's/^/    /'
+		[ -f "$log" ] || continue
+		# the failed checks themselves (a TAP script's "not ok" lines,
+		# cut), then where the log ended
+		grep -E '^not ok' "$log" | head -n 10 | cut -c1-600 | sed 's/^/    /' || true
+		echo "    ..."
+		tail -n 15 "$log" | cut -c1-600 | sed 's/^/    /'
 	done < <(grep -rlE --include='*.trs' '^:test-result: (FAIL|ERROR|XPASS)' "$dir" | sort)
 }
 

@@ -378,11 +378,11 @@ static int install_relay_rules(struct sandbox *sb,
 }
 
 /*
- * lanes_config - hand the lanes' fds (@fds: jr_lanes_nfds(@lanes,
- * @lane_ipv6) of them, from SETUP_OK) to the relay's config, and bind the published ports on the
- * host now, before the command runs: a port in use is exit 125. Once
- * jr_relay_start() is called the relay owns every fd; on failure here the
- * caller still owns @fds.
+ * lanes_config - hand the lanes' fds (@fds: jr_lanes_nfds() of them for
+ * @opts' lanes and @lane_ipv6, from SETUP_OK) to the relay's config, and
+ * bind the published ports on the host now, before the command runs: a
+ * port in use is exit 125. Once jr_relay_start() is called the relay
+ * owns every fd; on failure here the caller still owns @fds.
  */
 static int lanes_config(const struct jr_options *opts, bool lane_ipv6, int *fds,
 			struct jr_relay_config *rc, pid_t *factory_pid,

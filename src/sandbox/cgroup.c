@@ -37,10 +37,12 @@
  * finishes with the exiting tasks. A runner that is SIGKILLed cannot do
  * that; its sandbox dies with it (init's parent-death signal), and the
  * empty directories are removed by the next runner that makes a cgroup
- * beside them (sweep_in()): it knows a runner is dead when the
- * name's <pidns> is its own and no process has that pid. --memory bounds memory plus swap:
- * memory.swap.max = 0 on v2, memory.memsw.limit_in_bytes = the limit on
- * v1, where the kernel accounts swap.
+ * beside them (sweep_in()): it knows a runner is dead when the name's
+ * <pidns> is its own and no process has that pid.
+ *
+ * --memory bounds memory plus swap: memory.swap.max = 0 on v2,
+ * memory.memsw.limit_in_bytes = the limit on v1, where the kernel
+ * accounts swap.
  */
 
 #include <ctype.h>
