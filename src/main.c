@@ -630,6 +630,10 @@ static int prepare_run(struct run *run)
 		err = opts->setup_err;
 		return fail_setup(run, &err);
 	}
+	/* The rules let --ask go without a socket on a live start's vector
+	 * only; a run whose command has that name still needs one. */
+	if (!opts->live && jr_options_check_ask_channel(opts, &err) < 0)
+		return fail_setup(run, &err);
 	/* An inherited control socket never reaches the sandbox. */
 	if (opts->control_fd >= 0 &&
 	    jr_control_adopt_fd(opts->control_fd, &err) < 0)
@@ -824,8 +828,26 @@ static int live_prepare(struct run *run, struct jr_live *live)
 	if (opts->ask_tty) {
 		jr_err_set(
 		    &err, EINVAL,
-		    "--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask with --control PATH");
+		    "--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask, and jailrun ctl %s",
+		    live->name);
 		return fail_early(opts, &run->policy, &err);
+	}
+	/* --ask without a socket named: the sandbox's own, NAME.ctl beside
+	 * NAME.sock (jailrun ctl NAME). A pool's sandboxes have names no
+	 * one can give: each needs its --control with {n}. */
+	if (opts->ask && !opts->control_path && opts->control_fd < 0) {
+		if (live->member)
+			jr_err_set(
+			    &err, EINVAL,
+			    "--ask with --pool: add --control PATH with {n} (e.g. --control /run/user/1000/task-{n}.sock), the socket of each sandbox of the pool");
+		else
+			jr_live_control_path(geteuid(),
+					     getenv("XDG_RUNTIME_DIR"),
+					     live->name, live->control_path,
+					     sizeof(live->control_path), &err);
+		if (err.code)
+			return fail_early(opts, &run->policy, &err);
+		opts->control_path = live->control_path;
 	}
 	if (jr_live_daemonize(live, &status, &err) != 0) {
 		if (err.code)

@@ -16,8 +16,13 @@ this module relies on, exit statuses included.
 A sandbox keeps its state between exec() calls: its files, its network
 policy, its limits. stop() (or leaving the with block) ends it and leaves
 nothing behind.
+
+Started with options=["--ask"], a request the allowlist refuses waits for
+a decision: pending() lists the held ones, approve(id) or deny(id)
+decides (jailrun ctl NAME, jailrun(1) Per-request approval).
 """
 
+import json
 import os
 import shlex
 import subprocess
@@ -118,6 +123,33 @@ class Sandbox:
         if status != 0:
             raise OSError("cannot write %s in sandbox %s: %s"
                           % (path, self.name, err.decode(errors="replace").strip()))
+
+    def _ctl(self, *op):
+        """jailrun ctl NAME OP...: the answer, as a dict."""
+        p = self._run(["ctl", self.name] + list(op), stdin=subprocess.DEVNULL)
+        if p.returncode == EXIT_JAILRUN:
+            raise JailrunError("jailrun ctl %s %s" % (self.name, " ".join(op)),
+                               p.returncode, p.stderr)
+        answer = json.loads(p.stdout.decode())
+        if not answer.get("ok"):
+            raise JailrunError("jailrun ctl %s %s: %s" % (self.name, " ".join(op),
+                                                         answer.get("error")),
+                               p.returncode, p.stderr)
+        return answer
+
+    def pending(self):
+        """The held requests (started with --ask): a list of dicts with
+        id, host, port (None for a lookup), via and age_ms."""
+        return self._ctl("pending")["pending"]
+
+    def approve(self, request_id, always=False):
+        """Let held request request_id through; always: also allow its
+        host (and port) for the rest of the sandbox's life."""
+        self._ctl("approve", str(request_id), *(["--always"] if always else []))
+
+    def deny(self, request_id):
+        """Refuse held request request_id, as the allowlist would have."""
+        self._ctl("deny", str(request_id))
 
     def stop(self):
         """End the sandbox; returns once nothing of it is left."""

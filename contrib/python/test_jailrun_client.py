@@ -97,6 +97,33 @@ class LiveSandbox(unittest.TestCase):
         self.assertIn(NAME, live_names())
 
 
+class Approval(unittest.TestCase):
+    """--ask on a live sandbox, decided through the client."""
+
+    def held(self, sb, host):
+        deadline = time.monotonic() + 60  # a hang guard, not a time limit
+        while True:
+            for r in sb.pending():
+                if r["host"] == host:
+                    return r
+            self.assertLess(time.monotonic(), deadline, "never held: %s" % host)
+            time.sleep(0.05)
+
+    def test_deny_then_decided(self):
+        denied_host = DENIED.split("/")[2]
+        with Sandbox(NAME + "-ask", allow=[ALLOWED_HOST], options=["--ask"]) as sb:
+            self.assertEqual(sb.pending(), [])
+            args = [sb.jailrun, "exec", sb.name, "--", "python3", "-c", FETCH]
+            fetch = subprocess.Popen(args + [DENIED], stdout=subprocess.PIPE)
+            r = self.held(sb, denied_host)
+            self.assertEqual((r["port"], r["via"]), (80, "proxy"))
+            sb.deny(r["id"])
+            self.assertEqual(fetch.communicate(timeout=60)[0].split()[0], b"refused")
+            with self.assertRaises(JailrunError):
+                sb.approve(r["id"])  # decided already: no such request
+            self.assertEqual(sb.pending(), [])
+
+
 class Lifecycle(unittest.TestCase):
     def test_with_block_stops(self):
         name = NAME + "-with"

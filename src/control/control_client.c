@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * control_client.c - `jailrun ctl PATH allow|remove ENTRY [--close] |
+ * control_client.c - `jailrun ctl PATH|NAME allow|remove ENTRY [--close] |
  * lock | status | list | pending | approve ID [--always] | deny ID`.
  *
  * Theory of operation
+ *
+ * A target with a '/' is the socket's path (./job.sock for one here); one
+ * without is a live sandbox's name, and the socket is its NAME.ctl (made
+ * by jailrun start ... --ask, liveproto.h).
  *
  * Builds the one request line with the JSON writer (so an entry with a
  * quote in it is escaped, not spliced), sends it, reads one answer line
@@ -27,6 +31,7 @@
 #include "exitcode.h"
 #include "io.h"
 #include "json.h"
+#include "liveproto.h"
 
 #define CLIENT_TIMEOUT_MS 10000
 #define CLIENT_ANSWER_MAX (4u << 20) /* a list of 4096 entries fits */
@@ -36,7 +41,7 @@ static int usage(const char *why)
 	fprintf(
 	    stderr,
 	    "jailrun ctl: %s\n"
-	    "usage: jailrun ctl PATH allow ENTRY | remove ENTRY [--close] | "
+	    "usage: jailrun ctl PATH|NAME allow ENTRY | remove ENTRY [--close] | "
 	    "lock | status | list | pending | approve ID [--always] | "
 	    "deny ID\n",
 	    why);
@@ -117,17 +122,38 @@ int jr_control_client_main(int argc, char **argv)
 	int status = 0;
 
 	if (argc < 3)
-		return usage("expected PATH and an op");
-	if (strlen(argv[1]) >= sizeof(sun.sun_path))
+		return usage(
+		    "expected PATH (or a live sandbox's NAME) and an op");
+	if (!strchr(argv[1], '/')) {
+		struct jr_err err = { 0 };
+
+		if (jr_live_name_check(argv[1], &err) < 0 ||
+		    jr_live_control_path(geteuid(), getenv("XDG_RUNTIME_DIR"),
+					 argv[1], sun.sun_path,
+					 sizeof(sun.sun_path), &err) < 0) {
+			fprintf(
+			    stderr,
+			    "jailrun ctl: %s (a PATH has a '/': ./%s for a socket here)\n",
+			    err.msg, argv[1]);
+			return JR_EXIT_FAILURE;
+		}
+	} else if (strlen(argv[1]) >= sizeof(sun.sun_path)) {
 		return usage("PATH is too long for a unix socket");
+	} else {
+		strcpy(sun.sun_path, argv[1]);
+	}
 	req = build_request(argc - 2, argv + 2, &status);
 	if (!req)
 		return status;
-	strcpy(sun.sun_path, argv[1]);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		fprintf(stderr, "jailrun ctl: cannot connect to %s: %s\n",
-			argv[1], strerror(errno));
+		fprintf(stderr, "jailrun ctl: cannot connect to %s: %s%s%s%s\n",
+			sun.sun_path, strerror(errno),
+			strchr(argv[1], '/') ? "" : " (is ",
+			strchr(argv[1], '/') ? "" : argv[1],
+			strchr(argv[1], '/')
+			    ? ""
+			    : " a live sandbox started with --ask?)");
 		return JR_EXIT_FAILURE;
 	}
 	/* A refused client gets its answer and a close before it writes: a

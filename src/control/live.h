@@ -30,6 +30,8 @@ struct jr_live_conn {
 struct jr_live {
 	char name[JR_LIVE_NAME_MAX + 1];
 	char path[108]; /* NAME.sock; "" until it exists */
+	/* NAME.ctl: --ask's policy socket when no --control names one */
+	char control_path[108];
 	bool foreground;
 	uint32_t pool; /* --pool N: a pool manager of N sandboxes (pool.c) */
 	bool member;   /* --pool-member: one of a pool's sandboxes */
@@ -60,9 +62,8 @@ struct jr_live {
 int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 		       char ***run_argv, struct jr_err *err);
 
-/* The command a live sandbox's run vector ends with: never executed
- * (the zygote takes its place), shown in the JSON summary. */
-#define JR_LIVE_COMMAND "jailrun-live"
+/* JR_LIVE_COMMAND, the command a live sandbox's run vector ends with, is
+ * in options.h: the option rules know a live start by it. */
 
 /*
  * jr_live_daemonize - unless --foreground, fork: the child (we return 0

@@ -86,6 +86,23 @@ int jr_live_socket_path(unsigned int euid, const char *xdg, const char *name,
 	return 0;
 }
 
+int jr_live_control_path(unsigned int euid, const char *xdg, const char *name,
+			 char *out, size_t size, struct jr_err *err)
+{
+	char dir[108];
+	int n = jr_live_socket_path(euid, xdg, NULL, dir, sizeof(dir), err);
+
+	if (n < 0)
+		return n;
+	n = snprintf(out, size, "%s/%s.ctl", dir, name);
+	if (n < 0 || (size_t)n >= size)
+		return jr_err_set(
+		    err, ENAMETOOLONG,
+		    "the live sandbox's policy socket %s/%s.ctl is too long for a unix socket (at most %zu bytes): use a shorter XDG_RUNTIME_DIR or name",
+		    dir, name, size - 1);
+	return 0;
+}
+
 /* Append string @s (with its NUL) at *@off of @buf. */
 static int put_string(char *buf, size_t size, size_t *off, const char *s,
 		      struct jr_err *err)

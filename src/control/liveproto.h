@@ -130,6 +130,14 @@ int jr_live_socket_path(unsigned int euid, const char *xdg, const char *name,
 #define JR_LIVE_ROOT_DIR "/run/jailrun"
 
 /*
+ * jr_live_control_path - the live policy socket a sandbox @name started
+ * with --ask and no --control serves (jailrun ctl NAME): NAME.ctl beside
+ * NAME.sock. Return: 0, or <0 with @err set (as jr_live_socket_path()).
+ */
+int jr_live_control_path(unsigned int euid, const char *xdg, const char *name,
+			 char *out, size_t size, struct jr_err *err);
+
+/*
  * jr_live_req_encode - @req as one message into @buf (@size bytes).
  * Return: its length, or <0 with @err set (too big, too many strings).
  */

@@ -112,7 +112,8 @@ const char jr_usage_text[] =
     "                      listening or connected\n"
     "  --ask               with --control: hold a connection or lookup the\n"
     "                      allowlist refuses until 'jailrun ctl PATH approve\n"
-    "                      ID [--always]' or 'deny ID' (see 'pending')\n"
+    "                      ID [--always]' or 'deny ID' (see 'pending'); a\n"
+    "                      live sandbox without --control: 'jailrun ctl NAME'\n"
     "  --ask tty           hold them the same way and ask on the controlling\n"
     "                      terminal: allow [o]nce, [a]lways, or [d]eny\n"
     "                      (--control, if given too, may decide first)\n"
@@ -1445,9 +1446,23 @@ static int check_fs_options(const struct jr_options *opts, struct jr_err *err)
 	return 0;
 }
 
+int jr_options_check_ask_channel(const struct jr_options *opts,
+				 struct jr_err *err)
+{
+	if (opts->ask && !opts->ask_tty && !opts->control_path &&
+	    opts->control_fd < 0)
+		return jr_err_set(
+		    err, EINVAL,
+		    "--ask holds refused requests until they are approved or denied on the live policy socket: add --control PATH (or --control-fd N)");
+	return 0;
+}
+
 /* The audit log and the control socket: each by path or by fd, not both;
- * the control socket changes an allowlist, so it needs one. */
-static int check_channels(const struct jr_options *opts, struct jr_err *err)
+ * the control socket changes an allowlist, so it needs one. @live: a live
+ * start (jailrun start), which has a control socket of its own for --ask
+ * (main.c). */
+static int check_channels(const struct jr_options *opts, bool live,
+			  struct jr_err *err)
 {
 	if (opts->log_path && opts->log_fd >= 0)
 		return jr_err_set(err, EINVAL,
@@ -1456,11 +1471,8 @@ static int check_channels(const struct jr_options *opts, struct jr_err *err)
 		return jr_err_set(
 		    err, EINVAL,
 		    "--control and --control-fd cannot be combined");
-	if (opts->ask && !opts->ask_tty && !opts->control_path &&
-	    opts->control_fd < 0)
-		return jr_err_set(
-		    err, EINVAL,
-		    "--ask holds refused requests until they are approved or denied on the live policy socket: add --control PATH (or --control-fd N)");
+	if (!live && jr_options_check_ask_channel(opts, err) < 0)
+		return -EINVAL;
 	if (opts->ask_tty && opts->net != JR_NET_ALLOWLIST)
 		return jr_err_set(
 		    err, EINVAL,
@@ -1542,7 +1554,13 @@ static int parse_args(int argc, char **argv, struct jr_options *opts,
 	    policy_error(&ps, check_relay_options(opts, err), err) < 0 ||
 	    policy_error(&ps, check_lanes(opts, err), err) < 0 ||
 	    policy_error(&ps, check_fs_options(opts, err), err) < 0 ||
-	    policy_error(&ps, check_channels(opts, err), err) < 0)
+	    policy_error(
+		&ps,
+		check_channels(opts,
+			       optind < argc &&
+				   strcmp(argv[optind], JR_LIVE_COMMAND) == 0,
+			       err),
+		err) < 0)
 		return -EINVAL;
 	return take_command(argc, argv, opts, err);
 }

@@ -170,6 +170,22 @@ struct jr_options {
 	struct jr_live *live;
 };
 
+/*
+ * jr_options_check_ask_channel - --ask (not tty) needs a socket to be
+ * decided on: --control or --control-fd. The option rules skip it for a
+ * live start (its vector ends with JR_LIVE_COMMAND), which gets one of its
+ * own; main.c asks again for a run, whatever its command is called.
+ * Return: 0, or -EINVAL with @err saying what to add.
+ */
+int jr_options_check_ask_channel(const struct jr_options *opts,
+				 struct jr_err *err);
+
+/* The command a live sandbox's run vector ends with (jailrun start,
+ * live.c): never executed (the zygote takes its place), shown in the JSON
+ * summary. The rules between options know a live start by it: there,
+ * --ask needs no --control (the sandbox's own NAME.ctl serves). */
+#define JR_LIVE_COMMAND "jailrun-live"
+
 /* Where the system's profiles are (configure --with-profile-dir; --help
  * names it, conffile.c reads it). */
 #ifndef JR_PROFILE_DIR

@@ -21,7 +21,11 @@
 # line, or the connection lines lack ask-denied / ask-timeout; the log or
 # the summary does not validate against docs/schema, or the summary's
 # "ask" counts are wrong; a live sandbox (jailrun start --control --ask)
-# does not hold and release a request of a command exec'd in it.
+# does not hold and release a request of a command exec'd in it; one
+# started with --ask and no --control has no NAME.ctl of mode 0600 beside
+# NAME.sock, jailrun ctl NAME cannot list and deny its held request, or
+# NAME.ctl is left after stop; a run with --ask and no socket runs because
+# its command has the name of jailrun start's stand-in.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -81,7 +85,9 @@ bg_ok() {
 	fail "$m: $label: status $rc (want $want), output: $out"
 }
 # ctl ARGS... - jailrun ctl on the mode's socket $S as the mode's caller.
-ctl() { as_mode "$m" "$JR" ctl "$S" "$@"; }
+# (XDG_RUNTIME_DIR: where a rootless caller's live sandboxes are, for a
+# NAME in $S.)
+ctl() { as_mode "$m" env XDG_RUNTIME_DIR="$XDG" "$JR" ctl "$S" "$@"; }
 # ctl_ok LABEL WANT-RC NEEDLE... -- ARGS - ctl, its status and answer.
 ctl_ok() {
 	local label=$1 want=$2 n
@@ -193,6 +199,9 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: --ask without a control socket is a usage error" \
 		jr "$m" --allow allowed.test --ask -- true
 	expect_output_has "$m: and says what to add" "add --control PATH"
+	expect_status 125 "$m: ... whatever the command is called (jailrun start's stand-in)" \
+		jr "$m" --allow allowed.test --ask -- jailrun-live
+	expect_output_has "$m: ... saying what to add" "add --control PATH"
 	expect_status 125 "$m: --ask-timeout 0 is refused" \
 		jr "$m" --allow allowed.test --control "$S" --ask --ask-timeout 0 -- true
 	expect_output_has "$m: naming the value" "--ask-timeout 0: expected whole seconds from 1 to 3600"
@@ -391,5 +400,32 @@ for m in $(jr_modes); do
 		ok "$m: live: approved, the lab answers" ||
 		fail "$m: live: status $st: $(cat "$D/live.out")"
 	expect_status 0 "$m: live: stop" lv "$m" stop "$N"
+
+	# ------------------------------- a live sandbox's own policy socket
+	# Without --control, jailrun start --ask serves NAME.ctl beside
+	# NAME.sock (mode 0600), and jailrun ctl NAME reaches it.
+	expect_status 0 "$m: jailrun start --ask, no --control" \
+		lv "$m" start "$N-own" --allow allowed.test --ask
+	if [ "$m" = root ]; then dir=/run/jailrun; else dir=$XDG/jailrun; fi
+	want="600 $(as_mode "$m" id -un)"
+	got=$(stat -c '%a %U' "$dir/$N-own.ctl" 2>&1 || true)
+	[ "$got" = "$want" ] && ok "$m: live: NAME.ctl is there, $got" ||
+		fail "$m: live: $dir/$N-own.ctl: '$got', not '$want'"
+	lv "$m" exec "$N-own" -- curl -sS -m 200 -o /dev/null -w '%{http_code}' \
+		http://denied.test/live-own >"$D/live-own.out" 2>&1 &
+	epid=$!
+	S_PATH=$S
+	S="$N-own" # jailrun ctl NAME
+	held_ok "live, jailrun ctl NAME: the request is held" denied.test proxy 80
+	ctl_ok "live, jailrun ctl NAME: deny it" 0 '"ok":true' -- deny "$ID"
+	S=$S_PATH
+	st=0
+	wait "$epid" || st=$?
+	[ "$st" = 0 ] && [ "$(cat "$D/live-own.out")" = 403 ] &&
+		ok "$m: live, jailrun ctl NAME: denied, the command got 403" ||
+		fail "$m: live, jailrun ctl NAME: status $st: $(cat "$D/live-own.out")"
+	expect_status 0 "$m: live, jailrun ctl NAME: stop" lv "$m" stop "$N-own"
+	[ ! -e "$dir/$N-own.ctl" ] && ok "$m: stop removed NAME.ctl" ||
+		fail "$m: $dir/$N-own.ctl is left after stop"
 done
 finish

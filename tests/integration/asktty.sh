@@ -174,6 +174,6 @@ print(json.load(sys.stdin)[\"pending\"][0][\"id\"])') && '$JR' ctl '$S' approve 
 	expect_status 125 "$m: jailrun start refuses --ask tty" \
 		no_tty "$m" start "asktty-$m" --allow allowed.test --ask tty
 	expect_output_has "$m: it has no terminal to ask on" \
-		"--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask with --control PATH"
+		"--ask tty asks on the terminal of a run; jailrun start runs in the background without one: use --ask, and jailrun ctl asktty-$m"
 done
 finish

@@ -5,11 +5,12 @@
 # members; an exec sees the state of an earlier one (a file it wrote, a
 # background process it left); an exec's status does not pass through;
 # an allowed lab host is not reached from a pool's sandbox, or a denied
-# one is; --json without {n} is not refused; each task's JSON summary is
-# not written to its own {n} file; stop leaves a process of the pool
-# (manager, member runners, sandboxes), a socket, or an nft table in the
-# lab host; a SIGKILLed manager leaves a process, a member's socket or an
-# nft table behind, or blocks a new start of the same name; a
+# one is; --json without {n}, or --ask without --control, is not
+# refused; each task's JSON summary is not written to its own {n} file;
+# stop leaves a process of the pool (manager, member runners, sandboxes),
+# a socket, or an nft table in the lab host; a SIGKILLed manager leaves
+# a process, a member's socket or an nft table behind, or blocks a new
+# start of the same name; a
 # --foreground pool does not say READY=1 exactly once (its members must
 # not), or does not exit 0 at stop.
 # Also (leftovers.py, as root) if, after stop or the manager's SIGKILL,
@@ -168,6 +169,9 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: --control-fd is refused with a pool" \
 		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control-fd 0
 	expect_output_has "$m: ... naming it" "--control-fd"
+	expect_status 125 "$m: --ask without --control is refused with a pool" \
+		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --ask
+	expect_output_has "$m: ... saying to add --control with {n}" "--ask with --pool: add --control PATH with {n}"
 	expect_status 0 "$m: start --pool 2 --control ...-{n}.sock --ask" \
 		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control "$JR_W/json-$m/c-{n}.sock" --ask
 	STARTED+=("$m:$N-c")

@@ -7,7 +7,8 @@
 # allowed lab host reached, a denied one refused), no capabilities under
 # seccomp, a timeout that kills the command and not the sandbox, jailrun's
 # own failures as JailrunError (125), `with` stopping the sandbox, a start
-# jailrun refuses. Each unittest case is one TAP line.
+# jailrun refuses, --ask decided through pending() and deny() (a decided
+# request gone). Each unittest case is one TAP line.
 # Fails if: a case fails or does not run, the lab's server did not serve
 # the allowed request or served the denied one, or a sandbox is left.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -52,10 +53,10 @@ for m in $(jr_modes); do
 		"test_"*" ... "*) fail "$m: $line"; n=$((n + 1)) ;;
 		esac
 	done <<<"$out"
-	if [ "$st" = 0 ] && [ "$n" -eq 12 ] && grep -q '^Ran 12 tests' <<<"$out"; then
-		ok "$m: unittest ran all 12 cases, OK"
+	if [ "$st" = 0 ] && [ "$n" -eq 13 ] && grep -q '^Ran 13 tests' <<<"$out"; then
+		ok "$m: unittest ran all 13 cases, OK"
 	else
-		fail "$m: unittest status $st, $n cases seen, want 12: $out"
+		fail "$m: unittest status $st, $n cases seen, want 13: $out"
 	fi
 	if lab_web_served allowed.test "/py-$m"; then ok "$m: allowed.test served the sandbox's request"
 	else fail "$m: allowed.test never served /py-$m"; fi

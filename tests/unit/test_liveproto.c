@@ -74,6 +74,20 @@ static void test_socket_path(void **state)
 	assert_int_equal(
 	    jr_live_socket_path(1000, "/run/user/1000", "box", p, 20, &e),
 	    -ENAMETOOLONG);
+	/* --ask's own policy socket, beside NAME.sock */
+	assert_int_equal(jr_live_control_path(0, NULL, "x", p, sizeof(p), &e),
+			 0);
+	assert_string_equal(p, "/run/jailrun/x.ctl");
+	assert_int_equal(jr_live_control_path(1000, "/run/user/1000", "box", p,
+					      sizeof(p), &e),
+			 0);
+	assert_string_equal(p, "/run/user/1000/jailrun/box.ctl");
+	assert_int_equal(
+	    jr_live_control_path(1000, NULL, "x", p, sizeof(p), &e), -ENOENT);
+	assert_int_equal(
+	    jr_live_control_path(1000, "/run/user/1000", "box", p, 30, &e),
+	    -ENAMETOOLONG);
+	assert_non_null(strstr(e.msg, "box.ctl"));
 }
 
 /* An exec request round-trips: argv words with newlines, quotes and

@@ -448,6 +448,16 @@ static void test_ask_tty(void **state)
 	REJECT("--ask holds refused requests until they are approved or "
 	       "denied on the live policy socket: add --control PATH",
 	       "--allow", "a.test", "--ask", "true");
+	/* A live start's vector: the sandbox serves a socket of its own
+	 * (main.c); a run of that name is refused there, not here. */
+	assert_int_equal(
+	    PARSE(&o, &e, "--allow", "a.test", "--ask", "--", JR_LIVE_COMMAND),
+	    0);
+	assert_true(o.ask);
+	assert_null(o.control_path);
+	assert_int_equal(jr_options_check_ask_channel(&o, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "add --control PATH"));
+	jr_options_release(&o);
 	REJECT("--ask tty asks about what the allowlist refuses and needs "
 	       "--net allowlist, not --net none",
 	       "--ask", "tty", "true");
