@@ -4,13 +4,22 @@
 # `make install` puts it (and jailrun.conf(5)) where they belong.
 # Fails if: options do not complete (or not from --help), profile names are
 # not read from the user's profile directory, `jailrun ctl` does not offer
-# its subcommands, an option's values or the command after -- do not
-# complete, or make install leaves out the completion or the man page.
+# a live sandbox's name with a policy socket (and only those) as its
+# target, then its ops and their flags, `jailrun exec` and `stop` do not
+# offer the live sandboxes' names, an option's values or the command
+# after -- do not complete, or make install leaves out the completion or
+# the man page.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 install -m 644 "$JR_TOP_SRCDIR/contrib/bash-completion/jailrun" "$JR_TMP/completion"
 CH="$JR_TMP/chome"
 mkdir -p "$CH/.config/jailrun/profiles"
+# A rootless caller's live sandboxes (jailrun(1), LIVE SANDBOXES): names
+# only, stand-in files where the sockets would be.
+XDG="$JR_TMP/xdg"
+mkdir -p "$XDG/jailrun"
+touch "$XDG/jailrun/boxa.sock" "$XDG/jailrun/boxa.ctl" "$XDG/jailrun/boxb.sock"
+chmod -R a+rX "$XDG"
 touch "$CH/.config/jailrun/profiles/worker.conf" "$CH/.config/jailrun/profiles/other.conf"
 chmod -R a+rX "$CH"
 
@@ -18,7 +27,7 @@ chmod -R a+rX "$CH"
 complete_words() {
 	local m=$1
 	shift
-	as_mode "$m" env HOME="$CH" bash --norc --noprofile -c '
+	as_mode "$m" env HOME="$CH" XDG_RUNTIME_DIR="$XDG" bash --norc --noprofile -c '
 		source "$0"
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
 		_jailrun
@@ -41,8 +50,16 @@ for m in $(jr_modes); do
 	expect_completion "an option from --help" --profile "" --prof
 	expect_completion "--print-config" --print-config --profile --print-c
 	expect_completion "profile names from ~/.config/jailrun/profiles" worker other --profile w
-	expect_completion "ctl subcommands" lock status ctl l
-	expect_completion "ctl subcommands: status" status list ctl s
+	expect_completion "ctl ops" lock status ctl /run/x.sock l
+	expect_completion "ctl ops: status" status list ctl boxa s
+	expect_completion "ctl ops: pending" pending "" ctl boxa p
+	expect_completion "ctl approve ID --always" --always "" ctl boxa approve 3 --
+	expect_completion "ctl remove ENTRY --close" --close "" ctl boxa remove x.test --
+	if [ "$m" = rootless ]; then
+		expect_completion "ctl: a live sandbox with its own policy socket" boxa boxb ctl box
+		expect_completion "exec: the live sandboxes" boxb "" exec box
+		expect_completion "stop: the live sandboxes" boxa "" stop box
+	fi
 	expect_completion "option values" off "" --seccomp o
 	expect_completion "the command after --" echo "" --allow x -- ech
 done
