@@ -95,6 +95,14 @@
 	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWNS |           \
 	 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
+/* The runner's laps that init's work may run beside (struct sandbox). */
+enum runner_lap {
+	LAP_SECCOMP, /* the seccomp filter (with --seccomp) */
+	LAP_NFT,     /* the worker table */
+	LAP_RELAY,   /* SETUP_OK to GO */
+	LAP_COUNT,
+};
+
 struct sandbox {
 	pid_t init_pid;
 	int proto; /* runner's end */
@@ -120,11 +128,7 @@ struct sandbox {
 	 * (SETUP_OK's span) and its finish_setup() (EXEC_OK's span), which
 	 * may start before the runner's nft lap is over (init.c). Each
 	 * overlap is counted once as parallel (startup.h). */
-	struct {
-		uint64_t sc0, sc1; /* the seccomp filter (with --seccomp) */
-		uint64_t nft0, nft1;
-		uint64_t relay0, relay1; /* SETUP_OK to GO */
-	} laps;
+	struct jr_startup_span laps[LAP_COUNT];
 	const struct jr_options *opts;
 	const struct jr_ids *ids; /* the command's (the guard's executor's) */
 	struct jr_landlock_config landlock;
@@ -573,25 +577,6 @@ static int install_worker_table(struct sandbox *sb,
 }
 
 /*
- * beside_runner - init worked over [@s0, @s1] (CLOCK_MONOTONIC, µs):
- * count as parallel what of that the runner spent in its own laps.
- * Each of init's spans is checked against every lap, since either may
- * run ahead: init's finish can start while the runner still installs its
- * table (SETUP_OK sent before the nft lap ends). A lap not taken yet is
- * [0, 0] and overlaps nothing.
- */
-static void beside_runner(struct sandbox *sb, const struct jr_options *opts,
-			  uint64_t s0, uint64_t s1)
-{
-	if (opts->seccomp)
-		jr_startup_overlap(sb->startup, s0, s1, sb->laps.sc0,
-				   sb->laps.sc1);
-	jr_startup_overlap(sb->startup, s0, s1, sb->laps.nft0, sb->laps.nft1);
-	jr_startup_overlap(sb->startup, s0, s1, sb->laps.relay0,
-			   sb->laps.relay1);
-}
-
-/*
  * recv_setup_ok - init's SETUP_OK with the rest of its fds, @want in all,
  * into the slots of @fds after the early ones; count its phases, and
  * what of the runner's own work (its laps) ran beside them. Keeps the
@@ -612,7 +597,8 @@ static int recv_setup_ok(struct sandbox *sb, const struct jr_options *opts,
 			     JR_PHASE_RELAYNET, m.phase_us[1]);
 	jr_startup_add(sb->startup, JR_PHASE_MOUNTS, m.phase_us[2]);
 	/* What of the runner's own work ran beside init's setup. */
-	beside_runner(sb, opts, m.span_us[0], m.span_us[1]);
+	jr_startup_beside(sb->startup, m.span_us[0], m.span_us[1], sb->laps,
+			  LAP_COUNT);
 	sb->unix_diag = steal_fd(&fds[JR_INITPROTO_FD_UNIX_DIAG]);
 	return 0;
 }
@@ -789,17 +775,18 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	/* While init sets up (it got MAPS_DONE): the filter first, as the
 	 * early sockets are on their way meanwhile. */
 	if (opts->seccomp) {
-		sb->laps.sc0 = sb->startup->last;
+		sb->laps[LAP_SECCOMP].t0 = sb->startup->last;
 		r = build_seccomp(sb, opts, err);
 		if (r < 0)
 			return r;
-		sb->laps.sc1 = jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
+		sb->laps[LAP_SECCOMP].t1 =
+		    jr_startup_lap(sb->startup, JR_PHASE_SECCOMP);
 	}
 	r = install_worker_table(sb, &params, fds, &nl, &mon, &rs,
-				 &sb->laps.nft0, err);
+				 &sb->laps[LAP_NFT].t0, err);
 	if (r < 0)
 		return r;
-	sb->laps.nft1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
+	sb->laps[LAP_NFT].t1 = jr_startup_lap(sb->startup, JR_PHASE_NFT);
 
 	/* The rest of init's fds fill the slots after the early ones. */
 	if (opts->net == JR_NET_ALLOWLIST)
@@ -808,7 +795,7 @@ static int lockdown(struct sandbox *sb, const struct jr_options *opts,
 	if (r < 0)
 		return r;
 	nfds = want;
-	sb->laps.relay0 = sb->startup->last;
+	sb->laps[LAP_RELAY].t0 = sb->startup->last;
 	report_verified(opts, rs, res);
 	/* The table is owned by this socket (NFT_TABLE_F_OWNER): only it can
 	 * change the table, so it is kept open (for the watchdog's restores)
@@ -971,9 +958,11 @@ static void handle_initproto(struct sandbox *sb, struct outcome *o)
 		jr_startup_wait_done(sb->startup, JR_PHASE_SELFCHECK,
 				     m.phase_us[0], JR_PHASE_EXEC,
 				     m.phase_us[1]);
-		/* Init's setup after SETUP_OK, beside the relay phase. */
+		/* Init's setup after SETUP_OK, beside the relay phase (and
+		 * the nft one, when init sent SETUP_OK first). */
 		jr_startup_add(sb->startup, JR_PHASE_INIT_SETUP, m.phase_us[2]);
-		beside_runner(sb, sb->opts, m.span_us[0], m.span_us[1]);
+		jr_startup_beside(sb->startup, m.span_us[0], m.span_us[1],
+				  sb->laps, LAP_COUNT);
 		jr_startup_complete(sb->startup);
 		o->exec_ok = true;
 		jr_verbose("command started");
@@ -1429,7 +1418,7 @@ int jr_sandbox_run(const struct jr_options *opts, const struct jr_ids *ids,
 	r = arm_timeout(&sb, opts->timeout_ms, &res->err);
 	if (r < 0)
 		goto fail;
-	sb.laps.relay1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
+	sb.laps[LAP_RELAY].t1 = jr_startup_lap(sb.startup, JR_PHASE_RELAY);
 
 	/* The pre-exec child's UNOTIFY names its sender only through the
 	 * credentials the kernel attaches (unixguard.c). */

@@ -79,6 +79,13 @@ void jr_startup_overlap(struct jr_startup *s, uint64_t s0, uint64_t s1,
 		s->parallel_us += hi - lo;
 }
 
+void jr_startup_beside(struct jr_startup *s, uint64_t s0, uint64_t s1,
+		       const struct jr_startup_span *laps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		jr_startup_overlap(s, s0, s1, laps[i].t0, laps[i].t1);
+}
+
 void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p, uint64_t us)
 {
 	if (s->begin)

@@ -100,6 +100,22 @@ uint64_t jr_startup_waited(struct jr_startup *s);
 void jr_startup_overlap(struct jr_startup *s, uint64_t s0, uint64_t s1,
 			uint64_t r0, uint64_t r1);
 
+/* A stretch of the runner's own laps, CLOCK_MONOTONIC µs; [0, 0]: a lap
+ * not taken (yet), which overlaps nothing. */
+struct jr_startup_span {
+	uint64_t t0, t1;
+};
+
+/*
+ * jr_startup_beside - init worked over [@s0, @s1] (its setup, or its
+ * finish after SETUP_OK): add to parallel_us what of it lay inside each
+ * of the runner's @n @laps. Every lap is checked against every span of
+ * init's, since either side may run ahead: init's finish can begin while
+ * the runner's nft lap still runs (init sent SETUP_OK first).
+ */
+void jr_startup_beside(struct jr_startup *s, uint64_t s0, uint64_t s1,
+		       const struct jr_startup_span *laps, size_t n);
+
 /* init also spent @us in phase @p during the same wait (no lap). */
 void jr_startup_add(struct jr_startup *s, enum jr_startup_phase p, uint64_t us);
 

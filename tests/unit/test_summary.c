@@ -267,6 +267,47 @@ static void test_startup_phases(void **state)
 	free(out);
 }
 
+/*
+ * init's finish after SETUP_OK can begin while the runner's nft lap still
+ * runs (init sent SETUP_OK while the runner was descheduled before it read
+ * the early sockets). A timeline CI saw, in µs: the runner's seccomp lap
+ * [2192, 2855], nft [3400, 3566], relay [3650, 3713]; init's setup span
+ * [2860, 3300], its finish [3310, 3700]; command started 3560 after
+ * begin. Counting the finish only against the relay lap (50 µs) summed
+ * the phases to 3718 µs, more than the total; against every lap it is
+ * 216 µs in parallel and a sum of 3552.
+ */
+static void test_startup_finish_beside_nft(void **state)
+{
+	const struct jr_startup_span laps[] = { { 2192, 2855 },
+						{ 3400, 3566 },
+						{ 3650, 3713 } };
+	struct jr_startup st = { .begin = 1000,
+				 .total_us = 3560,
+				 .complete = true };
+
+	(void)state;
+	st.us[JR_PHASE_PREPARE] = 436;
+	st.us[JR_PHASE_CLONE] = 718;
+	st.us[JR_PHASE_MAPS] = 38;
+	st.us[JR_PHASE_SECCOMP] = 663;
+	st.us[JR_PHASE_NFT] = 166;
+	st.us[JR_PHASE_MOUNTS] = 200;
+	st.us[JR_PHASE_INIT_SETUP] = 240 + 390; /* setup's rest + finish */
+	st.us[JR_PHASE_RELAY] = 63;
+	st.us[JR_PHASE_EXEC] = 854;
+	jr_startup_beside(&st, 2860, 3300, laps, 3); /* SETUP_OK's span */
+	assert_int_equal(st.parallel_us, 0);
+	jr_startup_beside(&st, 3310, 3700, laps, 3); /* EXEC_OK's span */
+	assert_int_equal(st.parallel_us, 166 + 50);
+	assert_int_equal(jr_startup_sum(&st), 3552);
+	assert_true(jr_startup_sum(&st) <= st.total_us);
+	/* A lap not taken yet overlaps nothing. */
+	jr_startup_beside(&st, 0, 10000,
+			  (const struct jr_startup_span[]){ { 0, 0 } }, 1);
+	assert_int_equal(st.parallel_us, 216);
+}
+
 /* Laps cover the time since begin exactly once; init's reports are added
  * inside a wait, not on top of it. */
 static void test_startup_accounting(void **state)
@@ -560,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_relay_counts),
 		cmocka_unit_test(test_firewall_refused),
 		cmocka_unit_test(test_startup_phases),
+		cmocka_unit_test(test_startup_finish_beside_nft),
 		cmocka_unit_test(test_startup_accounting),
 		cmocka_unit_test(test_end_names),
 		cmocka_unit_test(test_oom_end),
