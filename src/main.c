@@ -833,19 +833,12 @@ static int live_prepare(struct run *run, struct jr_live *live)
 		return fail_early(opts, &run->policy, &err);
 	}
 	/* --ask without a socket named: the sandbox's own, NAME.ctl beside
-	 * NAME.sock (jailrun ctl NAME). A pool's sandboxes have names no
-	 * one can give: each needs its --control with {n}. */
+	 * NAME.sock (jailrun ctl NAME); a pool's sandbox's is reached
+	 * through the pool's (pool_ctl.c). */
 	if (opts->ask && !opts->control_path && opts->control_fd < 0) {
-		if (live->member)
-			jr_err_set(
-			    &err, EINVAL,
-			    "--ask with --pool: add --control PATH with {n} (e.g. --control /run/user/1000/task-{n}.sock), the socket of each sandbox of the pool");
-		else
-			jr_live_control_path(geteuid(),
-					     getenv("XDG_RUNTIME_DIR"),
-					     live->name, live->control_path,
-					     sizeof(live->control_path), &err);
-		if (err.code)
+		if (jr_live_control_path(geteuid(), getenv("XDG_RUNTIME_DIR"),
+					 live->name, live->control_path,
+					 sizeof(live->control_path), &err) < 0)
 			return fail_early(opts, &run->policy, &err);
 		opts->control_path = live->control_path;
 	}

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "asktable.h"
@@ -230,6 +231,28 @@ static int parse_flag(struct cursor *c, const char *key, bool *seen, bool *v,
 	return 0;
 }
 
+/* An id: "N", or a pool's "K.N" (K a sandbox's number, 1..UINT32_MAX),
+ * each part as jr_ask_parse_id() takes it. */
+static int parse_id(const char *val, struct jr_control_req *req)
+{
+	const char *dot = strchr(val, '.');
+	char k[16];
+	uint64_t v;
+
+	req->member = 0;
+	if (!dot)
+		return jr_ask_parse_id(val, &req->id);
+	if ((size_t)(dot - val) >= sizeof(k))
+		return -EINVAL;
+	memcpy(k, val, (size_t)(dot - val));
+	k[dot - val] = '\0';
+	if (jr_ask_parse_id(k, &v) < 0 || v > UINT32_MAX ||
+	    jr_ask_parse_id(dot + 1, &req->id) < 0)
+		return -EINVAL;
+	req->member = (uint32_t)v;
+	return 0;
+}
+
 /* The string value of "op", "entry" or "id" in @val, once each. */
 static int take_string(const char *key, const char *val, bool too_long,
 		       struct jr_control_req *req, struct seen *seen,
@@ -252,10 +275,10 @@ static int take_string(const char *key, const char *val, bool too_long,
 		return 0;
 	}
 	if (!strcmp(key, "id")) {
-		if (too_long || jr_ask_parse_id(val, &req->id) < 0)
+		if (too_long || parse_id(val, req) < 0)
 			return jr_err_set(
 			    err, EINVAL,
-			    "the id \"%.32s%s\" is not a request number (decimal digits, as \"pending\" lists them)",
+			    "the id \"%.32s%s\" is not a request number (decimal digits, or a pool's K.N, as \"pending\" lists them)",
 			    val, too_long || strlen(val) > 32 ? "..." : "");
 		return 0;
 	}
@@ -394,4 +417,33 @@ int jr_control_parse(const char *line, size_t len, struct jr_control_req *req,
 				  "bad JSON: bytes after the object (one "
 				  "request per line)");
 	return check_members(req, &seen, err);
+}
+
+int jr_control_pool_ids(const char *in, size_t len, uint32_t seq, char *out,
+			size_t size)
+{
+	static const char key[] = "\"id\":\"";
+	const size_t klen = sizeof(key) - 1;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len;) {
+		/* Inside a string the relay's writer escapes every '"', so
+		 * `"id":"` is only ever a key and the start of its value. */
+		if (len - i >= klen && !memcmp(in + i, key, klen)) {
+			int n = snprintf(out + o, size - o, "%s%u.", key, seq);
+
+			if (n < 0 || (size_t)n >= size - o)
+				return -ENOSPC;
+			o += (size_t)n;
+			i += klen;
+			continue;
+		}
+		if (o + 1 >= size)
+			return -ENOSPC;
+		out[o++] = in[i++];
+	}
+	if (o >= size)
+		return -ENOSPC;
+	out[o] = '\0';
+	return (int)o;
 }

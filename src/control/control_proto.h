@@ -11,7 +11,8 @@
  *   {"op":"pending"}
  *   {"op":"approve","id":"3"}          optional "always":true
  *   {"op":"deny","id":"3"}
- * (an id is a string of decimal digits: values are strings or booleans)
+ * (an id is a string of decimal digits: values are strings or booleans;
+ * a pool's socket lists and takes "K.N", request N of its sandbox K)
  */
 #ifndef JR_CONTROL_PROTO_H
 #define JR_CONTROL_PROTO_H
@@ -43,7 +44,10 @@ struct jr_control_req {
 	char entry[JR_CONTROL_ENTRY_MAX + 1]; /* allow/remove; "" otherwise */
 	bool close;			      /* remove: close open tunnels */
 	uint64_t id;			      /* approve/deny: the request */
-	bool always;			      /* approve: add its entry */
+	/* approve/deny of a pool's request, id "K.N" (pool_ctl.c): K, the
+	 * number of its sandbox; 0: a plain id */
+	uint32_t member;
+	bool always; /* approve: add its entry */
 };
 
 /*
@@ -57,14 +61,25 @@ struct jr_control_req {
  * Strict: one object, string keys, each key once, values that are strings
  * (ASCII only, JSON escapes allowed) or true/false; "op" required; "entry"
  * required by allow/remove and refused elsewhere; "close" only with
- * remove; "id" (decimal, 1 or more, no leading zero) required by approve
- * and deny and refused elsewhere; "always" only with approve; any other
+ * remove; "id" (decimal, 1 or more, no leading zero; or two such joined
+ * by a '.', a pool's "K.N") required by approve and deny and refused
+ * elsewhere; "always" only with approve; any other
  * key refused. Whether the entry is a valid --allow
  * entry is the policy's question, not this parser's.
  * Return: 0 or -EINVAL.
  */
 int jr_control_parse(const char *line, size_t len, struct jr_control_req *req,
 		     struct jr_err *err);
+
+/*
+ * jr_control_pool_ids - a sandbox's answer as its pool's socket gives it:
+ * @in (@len bytes) copied to @out, each "id" value (as the relay writes
+ * them, "id":"N") written "K.N" with K = @seq, the sandbox's number in
+ * its pool. Return: @out's length (NUL-terminated), or -ENOSPC when @size
+ * is too small.
+ */
+int jr_control_pool_ids(const char *in, size_t len, uint32_t seq, char *out,
+			size_t size);
 
 /* "allow", "remove", ... for an op, or "?" */
 const char *jr_control_op_name(enum jr_control_op op);

@@ -456,7 +456,10 @@ void jr_live_ready(struct jr_live *l)
 {
 	jr_verbose("live sandbox %s ready: %s", l->name, l->path);
 	if (l->ready_fd >= 0) {
-		if (write(l->ready_fd, "R", 1) != 1)
+		/* A pool's member that holds requests on its own NAME.ctl
+		 * says so: the pool then serves POOL.ctl (pool_ctl.c). */
+		if (write(l->ready_fd,
+			  l->member && l->control_path[0] ? "A" : "R", 1) != 1)
 			jr_warn("the caller of jailrun start is gone");
 		close(l->ready_fd);
 		l->ready_fd = -1;

@@ -30,7 +30,8 @@ struct jr_live_conn {
 struct jr_live {
 	char name[JR_LIVE_NAME_MAX + 1];
 	char path[108]; /* NAME.sock; "" until it exists */
-	/* NAME.ctl: --ask's policy socket when no --control names one */
+	/* NAME.ctl: --ask's policy socket when no --control names one
+	 * ("" otherwise); a pool's member then says 'A' when ready, not 'R' */
 	char control_path[108];
 	bool foreground;
 	uint32_t pool; /* --pool N: a pool manager of N sandboxes (pool.c) */

@@ -26,6 +26,10 @@
  * --idle-stop is a timerfd armed while no task runs or waits. Members stop
  * with the manager: PR_SET_PDEATHSIG (SIGTERM, a runner's stop), so a
  * killed manager leaves no sandbox, socket or cgroup behind.
+ *
+ * With --ask and no --control, each member holds its requests on its own
+ * NAME.ctl and says 'A' when ready; the manager then serves POOL.ctl, on
+ * which jailrun ctl POOL lists and decides them all (pool_ctl.c).
  */
 
 #include <errno.h>
@@ -46,11 +50,13 @@
 #include "cgroup.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "control.h"
 #include "exitcode.h"
 #include "io.h"
 #include "live.h"
 #include "log.h"
 #include "notify.h"
+#include "pool_ctl.h"
 
 /* Members that end before they are ready, in a row, that stop a pool. */
 #define POOL_FAILURES_MAX 3
@@ -61,6 +67,7 @@ struct member {
 	enum member_state state;
 	pid_t pid;
 	uint32_t seq;	/* its number: {n} in --json and --log */
+	char ctl[108];	/* its own policy socket (--ask); "" : none */
 	bool was_ready; /* else its end is a failure */
 	int ready_rd;	/* STARTING: its --pool-member pipe */
 	int conn;	/* BUSY: our connection to its socket */
@@ -92,7 +99,8 @@ struct pool {
 	uint32_t seq, total, failures;
 	uint64_t arrivals;
 	bool stop, ready_said;
-	int status; /* the manager's exit status */
+	int status;		/* the manager's exit status */
+	struct jr_pool_ctl ctl; /* POOL.ctl, once a member says 'A' */
 };
 
 static char msgbuf[JR_LIVE_MSG_MAX + 1];
@@ -286,6 +294,29 @@ static int connect_member(struct pool *p, struct member *m)
 	return 0;
 }
 
+/*
+ * serve_ctl - member @m holds requests on its own NAME.ctl: note where,
+ * and serve POOL.ctl if not yet. A pool that cannot is stopped (its
+ * requests could be decided nowhere). Return: 0, or -1 (said).
+ */
+static int serve_ctl(struct pool *p, struct member *m)
+{
+	struct jr_err err = { 0 };
+	char name[JR_LIVE_NAME_MAX + 1];
+
+	snprintf(name, sizeof(name), ".pool-%d-%u", (int)getpid(), m->seq);
+	if (jr_live_control_path(geteuid(), getenv("XDG_RUNTIME_DIR"), name,
+				 m->ctl, sizeof(m->ctl), &err) < 0 ||
+	    (p->ctl.fd < 0 &&
+	     jr_pool_ctl_open(&p->ctl, p->l->name, &err) < 0)) {
+		jr_error("pool %s: %s", p->l->name, err.msg);
+		retire(p, m);
+		stop_pool(p, JR_EXIT_FAILURE);
+		return -1;
+	}
+	return 0;
+}
+
 static void member_ready(struct pool *p, struct member *m)
 {
 	char c = 0;
@@ -295,7 +326,9 @@ static void member_ready(struct pool *p, struct member *m)
 		return;
 	close(m->ready_rd);
 	m->ready_rd = -1;
-	if (n == 1 && c == 'R' && connect_member(p, m) == 0) {
+	if (n == 1 && (c == 'R' || c == 'A') && connect_member(p, m) == 0) {
+		if (c == 'A' && serve_ctl(p, m) < 0)
+			return;
 		m->state = M_READY;
 		m->was_ready = true;
 		p->failures = 0;
@@ -351,6 +384,8 @@ static void reap(struct pool *p)
 			if (m->state != M_STOPPING)
 				retire(p, m); /* it died by itself */
 			unlink(m->path);      /* a killed runner leaves it */
+			jr_control_unlink(m->ctl[0] ? m->ctl : NULL);
+			m->ctl[0] = '\0';
 			m->state = M_FREE;
 			if (!m->was_ready && !p->stop &&
 			    (!p->ready_said ||
@@ -638,10 +673,11 @@ enum poll_kind {
 	PK_IDLE,
 	PK_READY,
 	PK_MEMBER,
-	PK_CLIENT
+	PK_CLIENT,
+	PK_CTL
 };
 
-#define POLL_MAX (4 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX)
+#define POLL_MAX (5 + 2 * JR_POOL_MAX + JR_LIVE_CONNS_MAX)
 
 struct poll_set {
 	struct pollfd fds[POLL_MAX];
@@ -667,6 +703,8 @@ static void build_poll(struct pool *p, struct poll_set *s)
 		add(s, p->idle_timer, PK_IDLE, 0);
 	if (p->l->listen_fd >= 0)
 		add(s, p->l->listen_fd, PK_LISTEN, 0);
+	if (p->ctl.fd >= 0)
+		add(s, p->ctl.fd, PK_CTL, 0);
 	for (size_t i = 0; i < JR_POOL_MAX; i++) {
 		if (p->m[i].ready_rd >= 0)
 			add(s, p->m[i].ready_rd, PK_READY, i);
@@ -676,6 +714,25 @@ static void build_poll(struct pool *p, struct poll_set *s)
 	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
 		if (p->c[i].fd >= 0)
 			add(s, p->c[i].fd, PK_CLIENT, i);
+}
+
+/* Answer jailrun ctl POOL, asking the members that hold requests. */
+static void serve_ctl_clients(struct pool *p)
+{
+	static struct jr_pool_ctl_member held[JR_POOL_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < JR_POOL_MAX; i++) {
+		const struct member *m = &p->m[i];
+
+		if ((m->state == M_READY || m->state == M_BUSY) && m->ctl[0]) {
+			held[n].seq = m->seq;
+			snprintf(held[n].path, sizeof(held[n].path), "%s",
+				 m->ctl);
+			n++;
+		}
+	}
+	jr_pool_ctl_serve(&p->ctl, held, n);
 }
 
 /* The manager's loop, until stopped and every member reaped. */
@@ -717,6 +774,9 @@ static void serve(struct pool *p)
 			else if (s.kind[i] == PK_CLIENT &&
 				 p->c[k].fd == s.fds[i].fd)
 				serve_client(p, &p->c[k]);
+			else if (s.kind[i] == PK_CTL &&
+				 p->ctl.fd == s.fds[i].fd)
+				serve_ctl_clients(p);
 		}
 		if (!p->stop)
 			dispatch(p);
@@ -756,6 +816,7 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 		p.c[i] = (struct client){ .fd = -1, .fds = { -1, -1, -1 } };
 	for (size_t i = 0; i < JR_POOL_MAX; i++)
 		p.m[i] = (struct member){ .ready_rd = -1, .conn = -1 };
+	jr_pool_ctl_init(&p.ctl);
 	if (jr_pool_check_paths(opts, nopts, &err) < 0) {
 		jr_error("%s", err.msg);
 		return JR_EXIT_FAILURE;
@@ -800,6 +861,7 @@ int jr_pool_main(struct jr_live *l, char **opts, int nopts)
 		if (spawn_member(&p, &p.m[i]) < 0)
 			stop_pool(&p, JR_EXIT_FAILURE);
 	serve(&p);
+	jr_pool_ctl_close(&p.ctl);
 	close(p.sfd);
 	if (p.wd_timer >= 0)
 		close(p.wd_timer);

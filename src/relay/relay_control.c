@@ -358,6 +358,11 @@ static int ask_decide(struct jr_relay *r, const struct jr_control_req *req,
 
 	entry[0] = '\0';
 	*also = 0;
+	if (req->member)
+		return jr_err_set(
+		    err, EINVAL,
+		    "the id %u.%llu names a request of a pool's sandbox: decide it on the pool's socket (jailrun ctl POOL)",
+		    req->member, (unsigned long long)req->id);
 	if (!t)
 		return jr_err_set(err, EINVAL,
 				  "this run holds no requests: it was started "

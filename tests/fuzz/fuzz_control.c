@@ -21,6 +21,7 @@
  * sources the target links; control_proto.c reaches asktable.c and the
  * policy parsers).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,6 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			invariant(!req.close || req.op == JR_CONTROL_REMOVE,
 				  "close with another op");
 			invariant(names == (req.id != 0), "id where none goes");
+			invariant(!req.member || names,
+				  "a pool's sandbox where no id goes");
 			invariant(!req.always || req.op == JR_CONTROL_APPROVE,
 				  "always with another op");
 			for (size_t i = 0; i < el; i++)
@@ -188,6 +191,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			invariant(err.msg[0] != '\0', "a refusal without why");
 		}
 		off += len + 1;
+	}
+	/* A pool's copy of any bytes: at least as long, never cut. */
+	{
+		static char out[65536];
+		int n = jr_control_pool_ids((const char *)data, size, 7, out,
+					    sizeof(out));
+
+		invariant(n == -ENOSPC ||
+			      (n >= 0 && (size_t)n >= size && out[n] == '\0'),
+			  "a pool's copy cut short");
 	}
 	/* start entries are never live, and lock leaves them all */
 	jr_livepolicy_lock(&lp);

@@ -21,7 +21,8 @@
 # line, or the connection lines lack ask-denied / ask-timeout; the log or
 # the summary does not validate against docs/schema, or the summary's
 # "ask" counts are wrong; a live sandbox (jailrun start --control --ask)
-# does not hold and release a request of a command exec'd in it; one
+# does not hold and release a request of a command exec'd in it (or
+# takes a pool's K.N id for its own); one
 # started with --ask and no --control has no NAME.ctl of mode 0600 beside
 # NAME.sock, jailrun ctl NAME cannot list and deny its held request, or
 # NAME.ctl is left after stop; a run with --ask and no socket runs because
@@ -393,6 +394,8 @@ for m in $(jr_modes); do
 	lv "$m" exec "$N" -- curl -sS -m 200 http://denied.test/live1 >"$D/live.out" 2>&1 &
 	epid=$!
 	held_ok "live: a request of an exec'd command is held" denied.test proxy 80
+	ctl_ok "live: a pool's K.N id is refused on a sandbox's socket" 1 \
+		"names a request of a pool's sandbox" -- deny "1.$ID"
 	ctl_ok "live: approve it" 0 '"ok":true' -- approve "$ID"
 	st=0
 	wait "$epid" || st=$?

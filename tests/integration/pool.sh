@@ -5,8 +5,11 @@
 # members; an exec sees the state of an earlier one (a file it wrote, a
 # background process it left); an exec's status does not pass through;
 # an allowed lab host is not reached from a pool's sandbox, or a denied
-# one is; --json without {n}, or --ask without --control, is not
-# refused; each task's JSON summary is not written to its own {n} file;
+# one is; --json without {n} is not refused; with --ask and no
+# --control, the pool serves no POOL.ctl, jailrun ctl POOL does not list
+# a task's held request as K.N or deny it (the task must get 403), takes
+# a live change or a bare id, or stop leaves a .sock or .ctl of it; each
+# task's JSON summary is not written to its own {n} file;
 # stop leaves a process of the pool (manager, member runners, sandboxes),
 # a socket, or an nft table in the lab host; a SIGKILLed manager leaves
 # a process, a member's socket or an nft table behind, or blocks a new
@@ -169,9 +172,6 @@ for m in $(jr_modes); do
 	expect_status 125 "$m: --control-fd is refused with a pool" \
 		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control-fd 0
 	expect_output_has "$m: ... naming it" "--control-fd"
-	expect_status 125 "$m: --ask without --control is refused with a pool" \
-		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --ask
-	expect_output_has "$m: ... saying to add --control with {n}" "--ask with --pool: add --control PATH with {n}"
 	expect_status 0 "$m: start --pool 2 --control ...-{n}.sock --ask" \
 		lv "$m" start "$N-c" --pool 2 --allow allowed.test:80 --control "$JR_W/json-$m/c-{n}.sock" --ask
 	STARTED+=("$m:$N-c")
@@ -200,6 +200,41 @@ sys.exit(not ids) if not ids else print(ids[0])' >"$JR_W/held.id" 2>/dev/null &&
 	[ "$(cat "$JR_W/ask-$m.out")" = 200 ] && ok "$m: ... and the task reached other.test" ||
 		fail "$m: the approved task's curl: $(cat "$JR_W/ask-$m.out")"
 	expect_status 0 "$m: stop the pool with --control" lv "$m" stop "$N-c"
+
+	# ------------------------------- --ask on the pool's own socket
+	# Without --control, each sandbox holds its requests on a socket of
+	# its own and the pool serves POOL.ctl: jailrun ctl POOL lists every
+	# task's held requests, named K.N, and decides them.
+	expect_status 0 "$m: start --pool 2 --ask, no --control" \
+		lv "$m" start "$N-a" --pool 2 --allow allowed.test:80 --ask
+	STARTED+=("$m:$N-a")
+	MGR_A=$(ls_pid "$N-a")
+	[ -S "$D/$N-a.ctl" ] && ok "$m: the pool serves $N-a.ctl" || fail "$m: no $D/$N-a.ctl: $(ls -a "$D")"
+	lv "$m" exec "$N-a" -- curl -sS -m 100 -o /dev/null -w '%{http_code}' http://other.test/pool-own \
+		>"$JR_W/own-$m.out" 2>&1 &
+	OWNPID=$!
+	pool_held() {
+		lv "$m" ctl "$N-a" pending 2>/dev/null | python3 -c 'import json, re, sys
+ids = [e["id"] for e in json.loads(sys.stdin.read())["pending"] if e["host"] == "other.test"]
+sys.exit(1) if not ids or not re.fullmatch(r"[1-9][0-9]*\.[1-9][0-9]*", ids[0]) else print(ids[0])' >"$JR_W/own.id" 2>/dev/null
+	}
+	if wait_until 120 pool_held; then
+		ok "$m: jailrun ctl POOL pending lists the task's held request as $(cat "$JR_W/own.id")"
+	else
+		fail "$m: the task's request never listed on the pool's socket: $(lv "$m" ctl "$N-a" pending 2>&1)"
+	fi
+	expect_status 1 "$m: the pool's socket refuses a live change" lv "$m" ctl "$N-a" allow x.test
+	expect_output_has "$m: ... saying what it takes" "a pool's socket takes pending, approve and deny"
+	expect_status 1 "$m: ... and an id without its sandbox" lv "$m" ctl "$N-a" deny 1
+	expect_status 0 "$m: deny it on the pool's socket" lv "$m" ctl "$N-a" deny "$(cat "$JR_W/own.id")"
+	expect_output_has "$m: ... answered with the pool's id" "\"id\":\"$(cat "$JR_W/own.id")\""
+	st=0
+	wait "$OWNPID" || st=$?
+	[ "$st" = 0 ] && [ "$(cat "$JR_W/own-$m.out")" = 403 ] && ok "$m: ... and the task got 403" ||
+		fail "$m: the denied task's curl: status $st, $(cat "$JR_W/own-$m.out")"
+	expect_status 0 "$m: stop the pool with --ask" lv "$m" stop "$N-a"
+	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-${MGR_A:-none}-.*|$N-a)\.(sock|ctl)\$" || true)
+	[ -z "$left" ] && ok "$m: stop leaves no socket of it (.sock, .ctl)" || fail "$m: left: $left"
 
 	# ---------------------------------------------------------------- stop
 	PROCS=$(descendants "${MGR:-0}")
