@@ -67,7 +67,8 @@ struct member {
 	enum member_state state;
 	pid_t pid;
 	uint32_t seq;	/* its number: {n} in --json and --log */
-	char ctl[108];	/* its own policy socket (--ask); "" : none */
+	char ctl[108];	/* its own policy socket, NAME.ctl beside path */
+	bool asks;	/* it said 'A': it holds requests on ctl (--ask) */
 	bool was_ready; /* else its end is a failure */
 	int ready_rd;	/* STARTING: its --pool-member pipe */
 	int conn;	/* BUSY: our connection to its socket */
@@ -105,12 +106,13 @@ struct pool {
 
 static char msgbuf[JR_LIVE_MSG_MAX + 1];
 
-/* In the forked child: become member @m's runner; never returns. */
-static void exec_member(struct pool *p, struct member *m, int ready_wr,
-			pid_t manager)
+/* In the forked child: become member @m's runner, named @name (see
+ * spawn_member()); never returns. */
+static void exec_member(struct pool *p, const struct member *m,
+			const char *name, int ready_wr, pid_t manager)
 {
 	char **argv = calloc((size_t)p->nopts + 6, sizeof(*argv));
-	char fdstr[16], name[JR_LIVE_NAME_MAX + 1];
+	char fdstr[16];
 	sigset_t none;
 	int n = 0;
 
@@ -123,10 +125,9 @@ static void exec_member(struct pool *p, struct member *m, int ready_wr,
 	    fcntl(ready_wr, F_SETFD, 0) < 0)
 		_exit(JR_EXIT_FAILURE);
 	snprintf(fdstr, sizeof(fdstr), "%d", ready_wr);
-	snprintf(name, sizeof(name), ".pool-%d-%u", (int)manager, m->seq);
 	argv[n++] = (char *)"jailrun";
 	argv[n++] = (char *)"start";
-	argv[n++] = name;
+	argv[n++] = (char *)name;
 	argv[n++] = (char *)"--pool-member";
 	argv[n++] = fdstr;
 	for (int i = 0; i < p->nopts; i++) {
@@ -153,7 +154,9 @@ static int spawn_member(struct pool *p, struct member *m)
 	*m = (struct member){ .seq = ++p->seq, .ready_rd = -1, .conn = -1 };
 	snprintf(name, sizeof(name), ".pool-%d-%u", (int)manager, m->seq);
 	if (jr_live_socket_path(geteuid(), getenv("XDG_RUNTIME_DIR"), name,
-				m->path, sizeof(m->path), &err) < 0) {
+				m->path, sizeof(m->path), &err) < 0 ||
+	    jr_live_control_path(geteuid(), getenv("XDG_RUNTIME_DIR"), name,
+				 m->ctl, sizeof(m->ctl), &err) < 0) {
 		jr_error("%s", err.msg);
 		return -EINVAL;
 	}
@@ -173,7 +176,7 @@ static int spawn_member(struct pool *p, struct member *m)
 	}
 	if (pid == 0) {
 		close(pp[0]);
-		exec_member(p, m, pp[1], manager);
+		exec_member(p, m, name, pp[1], manager);
 	}
 	close(pp[1]);
 	m->pid = pid;
@@ -295,20 +298,16 @@ static int connect_member(struct pool *p, struct member *m)
 }
 
 /*
- * serve_ctl - member @m holds requests on its own NAME.ctl: note where,
- * and serve POOL.ctl if not yet. A pool that cannot is stopped (its
- * requests could be decided nowhere). Return: 0, or -1 (said).
+ * serve_ctl - member @m holds requests on its own NAME.ctl: serve POOL.ctl
+ * if not yet. A pool that cannot is stopped (its requests could be
+ * decided nowhere). Return: 0, or -1 (said).
  */
 static int serve_ctl(struct pool *p, struct member *m)
 {
 	struct jr_err err = { 0 };
-	char name[JR_LIVE_NAME_MAX + 1];
 
-	snprintf(name, sizeof(name), ".pool-%d-%u", (int)getpid(), m->seq);
-	if (jr_live_control_path(geteuid(), getenv("XDG_RUNTIME_DIR"), name,
-				 m->ctl, sizeof(m->ctl), &err) < 0 ||
-	    (p->ctl.fd < 0 &&
-	     jr_pool_ctl_open(&p->ctl, p->l->name, &err) < 0)) {
+	m->asks = true;
+	if (p->ctl.fd < 0 && jr_pool_ctl_open(&p->ctl, p->l->name, &err) < 0) {
 		jr_error("pool %s: %s", p->l->name, err.msg);
 		retire(p, m);
 		stop_pool(p, JR_EXIT_FAILURE);
@@ -384,8 +383,7 @@ static void reap(struct pool *p)
 			if (m->state != M_STOPPING)
 				retire(p, m); /* it died by itself */
 			unlink(m->path);      /* a killed runner leaves it */
-			jr_control_unlink(m->ctl[0] ? m->ctl : NULL);
-			m->ctl[0] = '\0';
+			jr_control_unlink(m->ctl); /* and this one */
 			m->state = M_FREE;
 			if (!m->was_ready && !p->stop &&
 			    (!p->ready_said ||
@@ -725,7 +723,7 @@ static void serve_ctl_clients(struct pool *p)
 	for (size_t i = 0; i < JR_POOL_MAX; i++) {
 		const struct member *m = &p->m[i];
 
-		if ((m->state == M_READY || m->state == M_BUSY) && m->ctl[0]) {
+		if ((m->state == M_READY || m->state == M_BUSY) && m->asks) {
 			held[n].seq = m->seq;
 			snprintf(held[n].path, sizeof(held[n].path), "%s",
 				 m->ctl);
