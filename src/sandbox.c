@@ -245,10 +245,13 @@ static int spawn(struct sandbox *sb, const struct jr_options *opts,
 		    strerror(errno));
 	/* Decided once, here: init builds the link, this process the rules
 	 * and the relay for the same answer. */
-	sb->ipv6 = opts->net == JR_NET_ALLOWLIST && opts->transparent &&
-		   jr_link_ipv6_available();
-	sb->lane_ipv6 = opts->net == JR_NET_ALLOWLIST && opts->lanes.n_host &&
-			jr_link_ipv6_available();
+	if (opts->net == JR_NET_ALLOWLIST &&
+	    (opts->transparent || opts->lanes.n_host)) {
+		bool v6 = jr_link_ipv6_available(); /* one sysctl read */
+
+		sb->ipv6 = opts->transparent && v6;
+		sb->lane_ipv6 = opts->lanes.n_host && v6;
+	}
 	if (opts->net == JR_NET_ALLOWLIST && opts->transparent) {
 		r = plan_etc_hosts(sb, policy, err);
 		if (r < 0)
