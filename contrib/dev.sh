@@ -84,7 +84,7 @@ npm_present() {
 deps_packages() {
 	local missing=()
 	for p in "${PACKAGES[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+		grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" || missing+=("$p")
 	done
 	if [ ${#missing[@]} -eq 0 ]; then
 		echo "dev.sh: all build and test packages are installed"

@@ -87,7 +87,7 @@ tunnel("allowed.test"); tunnel("denied.test")
 	# The forwarder's real answers: --transparent off (with it on, the
 	# default, allowed names get synthetic ones: synthetic-dns.sh).
 	expect_status 0 "$m: DNS inside" jl "$m" --allow allowed.test --transparent off -- sh -c '
-		getent ahostsv4 allowed.test | head -n1
+		getent ahostsv4 allowed.test | sed -n 1p
 		if getent hosts denied.test; then echo DENIED-RESOLVED; else echo denied-nxdomain; fi
 		python3 "$0" dns exfil-secret-1234.denied.test A --server=100.64.77.1 --tcp || true' \
 		"$JR_TMP/servers.py"

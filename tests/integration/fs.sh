@@ -268,7 +268,7 @@ for m in $(jr_modes); do
 
 	# JSON: the filesystem object.
 	expect_status 0 "$m: --json" fj "$m" --json "$REPO/s.json" --rw "$OUTD" --tmpfs-size 8m -- true
-	LL_ABI=$("$JR" --check 2>/dev/null | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n1)
+	LL_ABI=$("$JR" --check 2>/dev/null | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | sed -n 1p)
 	if python3 - "$REPO/s.json" "$REPO" "$OUTD" "${LL_ABI:-none}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -351,7 +351,7 @@ host_unchanged "race: the secret never written" "$FH/.ssh/id_ed25519" SECRET-SSH
 # cgroups: a delegated cgroup of the command's user, jailrun started inside
 # it. Without jailrun the user freezes and kills it; inside, its cgroup
 # namespace root at /sys/fs/cgroup is read-only.
-CG2=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -n1 || true)
+CG2=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | sed -n 1p || true)
 if [ "$(id -u)" -ne 0 ] || [ -z "$CG2" ] || [ ! -e "$CG2/cgroup.procs" ]; then
 	skip_part "cgroup: needs root and a cgroup2 mount"
 	[ "${JAILRUN_TEST_MUST_WORK:-0}" != 1 ] || fail "cgroup: cannot set up a delegated cgroup"

@@ -184,7 +184,7 @@ for m in $(jr_modes); do
 	fi
 	expect_status 0 "$m: ls" lv "$m" ls
 	expect_output_has "$m: ls shows the mode" "allowlist, $m"
-	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
+	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | sed -n 1p || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
 
 	# ------------------------------------------------------ exec: basics
@@ -336,9 +336,9 @@ for m in $(jr_modes); do
 		lvh "$m" start "$N-ll" --fs host --landlock require --net none "${limits[@]}"
 	STARTED+=("$m:$N-ll")
 	RUNNER=$(ls_pid "$N-ll")
-	INIT=$(pgrep -x -P "${RUNNER:-0}" jailrun-init | head -n1 || true)
+	INIT=$(pgrep -x -P "${RUNNER:-0}" jailrun-init | sed -n 1p || true)
 	# v1 (a pids hierarchy) or v2: the sandbox's own is named jailrun.*
-	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | head -n1 || true)
+	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | sed -n 1p || true)
 	if setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
 		sh -c "echo x >'$OUTSIDE/host-$m'"; then
 		ok "$m: baseline: nobody may write $OUTSIDE on the host"
@@ -367,9 +367,9 @@ for m in $(jr_modes); do
 	expect_status 0 "$m: start a sandbox to kill" lvh "$m" start "$N-k" --net none "${limits[@]}"
 	STARTED+=("$m:$N-k")
 	RUNNER=$(ls_pid "$N-k")
-	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | head -n1 || true)
+	INIT=$(pgrep -x -P "$RUNNER" jailrun-init | sed -n 1p || true)
 	PIDNS=$(readlink "/proc/$INIT/ns/pid" 2>/dev/null || echo none)
-	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | head -n1 || true)
+	CGROUP=$(grep -o '/jailrun[^/]*$' "/proc/${INIT:-0}/cgroup" 2>/dev/null | sed -n 1p || true)
 	# (Looked for before the kill: once the runner is reaped, any run with
 	# limits beside it, another test's too, may sweep it.)
 	if [ "$m" = root ]; then

@@ -80,7 +80,7 @@ none_alive() {
 	return 0
 }
 ls_pid() { lv "$m" ls | awk -v n="$1" '$1 == n { print $2 }'; }
-pool_ready() { lv "$m" ls | grep -q "^$1 .*pool: $2 ready"; }
+pool_ready() { grep -q "^$1 .*pool: $2 ready" <<<"$(lv "$m" ls)"; }
 
 # lvh CALLER ARGS... - lv outside the lab, where /sys/fs/cgroup is mounted
 # (ip netns exec's mount namespace has none) and the runners are in the
@@ -100,7 +100,7 @@ lvh() {
 # runner) of the sandbox where a process matching PATTERN runs.
 task_up() {
 	local p
-	p=$(pgrep -f -- "$1" | head -n1)
+	p=$(pgrep -f -- "$1" | sed -n 1p)
 	while [ -n "$p" ] && [ "$p" -gt 1 ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" != jailrun-init ]; do
 		p=$(ps -o ppid= -p "$p" | tr -d ' ')
 	done
@@ -314,10 +314,10 @@ for f in sys.argv[1:]:
 	MGR=$(ls_pid "$N-m")
 	left_record "$m: members to kill" "$JR_W/left-m1-$m.json" "${MGR:-0}" 2
 	# replaced RUNNER - RUNNER (a member's) reaped and the pool back to 2 ready.
-	replaced() { ! pgrep -P "$MGR" | grep -qx "$1" && pool_ready "$N-m" 2; }
+	replaced() { ! grep -qx "$1" <<<"$(pgrep -P "$MGR")" && pool_ready "$N-m" 2; }
 	t=0
 	for kind in init runner; do
-		victim=$(members "$kind" | head -n1)
+		victim=$(members "$kind" | sed -n 1p)
 		runner=$(ps -o ppid= -p "${victim:-0}" | tr -d ' ')
 		[ "$kind" = runner ] && runner=$victim
 		kill -9 "${victim:-none}" || fail "$m: no member $kind to kill"

@@ -146,8 +146,8 @@ for m in $(jr_modes); do
 		echo original >"$victim"
 		chmod 644 "$victim"
 		expect_status 0 "$m: --user root runs" jr "$m" --user root --rw "$JR_W" -- sh -c "$attack; touch '$made'; exit 0"
-		if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ]; then ok "$m: --user root is uid 0 inside"; else
-			fail "$m: --user root: id -u says $(printf '%s\n' "$OUT" | head -n1)"
+		if [ "$(printf '%s\n' "$OUT" | sed -n 1p)" = 0 ]; then ok "$m: --user root is uid 0 inside"; else
+			fail "$m: --user root: id -u says $(printf '%s\n' "$OUT" | sed -n 1p)"
 		fi
 		if grep -q "TOPSECRET\|READ-OK" <<<"$OUT"; then fail "$m: --user root read a root-only 0600 file: $OUT"; else
 			ok "$m: --user root cannot read a root-only file"
@@ -169,7 +169,7 @@ for m in $(jr_modes); do
 			expect_status 0 "root: sudo-style --user root" as_mode root env SUDO_UID="$daemon_uid" \
 				SUDO_GID="$daemon_uid" SUDO_USER=daemon timeout -k 5 "$JR_RUN_LIMIT" "$JR" --user root --rw "$JR_W" -- \
 				sh -c "$attack; touch '$made'; exit 0"
-			if [ "$(printf '%s\n' "$OUT" | head -n1)" = 0 ] && ! grep -q "TOPSECRET\|-OK" <<<"$OUT" &&
+			if [ "$(printf '%s\n' "$OUT" | sed -n 1p)" = 0 ] && ! grep -q "TOPSECRET\|-OK" <<<"$OUT" &&
 				[ "$(stat -c %u "$made" 2>/dev/null)" = "$daemon_uid" ]; then
 				ok "root: sudo-style --user root is uid 0 inside, the sudo caller ($daemon_uid) outside"
 			else

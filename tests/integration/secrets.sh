@@ -205,7 +205,7 @@ fetch("https://allowed.test/headers", { headers: { "x-api-key": process.env.FKEY
 		not_in_output "$m: $via: :8443: the env secret's value did not reach it" "$REAL_E"
 		not_in_output "$m: $via: :8443: nothing was served" "served-by: allowed.test"
 	done
-	if grep '"reason":"secret-misuse"' "$log" | grep -q '"port":8443'; then
+	if grep -q '"port":8443' <<<"$(grep '"reason":"secret-misuse"' "$log")"; then
 		ok "$m: audit: secret-misuse on port 8443"
 	else fail "$m: audit lacks secret-misuse on port 8443: $(grep 8443 "$log" || true)"; fi
 	# A binding with a port: there, and only there.

@@ -269,7 +269,7 @@ UNSHARE_PID=$!
 init_found() { INIT=$(pgrep -P "$UNSHARE_PID" || true); [ -n "$INIT" ]; }
 wait_until "$WAIT" init_found || { fail "the container's init never appeared: $(cat "$H/init.log")"; exit 1; }
 wait_until "$WAIT" test -e "$H/daemons-started" || { fail "the container's set-up failed: $(cat "$H/init.log")"; exit 1; }
-node_idle() { cx sinfo -h -n "$NODE" -o %t 2>/dev/null | grep -qx idle; }
+node_idle() { grep -qx idle <<<"$(cx sinfo -h -n "$NODE" -o %t 2>/dev/null)"; }
 if wait_until "$WAIT" node_idle; then
 	ok "munged, slurmctld and slurmd $(slurmd -V | cut -d' ' -f2) up in the container; node $NODE idle"
 else
@@ -382,11 +382,11 @@ if [ "$st" = 3 ] && [ -n "$j3" ] && wait_until "$WAIT" job_done "$j3" &&
 else
 	fail "a task that exits 3: srun $st, job '$j3' ExitCode '$(job_field "$j3" ExitCode)' state '$(job_field "$j3" JobState)': $out"
 fi
-sj=$(cx scontrol show job "$j3" 2>&1 | grep -o 'ExitCode=[0-9:]*' | head -n 1)
+sj=$(cx scontrol show job "$j3" 2>&1 | grep -o 'ExitCode=[0-9:]*' | sed -n 1p)
 if [ "$sj" = ExitCode=3:0 ]; then ok "scontrol show job $j3: $sj"; else fail "scontrol show job $j3: '$sj'"; fi
 # sacct, as a rig reads it; -c: from the job completion log (no slurmdbd
 # here), the record a cluster's accounting keeps too.
-sa=$(cx sacct -c -n -P -j "$j3" -o JobID,ExitCode,State 2>&1 | head -n 1)
+sa=$(cx sacct -c -n -P -j "$j3" -o JobID,ExitCode,State 2>&1 | sed -n 1p)
 if [ "$sa" = "$j3|3:0|FAILED" ]; then ok "sacct -c -j $j3: $sa"; else fail "sacct -c -j $j3: '$sa'"; fi
 if grep -q '"exit_status": *3' "$H/json/$j3.0.0.json" 2>/dev/null; then
 	ok "its summary $j3.0.0.json says exit_status 3"
@@ -479,7 +479,7 @@ sandbox_gone() {
 	fi
 	nets_left=
 	for n in $SB_NETS; do
-		! stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null | grep -qx "$n" || nets_left="$nets_left $n"
+		! grep -qx "$n" <<<"$(stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null)" || nets_left="$nets_left $n"
 	done
 	mounts=$(container_mounts)
 	tables=$(cx nft list tables 2>&1 || true)
@@ -611,7 +611,7 @@ if wait_until "$WAIT" test -s "$H/work/node-ready"; then
 	nets_left=
 	if wait_until "$WAIT" all_gone; then
 		for n in $SB_NETS; do
-			! stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null | grep -qx "$n" || nets_left="$nets_left $n"
+			! grep -qx "$n" <<<"$(stat -L -c %i /proc/[0-9]*/ns/net 2>/dev/null)" || nets_left="$nets_left $n"
 		done
 		tables=$(lab_host nft list tables 2>&1 || true)
 		links=$(lab_host ip -o link | awk -F': ' '{ print $2 }' | sort)

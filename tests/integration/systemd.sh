@@ -134,7 +134,7 @@ SYSCTL_BEFORE=$(sysctl_snapshot)
 # names by CONTROLLERS ("memory", "name=systemd"; empty: cgroup2) is mounted.
 cgroup_mount() {
 	if [ -z "$1" ]; then
-		findmnt -rn -t cgroup2 -o TARGET | head -n 1
+		findmnt -rn -t cgroup2 -o TARGET | sed -n 1p
 		return
 	fi
 	findmnt -rn -t cgroup -o TARGET,FS-OPTIONS | awk -v c="$1" '{
@@ -407,7 +407,7 @@ bus_up() { [ -S "/proc/$SD_PID/root/run/systemd/private" ]; }
 wait_until "$WAIT" bus_up || { fail "systemd's private bus socket never appeared"; exit 1; }
 state=$(timeout "$WAIT" nsenter -t "$SD_PID" -a systemctl is-system-running --wait 2>&1 || true)
 if [ "$state" = running ]; then
-	ok "systemd $("$SD_BIN" --version | head -n1 | cut -d' ' -f2) booted as PID 1 of the container: $state"
+	ok "systemd $("$SD_BIN" --version | sed -n 1p | cut -d' ' -f2) booted as PID 1 of the container: $state"
 else
 	fail "systemd did not boot: '$state'"
 	exit 1

@@ -86,7 +86,7 @@ try() {
 	t0=$(date +%s%N)
 	if out=$("$@" 2>&1); then rc=0; else rc=$?; fi
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	printf "%s|%s|%s|%s\n" "$label" "$rc" "$ms" "$(printf "%s" "$out" | grep -m1 -E "served-by|jailrun:|curl:|^[0-9]" || printf "%s" "$out" | head -n1)"
+	printf "%s|%s|%s|%s\n" "$label" "$rc" "$ms" "$(printf "%s" "$out" | grep -m1 -E "served-by|jailrun:|curl:|^[0-9]" || printf "%s" "$out" | sed -n 1p)"
 }
 try "curl http://allowed.test/" curl -sS -m 10 http://allowed.test/
 try "curl https://allowed.test/" curl -sS -m 10 --cacert ca.pem https://allowed.test/
@@ -174,8 +174,8 @@ fi
 echo
 printf '%s4. And the audit log (--log audit.log), one JSON line per connection, e.g.:%s\n' "$B" "$N"
 if [[ -s $jsondir/audit.log ]]; then
-	grep '"verdict":"deny"' "$jsondir/audit.log" | head -n1 | sed 's/^/   /'
-	grep '"verdict":"allow"' "$jsondir/audit.log" | grep '"via":"proxy"' | head -n1 | sed 's/^/   /'
+	grep '"verdict":"deny"' "$jsondir/audit.log" | sed -n 1p | sed 's/^/   /'
+	grep '"verdict":"allow"' "$jsondir/audit.log" | grep '"via":"proxy"' | sed -n 1p | sed 's/^/   /'
 	good "jailrun wrote an audit log"
 else
 	bad "   ${R}no audit log written${N}"

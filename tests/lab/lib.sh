@@ -198,7 +198,7 @@ lab_check() {
 		_jrlab_failed=1
 	else
 		echo "FAIL - $label (exit $rc)"
-		[[ -z $out ]] || printf '%s\n' "$out" | head -20 | sed 's/^/       | /'
+		[[ -z $out ]] || head -20 <<<"$out" | sed 's/^/       | /'
 		_jrlab_failed=1
 	fi
 	return 0
