@@ -503,12 +503,33 @@ static void signal_exec(struct jr_live *l, const struct jr_live_conn *c,
 
 static void drop_conn(struct jr_live *l, struct jr_live_conn *c)
 {
-	if (c->running)
+	bool ran = c->running;
+
+	if (ran)
 		signal_exec(l, c, SIGKILL); /* its client is gone */
 	close(c->fd);			    /* also leaves the epoll set */
 	*c = (struct jr_live_conn){ .fd = -1 };
-	if (!execs_running(l))
+	/* Only the end of a command restarts --idle-stop's countdown: a
+	 * client that ran none (jailrun ls polling every sandbox, a stop,
+	 * a refused request) is not use, or a monitor would keep a
+	 * forgotten sandbox alive for ever. */
+	if (ran && !execs_running(l))
 		arm_idle(l, true);
+}
+
+/* Tell a client of another user why it is turned away (it would
+ * otherwise see only a reset connection); nothing else is read from it
+ * or done for it. */
+static void refuse_peer(int fd)
+{
+	struct jr_live_reply r = { .type = JR_LIVE_REFUSED, .code = EACCES };
+
+	snprintf(r.msg, sizeof(r.msg),
+		 "it belongs to uid %u: only that user and root may use it",
+		 (unsigned)geteuid());
+	if (send(fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		jr_debug("live: a refused client did not take its answer: %s",
+			 strerror(errno));
 }
 
 int jr_live_accept(int listen_fd)
@@ -525,6 +546,7 @@ int jr_live_accept(int listen_fd)
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
 		    (cred.uid == geteuid() || cred.uid == 0))
 			return fd;
+		refuse_peer(fd);
 		close(fd);
 	}
 	return -1;

@@ -87,7 +87,7 @@ int jr_live_open(struct jr_live *l, struct jr_err *err);
  * jr_live_accept - the next client waiting on the non-blocking
  * @listen_fd (a live sandbox's or a pool's socket) whose peer, by
  * SO_PEERCRED, is the caller who started it or root; any other is
- * closed unanswered. Return: its fd (O_CLOEXEC, O_NONBLOCK), or -1 when
+ * sent a refusal that names the owner's uid, and closed. Return: its fd (O_CLOEXEC, O_NONBLOCK), or -1 when
  * no allowed client waits (errno from accept4: EAGAIN when none).
  */
 int jr_live_accept(int listen_fd);

@@ -101,9 +101,22 @@ static int send_req(int fd, const struct jr_live_req *req, const int *fds,
 		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	}
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0) {
-		jr_error("cannot send to the live sandbox: %s",
-			 strerror(errno));
-		return -errno;
+		int e = errno;
+		struct jr_live_reply r;
+
+		/* A runner that turns us away answers and closes at once,
+		 * maybe before our request went: its answer is still ours
+		 * to read, and says more than EPIPE. */
+		if ((e == EPIPE || e == ECONNRESET) &&
+		    recv(fd, &r, sizeof(r), MSG_DONTWAIT) ==
+			(ssize_t)sizeof(r) &&
+		    r.type == JR_LIVE_REFUSED) {
+			r.msg[sizeof(r.msg) - 1] = '\0';
+			jr_error("the live sandbox refused: %s", r.msg);
+			return -EACCES;
+		}
+		jr_error("cannot send to the live sandbox: %s", strerror(e));
+		return -e;
 	}
 	return 0;
 }
@@ -116,6 +129,14 @@ static int recv_reply(int fd, struct jr_live_reply *r)
 	do {
 		n = recv(fd, r, sizeof(*r), 0);
 	} while (n < 0 && errno == EINTR);
+	/* A runner that closed with our request unread (one turning us
+	 * away) makes the kernel report ECONNRESET, once, maybe before the
+	 * answer it sent first: that answer is still queued for us. */
+	if (n < 0 && errno == ECONNRESET) {
+		n = recv(fd, r, sizeof(*r), MSG_DONTWAIT);
+		if (n < 0)
+			errno = ECONNRESET;
+	}
 	if (n == 0)
 		return -EPIPE;
 	if (n != (ssize_t)sizeof(*r))

@@ -22,9 +22,9 @@
 # runner leaves a process behind, or its stale socket blocks a new start
 # of the same name; --foreground does not serve, or does not stop on
 # SIGTERM with status 0; --idle-stop stops a sandbox while a command runs,
-# or does not stop an idle one; a terminal reaches the command (it must
-# get a pty of its own, its controlling terminal, its output filtered:
-# OSC 52 dropped); the zygote's environ
+# or does not stop an idle one (jailrun ls polling it); a terminal
+# reaches the command (it must get a pty of its own, its controlling
+# terminal, its output filtered: OSC 52 dropped); the zygote's environ
 # or its fds can be read by a command; a SIGTERM to jailrun exec does not reach
 # the command.
 # Also (leftovers.py, as root) if, after stop or the runner's SIGKILL, a
@@ -73,8 +73,6 @@ live_cleanup() {
 	done
 	kill "$HOSTSOCK_PID" 2>/dev/null || true
 	rm -rf "$OUTSIDE"
-	# the intruder check opens root's socket directory for a moment
-	[ "$(id -u)" -ne 0 ] || [ ! -d /run/jailrun ] || chmod 0700 /run/jailrun
 }
 
 # lv CALLER ARGS... - jailrun in the lab host as CALLER, stdio passed
@@ -240,19 +238,29 @@ for m in $(jr_modes); do
 
 	# Only the caller who started it (or root) runs commands in it: the
 	# socket's directory (0700) says so, and so does the runner for each
-	# connection (SO_PEERCRED). With the directory and socket opened up
-	# here by hand, another user reaches the socket (its XDG_RUNTIME_DIR
-	# pointed at /run, so it looks in /run/jailrun): still refused, and
-	# its command never runs.
+	# connection (SO_PEERCRED). Another user is handed the socket here
+	# past the directory: in a mount namespace of its own, root's socket
+	# (opened to all by hand) is bind-mounted into that user's runtime
+	# directory. The runner must still refuse it, saying whose it is, and
+	# its command never runs. (Not by opening /run/jailrun itself: tests
+	# that run beside this one start sandboxes there, and jailrun rightly
+	# refuses a socket directory that is not 0700.)
 	if [ "$m" = root ]; then
 		rm -f "$JR_W/intruder-$m"
-		chmod 0711 /run/jailrun
+		IX="$JR_W/intruder-xdg"
+		mkdir -m 755 "$IX"
+		mkdir -m 700 "$IX/jailrun"
+		: >"$IX/jailrun/$N.sock"
+		chown -R "$JR_NOBODY_UID:$JR_NOBODY_GID" "$IX"
 		chmod 0666 "/run/jailrun/$N.sock"
-		expect_status 125 "$m: exec by another user, the socket opened to it: refused" \
-			lab_host_as nobody timeout -k 5 "$JR_RUN_LIMIT" env XDG_RUNTIME_DIR=/run \
-			"$JR" exec "$N" -- \
+		expect_status 125 "$m: exec by another user, the socket handed to it: refused" \
+			unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh \
+			"/run/jailrun/$N.sock" "$IX/jailrun/$N.sock" \
+			setpriv --reuid="$JR_NOBODY_UID" --regid="$JR_NOBODY_GID" --clear-groups -- \
+			timeout -k 5 "$JR_RUN_LIMIT" env XDG_RUNTIME_DIR="$IX" "$JR" exec "$N" -- \
 			touch "$JR_W/intruder-$m"
-		chmod 0700 /run/jailrun
+		expect_output_has "$m: ... by the runner, which says whose it is" \
+			"refused: it belongs to uid 0: only that user and root may use it"
 		chmod 0600 "/run/jailrun/$N.sock"
 		if [ ! -e "$JR_W/intruder-$m" ]; then ok "$m: the other user's command never ran"
 		else fail "$m: the other user's command ran in root's sandbox"; fi
@@ -410,8 +418,12 @@ for m in $(jr_modes); do
 	# (the sleep makes the condition; nothing waits on it).
 	N=$N-idle exec_ok "--idle-stop: a running command holds the sandbox" 0 "survived" \
 		sh -c 'sleep 4; echo survived'
-	if wait_until 60 test ! -e "$(sock_dir "$m")/$N-idle.sock"; then
-		ok "$m: --idle-stop: the idle sandbox stopped by itself"
+	# Polled with jailrun ls, which connects to every sandbox: a client
+	# that runs no command must not hold it (a monitor polling ls would
+	# keep a forgotten sandbox for ever).
+	idle_gone() { lvh "$m" ls >/dev/null 2>&1 || true; test ! -e "$(sock_dir "$m")/$N-idle.sock"; }
+	if wait_until 60 idle_gone; then
+		ok "$m: --idle-stop: the idle sandbox stopped by itself, jailrun ls polling it"
 	else
 		fail "$m: --idle-stop: still there: $(lv "$m" ls 2>&1)"
 	fi
