@@ -105,7 +105,7 @@ int jr_live_start_args(int argc, char **argv, struct jr_live *l,
 	char **v;
 	int i = 3, n = 0, end = argc;
 
-	*l = (struct jr_live){ .ready_fd = -1, .idle_timer = -1 };
+	*l = (struct jr_live){ .ready_fd = -1, .idle_timer = -1, .log_fd = -1 };
 	l->listen_fd = l->zygote = l->zygote_child = l->epfd = l->null_fd = -1;
 	for (size_t k = 0; k < JR_LIVE_CONNS_MAX; k++)
 		l->conns[k].fd = -1;
@@ -375,6 +375,76 @@ static uint32_t execs_running(const struct jr_live *l)
 	return n;
 }
 
+/*
+ * NAME.log, once NAME is ours (its socket bound): the last start's
+ * messages replaced. Without it (an odd directory, no space) the
+ * sandbox still runs; its later messages are lost, as the start says.
+ */
+static void open_log(struct jr_live *l)
+{
+	struct jr_err err = { 0 };
+	struct stat st;
+	int fd;
+
+	if (jr_live_log_path(geteuid(), getenv("XDG_RUNTIME_DIR"), l->name,
+			     l->log_path, sizeof(l->log_path), &err) < 0) {
+		jr_warn("%s: its messages after the start are dropped",
+			err.msg);
+		l->log_path[0] = '\0';
+		return;
+	}
+	fd = open(l->log_path,
+		  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW |
+		      O_CLOEXEC,
+		  0600);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || fchmod(fd, 0600) < 0) {
+		jr_warn(
+		    "%s: %s: the live sandbox's messages after the start are dropped",
+		    l->log_path,
+		    fd < 0 ? strerror(errno) : "not a file of ours");
+		if (fd >= 0)
+			close(fd);
+		l->log_path[0] = '\0';
+		return;
+	}
+	l->log_fd = fd;
+}
+
+void jr_live_detach_stderr(struct jr_live *l)
+{
+	int to = l->log_fd >= 0 ? l->log_fd : l->null_fd;
+	int null = -1;
+
+	if (l->foreground && !l->member)
+		return;
+	if (l->member || to < 0) {
+		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		to = null;
+	}
+	if (to < 0 || dup2(to, STDERR_FILENO) < 0)
+		jr_warn("cannot detach stderr: %s", strerror(errno));
+	else if (to == l->log_fd)
+		jr_log_set_budget(JR_LIVE_LOG_MAX);
+	if (null >= 0)
+		close(null);
+}
+
+/* NAME.log with nothing in it says nothing: it goes with the sandbox. */
+static void close_log(struct jr_live *l)
+{
+	struct stat fst, pst;
+
+	if (l->log_fd < 0)
+		return;
+	if (fstat(l->log_fd, &fst) == 0 && fst.st_size == 0 &&
+	    lstat(l->log_path, &pst) == 0 && pst.st_ino == fst.st_ino &&
+	    pst.st_dev == fst.st_dev)
+		unlink(l->log_path);
+	close(l->log_fd);
+	l->log_fd = -1;
+}
+
 int jr_live_bind(struct jr_live *l, struct jr_err *err)
 {
 	char dir[sizeof(l->path)];
@@ -391,6 +461,8 @@ int jr_live_bind(struct jr_live *l, struct jr_err *err)
 		l->path[0] = '\0';
 		return -EINVAL;
 	}
+	if (!l->foreground && !l->member)
+		open_log(l);
 	return 0;
 }
 
@@ -438,6 +510,8 @@ void jr_live_in_init(struct jr_live *l)
 		if (dup2(l->null_fd, fd) < 0)
 			_exit(1);
 	close(l->null_fd);
+	if (l->log_fd >= 0)
+		close(l->log_fd);
 	close(l->listen_fd);
 	close(l->zygote);
 	close(l->epfd);
@@ -464,9 +538,7 @@ void jr_live_ready(struct jr_live *l)
 		close(l->ready_fd);
 		l->ready_fd = -1;
 	}
-	if ((!l->foreground || l->member) &&
-	    dup2(l->null_fd, STDERR_FILENO) < 0)
-		jr_warn("cannot detach stderr: %s", strerror(errno));
+	jr_live_detach_stderr(l);
 }
 
 static void send_reply(struct jr_live_conn *c, const struct jr_live_reply *r)
@@ -730,6 +802,7 @@ void jr_live_close(struct jr_live *l)
 	if (l->path[0])
 		unlink(l->path);
 	l->path[0] = '\0';
+	close_log(l);
 	for (size_t i = 0; i < JR_LIVE_CONNS_MAX; i++)
 		if (l->conns[i].fd >= 0) {
 			close(l->conns[i].fd);

@@ -44,8 +44,12 @@ struct jr_live {
 	int epfd;	  /* the above and the clients: one fd to poll */
 	int ready_fd;	  /* the start caller's pipe; -1: none */
 	int null_fd;	  /* /dev/null: init's stdio, ours once ready */
-	bool stop;	  /* jailrun stop asked */
-	char mode[32];	  /* for jailrun ls */
+	/* NAME.log: our stderr once the start caller has gone (not with
+	 * --foreground or in a pool's member); -1: none */
+	int log_fd;
+	char log_path[108];
+	bool stop;     /* jailrun stop asked */
+	char mode[32]; /* for jailrun ls */
 	uint64_t started_unix_ms;
 	uint32_t next_id, total;
 	struct jr_live_conn conns[JR_LIVE_CONNS_MAX];
@@ -115,8 +119,26 @@ void jr_live_in_init(struct jr_live *l);
 void jr_live_after_clone(struct jr_live *l);
 
 /* The zygote runs, the lockdown verified: tell the start caller; from
- * here on (unless --foreground) our stderr is /dev/null. */
+ * here on (unless --foreground) our stderr is NAME.log (a member's:
+ * /dev/null), jr_live_detach_stderr(). */
 void jr_live_ready(struct jr_live *l);
+
+/*
+ * jr_live_detach_stderr - the start caller has its answer: let go of its
+ * stderr. What a sandbox or pool started in the background says from
+ * then on (a warning, why it stopped) goes to NAME.log (mode 0600,
+ * beside NAME.sock, made anew at each start of NAME, at most
+ * JR_LIVE_LOG_MAX bytes), which jr_live_close() removes if nothing was
+ * written to it; with --foreground stderr stays (a service manager's
+ * journal), and a pool's member writes nowhere (its pool says what
+ * matters).
+ */
+void jr_live_detach_stderr(struct jr_live *l);
+
+/* NAME.log's most (jr_log_set_budget()): /run is memory, and a runner
+ * that warns in a loop (a command tampering with its rules without end)
+ * must not fill it. */
+#define JR_LIVE_LOG_MAX (1024u * 1024)
 
 /*
  * jr_live_dispatch - serve what is ready on l->epfd without blocking;

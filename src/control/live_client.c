@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -39,6 +40,23 @@
 
 static const char exec_usage[] =
     "usage: jailrun exec NAME [--env NAME=VALUE]... [--cwd DIR] [--] COMMAND [ARG...]";
+
+/* A hint to the NAME.log that a sandbox or pool @name left, saying why
+ * it ended (live.h, jr_live_detach_stderr()), or "". */
+static const char *last_words(const char *name)
+{
+	static char hint[160];
+	char path[108];
+	struct jr_err err = { 0 };
+	struct stat st;
+
+	if (jr_live_log_path(geteuid(), getenv("XDG_RUNTIME_DIR"), name, path,
+			     sizeof(path), &err) < 0 ||
+	    lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return "";
+	snprintf(hint, sizeof(hint), " (what the last one said: %s)", path);
+	return hint;
+}
 
 /* Connect to sandbox @name's socket. Return: the fd, or <0 (said). */
 static int live_connect(const char *name)
@@ -64,8 +82,8 @@ static int live_connect(const char *name)
 		close(fd);
 		if (e == ENOENT || e == ECONNREFUSED)
 			jr_error(
-			    "no live sandbox named '%s' (nothing answers on %s): start it with jailrun start %s",
-			    name, sun.sun_path, name);
+			    "no live sandbox named '%s' (nothing answers on %s): start it with jailrun start %s%s",
+			    name, sun.sun_path, name, last_words(name));
 		else
 			jr_error("%s: %s", sun.sun_path, strerror(e));
 		return -e;

@@ -86,21 +86,36 @@ int jr_live_socket_path(unsigned int euid, const char *xdg, const char *name,
 	return 0;
 }
 
-int jr_live_control_path(unsigned int euid, const char *xdg, const char *name,
-			 char *out, size_t size, struct jr_err *err)
+/* NAME@suffix beside NAME.sock; @what names it in a message. */
+static int side_path(unsigned int euid, const char *xdg, const char *name,
+		     const char *suffix, const char *what, char *out,
+		     size_t size, struct jr_err *err)
 {
 	char dir[108];
 	int n = jr_live_socket_path(euid, xdg, NULL, dir, sizeof(dir), err);
 
 	if (n < 0)
 		return n;
-	n = snprintf(out, size, "%s/%s.ctl", dir, name);
+	n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
 	if (n < 0 || (size_t)n >= size)
 		return jr_err_set(
 		    err, ENAMETOOLONG,
-		    "the live sandbox's policy socket %s/%s.ctl is too long for a unix socket (at most %zu bytes): use a shorter XDG_RUNTIME_DIR or name",
-		    dir, name, size - 1);
+		    "the live sandbox's %s %s/%s%s is too long (at most %zu bytes): use a shorter XDG_RUNTIME_DIR or name",
+		    what, dir, name, suffix, size - 1);
 	return 0;
+}
+
+int jr_live_control_path(unsigned int euid, const char *xdg, const char *name,
+			 char *out, size_t size, struct jr_err *err)
+{
+	return side_path(euid, xdg, name, ".ctl", "policy socket", out, size,
+			 err);
+}
+
+int jr_live_log_path(unsigned int euid, const char *xdg, const char *name,
+		     char *out, size_t size, struct jr_err *err)
+{
+	return side_path(euid, xdg, name, ".log", "log", out, size, err);
 }
 
 /* Append string @s (with its NUL) at *@off of @buf. */

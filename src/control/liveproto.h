@@ -138,6 +138,14 @@ int jr_live_control_path(unsigned int euid, const char *xdg, const char *name,
 			 char *out, size_t size, struct jr_err *err);
 
 /*
+ * jr_live_log_path - where a sandbox or pool @name started in the
+ * background writes what it has to say once its start has returned:
+ * NAME.log beside NAME.sock (live.h). Return: 0, or <0 with @err set.
+ */
+int jr_live_log_path(unsigned int euid, const char *xdg, const char *name,
+		     char *out, size_t size, struct jr_err *err);
+
+/*
  * jr_live_req_encode - @req as one message into @buf (@size bytes).
  * Return: its length, or <0 with @err set (too big, too many strings).
  */

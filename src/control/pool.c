@@ -255,8 +255,6 @@ static uint32_t count(const struct pool *p, enum member_state s)
 /* All members ready the first time: the start caller may go. */
 static void say_ready(struct pool *p)
 {
-	int null;
-
 	if (p->ready_said || count(p, M_READY) < p->l->pool)
 		return;
 	p->ready_said = true;
@@ -268,11 +266,7 @@ static void say_ready(struct pool *p)
 		close(p->l->ready_fd);
 		p->l->ready_fd = -1;
 	}
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (!p->l->foreground && (null < 0 || dup2(null, STDERR_FILENO) < 0))
-		jr_warn("cannot detach stderr: %s", strerror(errno));
-	if (null >= 0)
-		close(null);
+	jr_live_detach_stderr(p->l);
 }
 
 /*
@@ -380,6 +374,7 @@ static void reap(struct pool *p)
 
 			if (m->state == M_FREE || m->pid != pid)
 				continue;
+			m->pid = 0; /* reaped: nothing left to signal */
 			if (m->state != M_STOPPING)
 				retire(p, m); /* it died by itself */
 			unlink(m->path);      /* a killed runner leaves it */

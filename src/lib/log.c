@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,9 +17,45 @@
 
 static int jr_log_level = JR_LOG_INFO;
 
+/* Bytes still to be written (SIZE_MAX: no limit), shared by the runner's
+ * threads (the relay logs too): taken with compare-and-swap so that two
+ * messages never both take the last of it. */
+static size_t log_budget = SIZE_MAX;
+static bool log_full_said;
+
 void jr_log_set_level(int level)
 {
 	jr_log_level = level;
+}
+
+void jr_log_set_budget(size_t bytes)
+{
+	__atomic_store_n(&log_budget, bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&log_full_said, false, __ATOMIC_RELAXED);
+}
+
+/* Take @n bytes of the budget. Return: false when they are not there
+ * (the message is dropped; the first drop says so, once). */
+static bool take_budget(size_t n)
+{
+	static const char full[] =
+	    "jailrun: warning: the log is full: later messages are dropped\n";
+	size_t left = __atomic_load_n(&log_budget, __ATOMIC_RELAXED);
+
+	do {
+		if (left == SIZE_MAX)
+			return true;
+		if (n > left) {
+			if (!__atomic_exchange_n(&log_full_said, true,
+						 __ATOMIC_RELAXED) &&
+			    write(STDERR_FILENO, full, sizeof(full) - 1) < 0) {
+			}
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&log_budget, &left, left - n,
+					      false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
 }
 
 void jr_log(enum jr_log_level level, const char *fmt, ...)
@@ -38,7 +76,8 @@ void jr_log(enum jr_log_level level, const char *fmt, ...)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	/* Best effort: nowhere to report a failure to write to stderr. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+	if (take_budget((size_t)n) &&
+	    write(STDERR_FILENO, line, (size_t)n) < 0) {
 	}
 	errno = saved;
 }

@@ -17,6 +17,15 @@ enum jr_log_level {
 };
 
 void jr_log_set_level(int level);
+
+/*
+ * jr_log_set_budget - from now on write at most @bytes of messages
+ * (SIZE_MAX: no limit, the default), for a stderr that is a file no one
+ * rotates (a live sandbox's NAME.log on a tmpfs): a message that does
+ * not fit whole is dropped, and the first one dropped is replaced by one
+ * line that says the log is full (written beyond the budget).
+ */
+void jr_log_set_budget(size_t bytes);
 void jr_log(enum jr_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

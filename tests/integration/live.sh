@@ -16,7 +16,8 @@
 # ls does not list a running sandbox with its mode; a name already live,
 # a bad name, or a command given to start is not refused with 125 and a
 # message naming the rule; stop leaves a process of the
-# sandbox's pid namespace, the runner, its socket, its cgroup, or an nft
+# sandbox's pid namespace, the runner, its socket (or its NAME.log, empty
+# while it runs, when nothing was said), its cgroup, or an nft
 # table in the lab host, or the JSON summary or the audit log's end
 # unwritten; a SIGKILLed
 # runner leaves a process behind, or its stale socket blocks a new start
@@ -308,6 +309,11 @@ for m in $(jr_modes); do
 	expect_output_has "$m: ... says so" "no live sandbox named"
 
 	# --------------------------------------------------------------- stop
+	# Started in the background, it keeps what it says from now on in
+	# NAME.log beside its socket (so far: nothing).
+	got=$(stat -c '%a %s' "${S%.sock}.log" 2>&1 || true)
+	[ "$got" = "600 0" ] && ok "$m: a running sandbox has an empty NAME.log, mode 0600" ||
+		fail "$m: ${S%.sock}.log: '$got', not '600 0'"
 	# Its netns and its relay's: at least 2.
 	left_record "$m: stop" "$JR_W/left-$m.json" "${RUNNER:-0}" 2
 	expect_status 0 "$m: stop" lv "$m" stop "$N"
@@ -318,6 +324,8 @@ for m in $(jr_modes); do
 	[ "$PIDNS" != none ] && [ -z "$members" ] && ok "$m: no process of the sandbox's pid namespace is left" ||
 		fail "$m: pid namespace $PIDNS: left $members"
 	[ ! -e "$S" ] && ok "$m: the socket is gone" || fail "$m: $S is left"
+	[ ! -e "${S%.sock}.log" ] && ok "$m: ... and its log, with nothing in it" ||
+		fail "$m: ${S%.sock}.log is left: $(cat "${S%.sock}.log" 2>&1)"
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" ||
 		fail "$m: nft tables left: $tables"

@@ -27,7 +27,11 @@
 # or a killed runner's cgroup is left; if a --foreground pool with
 # WATCHDOG_USEC sends no WATCHDOG=1 pings, or one after STOPPING=1, or
 # READY=1 before N sandboxes are ready; if --idle-stop is refused with
-# --pool, stops a pool while a task runs, or does not stop an idle one.
+# --pool, stops a pool while a task runs, or does not stop an idle one;
+# if (rootless: its socket directory is its own) a pool whose members
+# can no longer start does not stop, its NAME.log does not say why, or
+# jailrun exec does not name that log; if stop leaves a NAME.log with
+# nothing in it.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -233,8 +237,8 @@ sys.exit(1) if not ids or not re.fullmatch(r"[1-9][0-9]*\.[1-9][0-9]*", ids[0]) 
 	[ "$st" = 0 ] && [ "$(cat "$JR_W/own-$m.out")" = 403 ] && ok "$m: ... and the task got 403" ||
 		fail "$m: the denied task's curl: status $st, $(cat "$JR_W/own-$m.out")"
 	expect_status 0 "$m: stop the pool with --ask" lv "$m" stop "$N-a"
-	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-${MGR_A:-none}-.*|$N-a)\.(sock|ctl)\$" || true)
-	[ -z "$left" ] && ok "$m: stop leaves no socket of it (.sock, .ctl)" || fail "$m: left: $left"
+	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-${MGR_A:-none}-.*|$N-a)\.(sock|ctl|log)\$" || true)
+	[ -z "$left" ] && ok "$m: stop leaves no file of it (.sock, .ctl, an empty .log)" || fail "$m: left: $left"
 
 	# ---------------------------------------------------------------- stop
 	PROCS=$(descendants "${MGR:-0}")
@@ -245,8 +249,8 @@ sys.exit(1) if not ids or not re.fullmatch(r"[1-9][0-9]*\.[1-9][0-9]*", ids[0]) 
 	# shellcheck disable=SC2086
 	none_alive $PROCS && ok "$m: stop leaves no process of the pool" ||
 		fail "$m: left after stop: $(ps -o pid,args -p "$(echo $PROCS | tr ' ' ,)" 2>&1)"
-	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-$MGR-.*|$N)\.sock\$" || true)
-	[ -z "$left" ] && ok "$m: stop leaves no socket" || fail "$m: sockets left: $left"
+	left=$(ls -a "$D" 2>/dev/null | grep -E "^(\.pool-$MGR-.*|$N)\.(sock|log)\$" || true)
+	[ -z "$left" ] && ok "$m: stop leaves no socket, and no log (nothing was said)" || fail "$m: left: $left"
 	tables=$(lab_host nft list tables 2>&1 | grep -i jailrun || true)
 	[ -z "$tables" ] && ok "$m: no jailrun nft table in the lab host" || fail "$m: nft tables left: $tables"
 	n=$(find "$JR_W/json-$m" -name 'task-*.json' | wc -l)
@@ -354,6 +358,37 @@ for f in sys.argv[1:]:
 	expect_status 0 "$m: stop the pool whose members were killed" lvh "$m" stop "$N-m"
 	left_check "$m: nothing is left of the killed members" "$JR_W/left-m1-$m.json"
 	left_check "$m: nothing is left of their replacements" "$JR_W/left-m2-$m.json"
+
+	# ----------------------------------------- a pool that stops by itself
+	# Its members cannot start once the socket directory is not 0700
+	# (made so by hand here: only the rootless caller's directory is
+	# this test's own; /run/jailrun is shared with the tests beside it).
+	# The pool stops after three failed starts in a row; what it said,
+	# no longer to anyone's terminal, is in NAME.log, which exec names.
+	if [ "$m" = rootless ]; then
+		expect_status 0 "$m: start a pool whose replacements will fail" \
+			lvh "$m" start "$N-f" --pool 2 --net none
+		STARTED+=("$m:$N-f")
+		[ -f "$D/$N-f.log" ] && [ ! -s "$D/$N-f.log" ] && ok "$m: a running pool has an empty $N-f.log" ||
+			fail "$m: $D/$N-f.log: $(ls -l "$D/$N-f.log" 2>&1)"
+		chmod 0711 "$D"
+		expect_status 0 "$m: a task runs in a ready sandbox" lvh "$m" exec "$N-f" -- true
+		wait_until 60 test ! -e "$D/$N-f.sock" && ok "$m: its replacement failing, the pool stopped" ||
+			fail "$m: the pool whose members fail is still there: $(lv "$m" ls 2>&1)"
+		chmod 0700 "$D"
+		LOG=$(cat "$D/$N-f.log" 2>&1 || true)
+		if grep -q "must be a directory of uid $JR_NOBODY_UID with mode 0700" <<<"$LOG" &&
+			grep -q "pool $N-f: a sandbox of the pool could not start (see above): stopping the pool" <<<"$LOG"; then
+			ok "$m: $N-f.log says why the pool stopped"
+		else
+			fail "$m: $N-f.log: $LOG"
+		fi
+		grep -q "cannot stop a member" <<<"$LOG" && fail "$m: a reaped member was signalled: $LOG" ||
+			ok "$m: ... and no warning about members already reaped"
+		expect_status 125 "$m: exec after the pool stopped" lvh "$m" exec "$N-f" -- true
+		expect_output_has "$m: ... names the log" "(what the last one said: $D/$N-f.log)"
+		rm -f "$D/$N-f.log"
+	fi
 
 	# ------------------------------------------------------ --idle-stop
 	# A task that runs longer than the idle time holds the pool (the

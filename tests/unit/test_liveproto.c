@@ -88,6 +88,19 @@ static void test_socket_path(void **state)
 	    jr_live_control_path(1000, "/run/user/1000", "box", p, 30, &e),
 	    -ENAMETOOLONG);
 	assert_non_null(strstr(e.msg, "box.ctl"));
+	/* what a sandbox says after its start returned, beside NAME.sock */
+	assert_int_equal(jr_live_log_path(0, NULL, "x", p, sizeof(p), &e), 0);
+	assert_string_equal(p, "/run/jailrun/x.log");
+	assert_int_equal(
+	    jr_live_log_path(1000, "/run/user/1000", "box", p, sizeof(p), &e),
+	    0);
+	assert_string_equal(p, "/run/user/1000/jailrun/box.log");
+	assert_int_equal(jr_live_log_path(1000, NULL, "x", p, sizeof(p), &e),
+			 -ENOENT);
+	assert_int_equal(
+	    jr_live_log_path(1000, "/run/user/1000", "box", p, 30, &e),
+	    -ENAMETOOLONG);
+	assert_non_null(strstr(e.msg, "log /run/user/1000/jailrun/box.log"));
 }
 
 /* An exec request round-trips: argv words with newlines, quotes and
