@@ -15,7 +15,9 @@
 # tests/escape/iouring.c (compiled here with gcc into $JR_TMP).
 #
 # Fails if: any probe reaches what it tries to reach under jailrun, answers
-# differently from the documented answer, or a baseline does not work.
+# differently from the documented answer, or a baseline does not work;
+# through exec (escape-exec.sh), also if the live sandbox whose rules were
+# tampered with has no watchdog restore in its NAME.log.
 . "${JR_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$JR_TOP_SRCDIR/tests/lab/lib.sh"
 jr_require_sandbox
@@ -86,7 +88,7 @@ if [ "${ESCAPE_VIA:-run}" = exec ]; then
 	}
 	# jl CALLER OPTIONS -- CMD... - start, exec CMD, stop: the exec's status.
 	jl() {
-		local c=$1 opts=() name st
+		local c=$1 opts=() name st lg
 		shift
 		while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 		shift
@@ -96,6 +98,14 @@ if [ "${ESCAPE_VIA:-run}" = exec ]; then
 		st=0
 		jl_live "$c" exec "$name" -- "$@" || st=$?
 		jl_live "$c" stop "$name" >/dev/null 2>&1 || true
+		# What it said after its start (jailrun(1): NAME.log, kept when
+		# not empty): gathered for the checks below, and not left in
+		# the caller's runtime directory.
+		if [ "$c" = root ]; then lg=/run/jailrun/$name.log; else lg=$XDG/jailrun/$name.log; fi
+		if [ -f "$lg" ]; then
+			cat "$lg" >>"$JR_W/live-logs-$c"
+			rm -f "$lg"
+		fi
 		return "$st"
 	}
 fi
@@ -623,6 +633,15 @@ for m in $modes; do
 		[ "$(echo "$r" | cut -d' ' -f3)" -gt 0 ] && [ "$(echo "$r" | cut -d' ' -f3)" -lt 1000000 ]; then
 		ok "$m: the summary counts the tamper and the restore (max_restore_us $(echo "$r" | cut -d' ' -f3))"
 	else fail "$m: summary: $(cat "$JR_W/wd-$m.json")"; fi
+	# A live sandbox, its start long returned, keeps the watchdog's
+	# warning in its NAME.log.
+	if [ "${ESCAPE_VIA:-run}" = exec ]; then
+		if grep -q "jailrun: warning: watchdog: rules tampered with .*restored and verified" "$JR_W/live-logs-$m" 2>/dev/null; then
+			ok "$m: the live sandbox's NAME.log has the watchdog's restore"
+		else
+			fail "$m: no restore in the live sandboxes' logs: $(cat "$JR_W/live-logs-$m" 2>&1)"
+		fi
+	fi
 
 	# --on-tamper kill
 	rm -f "$JR_W/wdk-$m.json"
