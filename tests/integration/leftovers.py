@@ -4,8 +4,9 @@
 is left once it is stopped (live.sh, pool.sh). Run as root.
 
   leftovers.py record FILE PID  - note what the runner or pool manager PID
-      and every process under it hold that the caller does not: their
-      pids (with start times), the PID and network namespaces they made
+      and every process under it hold that neither PID's own namespaces
+      nor this test's are: their pids (with start times), the PID and
+      network namespaces they made
       (those of their processes, and of every socket they hold: the relay
       netns has no process, its listeners pin it; pidfd_getfd(2) and the
       SIOCGSKNS ioctl reach it), the cgroups they are in that PID is not,
@@ -16,7 +17,8 @@ is left once it is stopped (live.sh, pool.sh). Run as root.
       referenced (a task, an open nsfs fd, a socket, a mount of it), a
       noted cgroup directory exists, a mount was added to the host's mount
       namespace, or a noted netns that is still referenced holds an nft
-      table.
+      table. A namespace left is printed with the process (and fd) it was
+      noted from.
 
 Namespace inode numbers are reused as soon as one is freed, and other
 tests make namespaces meanwhile: a namespace is named by NS_GET_ID (Linux
@@ -94,7 +96,7 @@ def descendants(root):
 
 
 def socket_netns(pid):
-    """{ns id: inode} of the netns of every socket pid holds."""
+    """{ns id: (inode, fd)} of the netns of every socket pid holds."""
     out = {}
     pidfd = libc.syscall(SYS_PIDFD_OPEN, pid, 0)
     if pidfd < 0:
@@ -115,7 +117,7 @@ def socket_netns(pid):
                 continue
             i = ns_id(ns)
             if i is not None:
-                out[i] = os.fstat(ns).st_ino
+                out[i] = (os.fstat(ns).st_ino, "fd %s" % name)
             os.close(ns)
     except OSError:
         pass
@@ -180,26 +182,32 @@ def mounts():
 
 def record(path, root):
     procs = descendants(root)
-    own_net = ns_id_of_path("/proc/%d/ns/net" % root)
-    own_pid = ns_id_of_path("/proc/%d/ns/pid" % root)
+    # Namespaces it was started in, or that this test runs in, are not
+    # its own: it could make neither, and both outlive it.
+    own_net = {ns_id_of_path("/proc/%d/ns/net" % root), ns_id_of_path("/proc/self/ns/net")}
+    own_pid = {ns_id_of_path("/proc/%d/ns/pid" % root), ns_id_of_path("/proc/self/ns/pid")}
     own_cg = cgroups(root)
     rec = {"procs": [], "netns": {}, "pidns": {}, "cgroups": {}, "mounts": mounts(),
-           "have_ns_id": own_net is not None}
+           "have_ns_id": None not in own_net, "seen": {}}
     for p in procs:
         st = stat_of(p)
         if not st:
             continue
-        rec["procs"].append([p, st[2], open("/proc/%d/comm" % p).read().strip()])
+        name = open("/proc/%d/comm" % p).read().strip()
+        rec["procs"].append([p, st[2], name])
         nets = socket_netns(p)
         i = ns_id_of_path("/proc/%d/ns/net" % p)
         if i is not None:
-            nets[i] = os.stat("/proc/%d/ns/net" % p).st_ino
-        for i, ino in nets.items():
-            if i != own_net:
+            nets[i] = (os.stat("/proc/%d/ns/net" % p).st_ino, "ns/net")
+        for i, (ino, where) in nets.items():
+            if i not in own_net:
                 rec["netns"][str(i)] = ino
+                # Where it was seen first: said if it is left.
+                rec["seen"].setdefault("net " + str(i), "process %d (%s) %s" % (p, name, where))
         i = ns_id_of_path("/proc/%d/ns/pid" % p)
-        if i is not None and i != own_pid:
+        if i is not None and i not in own_pid:
             rec["pidns"][str(i)] = os.stat("/proc/%d/ns/pid" % p).st_ino
+            rec["seen"].setdefault("pid " + str(i), "process %d (%s)" % (p, name))
         for hier, cg in cgroups(p).items():
             if own_cg.get(hier) != cg:
                 d = cgroup_dir(hier, cg)
@@ -293,8 +301,9 @@ def check(path):
     if rec["have_ns_id"]:
         for kind in ("pid", "net"):
             for i, refs in ns_refs(kind, rec[kind + "ns"]).items():
-                left.append("%s namespace id %s (inode %s): %s" % (
-                    kind, i, rec[kind + "ns"][i], ", ".join(w for w, _ in refs)))
+                left.append("%s namespace id %s (inode %s; noted from %s): %s" % (
+                    kind, i, rec[kind + "ns"][i], rec.get("seen", {}).get(kind + " " + i, "?"),
+                    ", ".join(w for w, _ in refs)))
                 if kind == "net":
                     left.append("  its nft tables: " + nft_tables(refs))
     else:
