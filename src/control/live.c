@@ -393,9 +393,11 @@ static void open_log(struct jr_live *l)
 		l->log_path[0] = '\0';
 		return;
 	}
+	/* O_NONBLOCK: a FIFO put there must not hang the start; it is
+	 * refused below as not a regular file. */
 	fd = open(l->log_path,
 		  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW |
-		      O_CLOEXEC,
+		      O_NONBLOCK | O_CLOEXEC,
 		  0600);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid() || fchmod(fd, 0600) < 0) {
@@ -413,12 +415,14 @@ static void open_log(struct jr_live *l)
 
 void jr_live_detach_stderr(struct jr_live *l)
 {
+	/* A member has no log (open_log()); the pool's manager, no
+	 * null_fd (it runs no sandbox of its own). */
 	int to = l->log_fd >= 0 ? l->log_fd : l->null_fd;
 	int null = -1;
 
 	if (l->foreground && !l->member)
 		return;
-	if (l->member || to < 0) {
+	if (to < 0) {
 		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		to = null;
 	}
